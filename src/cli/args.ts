@@ -1,0 +1,131 @@
+// Argument parsing generated from the command table. Pure: no I/O, so it is tested directly.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { COMMANDS, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
+import type { GlobalOptions, OptionValue } from './context.js';
+
+export type ParsedArgs =
+  | { kind: 'help'; topic?: CommandSpec; group?: string }
+  | { kind: 'version' }
+  | { kind: 'interactive'; global: GlobalOptions }
+  | { kind: 'command'; spec: CommandSpec; global: GlobalOptions; options: Record<string, OptionValue>; positionals: string[] }
+  | { kind: 'error'; message: string; hint?: string };
+
+function toParseArgsConfig(specs: OptionSpec[]) {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const s of specs) {
+    options[s.name] = { type: s.type, ...(s.multiple ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) };
+  }
+  return options;
+}
+
+function resolveGlobal(values: Record<string, OptionValue>, env: NodeJS.ProcessEnv, cwd: string): GlobalOptions | string {
+  const provider = (values.provider as string | undefined) ?? env.SWEGYM_CONSOLE_PROVIDER ?? 'e2b';
+  if (provider !== 'e2b' && provider !== 'local') return `--provider must be e2b or local, got "${provider}"`;
+  const workspace = path.resolve(cwd, (values.workspace as string | undefined) ?? env.SWEGYM_CONSOLE_WORKSPACE ?? '.');
+  const noColor = values['no-color'] === true || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+  return { workspace, provider, debug: values.debug === true, color: !noColor, json: values.json === true };
+}
+
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ParsedArgs {
+  // Command words are the leading non-option arguments (global options may come before them).
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a.startsWith('-')) {
+      const spec = GLOBAL_OPTIONS.find((o) => `--${o.name}` === a || (o.short && `-${o.short}` === a));
+      if (spec?.type === 'string') i++;
+      continue;
+    }
+    words.push(a);
+    if (words.length >= 2) break;
+  }
+  const found = findCommand(words);
+  const isGroup = words[0] !== undefined && commandGroups().includes(words[0]) && !found;
+  if (words.length > 0 && !found && !isGroup) {
+    const known = commandGroups().join(', ');
+    return { kind: 'error', message: `unknown command "${words[0]}"`, hint: `commands: ${known}; see swegym-console --help` };
+  }
+  const commandOptions = found?.spec.options ?? [];
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: toParseArgsConfig([...GLOBAL_OPTIONS, ...commandOptions]),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    const msg = (err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '');
+    return { kind: 'error', message: msg, hint: found ? `see swegym-console ${found.spec.words.join(' ')} --help` : 'see swegym-console --help' };
+  }
+  const values = parsed.values as Record<string, OptionValue>;
+  if (values.version) return { kind: 'version' };
+  if (isGroup) {
+    if (values.help) return { kind: 'help', group: words[0] };
+    const subs = COMMANDS.filter((c) => c.words[0] === words[0]).map((c) => c.words.slice(1).join(' '));
+    return {
+      kind: 'error',
+      message: words[1] ? `unknown ${words[0]} command "${words[1]}"` : `${words[0]} needs a subcommand`,
+      hint: `${words[0]} commands: ${subs.join(', ')}`,
+    };
+  }
+  if (values.help) return { kind: 'help', topic: found?.spec };
+  const global = resolveGlobal(values, env, cwd);
+  if (typeof global === 'string') return { kind: 'error', message: global };
+  if (!found) {
+    if (parsed.positionals.length > 0) return { kind: 'error', message: `unexpected argument "${parsed.positionals[0]}"` };
+    return { kind: 'interactive', global };
+  }
+  if (global.json && !found.spec.json) {
+    return { kind: 'error', message: `${found.spec.words.join(' ')} has no --json output` };
+  }
+  const positionals = parsed.positionals.slice(found.consumed);
+  if (!found.spec.args && positionals.length > 0) {
+    return { kind: 'error', message: `unexpected argument "${positionals[0]}" for ${found.spec.words.join(' ')}`, hint: `see swegym-console ${found.spec.words.join(' ')} --help` };
+  }
+  const options: Record<string, OptionValue> = {};
+  for (const o of commandOptions) options[o.name] = values[o.name];
+  return { kind: 'command', spec: found.spec, global, options, positionals };
+}
+
+function optionLines(specs: OptionSpec[]): string[] {
+  const rows = specs.map((o) => {
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${o.name}${o.arg ? ` ${o.arg}` : ''}${o.multiple ? ' …' : ''}`;
+    return [flag, o.help] as const;
+  });
+  const width = Math.max(...rows.map((r) => r[0].length)) + 2;
+  return rows.map(([f, h]) => `  ${f.padEnd(width)}${h}`);
+}
+
+export function helpText(version: string, topic?: CommandSpec, group?: string): string {
+  if (topic) {
+    const lines = [
+      `usage: swegym-console ${topic.words.join(' ')}${topic.args ? ` ${topic.args}` : ''} [options]`,
+      '',
+      `  ${topic.summary}`,
+      ...(topic.load ? [] : ['', '  (not implemented yet in this version)']),
+    ];
+    if (topic.options?.length) lines.push('', 'options:', ...optionLines(topic.options));
+    lines.push('', 'global options:', ...optionLines(GLOBAL_OPTIONS.filter((o) => o.name !== 'json' || topic.json)));
+    return lines.join('\n') + '\n';
+  }
+  const specs = group ? COMMANDS.filter((c) => c.words[0] === group) : COMMANDS;
+  const rows = specs.map((c) => [`${c.words.join(' ')}${c.args ? ` ${c.args}` : ''}`, c.summary + (c.load ? '' : ' (not yet)')] as const);
+  const width = Math.max(...rows.map((r) => r[0].length)) + 2;
+  const lines = [
+    `swegym-console ${version} — from a Dressage checkout to a monitored SWE-Gym GRPO run`,
+    '',
+    'usage: swegym-console [options]                 the interactive console (needs a terminal)',
+    '       swegym-console <command> [options]       the same work, headless',
+    '',
+    'commands:',
+    ...rows.map(([c, s]) => `  ${c.padEnd(width)}${s}`),
+    '',
+    'global options:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    'exit codes: 0 success, 1 the operation failed, 2 usage error, 3 preconditions not met',
+  ];
+  return lines.join('\n') + '\n';
+}

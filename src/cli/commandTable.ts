@@ -1,0 +1,175 @@
+// The one table of headless commands: the parser, `--help`, and dispatch are all generated from it.
+// A command without `load` is not implemented yet: it says so and exits 2 (no fake success).
+import type { CommandContext } from './context.js';
+
+export interface OptionSpec {
+  name: string;
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  arg?: string;
+  help: string;
+}
+
+export type Handler = (ctx: CommandContext) => Promise<number>;
+
+export interface CommandSpec {
+  words: string[];
+  args?: string;
+  summary: string;
+  options?: OptionSpec[];
+  json?: boolean;
+  /** Lazily loads the handler so that start-up parses only what the chosen command needs. */
+  load?: () => Promise<Handler>;
+}
+
+export const GLOBAL_OPTIONS: OptionSpec[] = [
+  { name: 'workspace', type: 'string', short: 'w', arg: 'DIR', help: 'the Dressage checkout (default: current directory)' },
+  { name: 'provider', type: 'string', arg: 'e2b|local', help: 'sandbox provider (default: e2b; local = bubblewrap on this machine)' },
+  { name: 'debug', type: 'boolean', help: 'show stack traces and internal details' },
+  { name: 'no-color', type: 'boolean', help: 'no colours (NO_COLOR is honoured too)' },
+  { name: 'json', type: 'boolean', help: 'machine-readable output, where the command supports it' },
+  { name: 'help', type: 'boolean', short: 'h', help: 'show help' },
+  { name: 'version', type: 'boolean', short: 'V', help: 'show the version' },
+];
+
+const yes: OptionSpec = { name: 'yes', type: 'boolean', short: 'y', help: 'do not ask for confirmation' };
+const concurrency: OptionSpec = { name: 'concurrency', type: 'string', arg: 'N', help: 'parallel workers' };
+const split: OptionSpec = { name: 'split', type: 'string', arg: 'train|validation', help: 'dataset split (default: train)' };
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    words: ['doctor'],
+    summary: 'check prerequisites and every known trap of the recipe',
+    json: true,
+    load: async () => (await import('./commands/doctor.js')).doctorCommand,
+  },
+  {
+    words: ['data', 'download'],
+    summary: 'download <split>.parquet of NovaSky-AI/SkyRL-v0-293-data (resumable)',
+    options: [split, { name: 'dir', type: 'string', arg: 'DIR', help: 'target directory (default: data/swegym-source)' }],
+    json: true,
+  },
+  {
+    words: ['data', 'images'],
+    summary: 'write the task image list (data/swegym-images.txt) from the parquet',
+    options: [
+      { name: 'input', type: 'string', arg: 'PARQUET', help: 'parquet to read (default: data/swegym-source/<split>.parquet)' },
+      split,
+      { name: 'output', type: 'string', arg: 'FILE', help: 'output file (default: data/swegym-images.txt)' },
+      { name: 'expect-rows', type: 'string', arg: 'N', help: 'override the expected row count (other datasets)' },
+    ],
+    json: true,
+  },
+  {
+    words: ['data', 'show'],
+    summary: 'summarise the split: repos, images, test counts; --json for every instance',
+    options: [
+      { name: 'input', type: 'string', arg: 'PARQUET', help: 'parquet to read' },
+      split,
+      { name: 'expect-rows', type: 'string', arg: 'N', help: 'override the expected row count' },
+    ],
+    json: true,
+  },
+  {
+    words: ['artifacts', 'build'],
+    summary: 'build the BBS wheel and the Claude Code sandbox artifacts',
+    options: [{ name: 'force', type: 'boolean', help: 'rebuild even when present and current' }],
+    json: true,
+  },
+  {
+    words: ['templates', 'build'],
+    summary: 'build one sandbox template per task image, in parallel, resumable',
+    options: [
+      concurrency,
+      { name: 'prefix', type: 'string', arg: 'P', help: 'template name prefix' },
+      { name: 'only', type: 'string', multiple: true, arg: 'IMAGE', help: 'build only this image (repeatable)' },
+      { name: 'rebuild', type: 'boolean', help: 'rebuild templates that already exist' },
+      { name: 'skip-cache', type: 'boolean', help: 'force a full rebuild without the build cache' },
+    ],
+    json: true,
+  },
+  {
+    words: ['templates', 'smoke'],
+    summary: 'start a sandbox per template and check BBS /health and claude --version',
+    options: [
+      { name: 'template', type: 'string', multiple: true, arg: 'NAME', help: 'smoke this template (repeatable)' },
+      { name: 'all', type: 'boolean', help: 'smoke every template in the map' },
+      concurrency,
+    ],
+    json: true,
+  },
+  { words: ['templates', 'status'], summary: 'per-image template state, smoke result and errors', json: true },
+  {
+    words: ['convert'],
+    summary: "run Dressage's converter and verify the JSONL",
+    options: [split, { name: 'limit', type: 'string', arg: 'N', help: 'keep only the first N rows' }],
+    json: true,
+  },
+  {
+    words: ['validate', 'harness'],
+    summary: 'gold patch → resolved, empty patch → unresolved, per task, in sandboxes',
+    options: [
+      { name: 'instance', type: 'string', multiple: true, arg: 'ID', help: 'validate this instance (repeatable)' },
+      { name: 'all', type: 'boolean', help: 'validate every instance' },
+      concurrency,
+    ],
+    json: true,
+  },
+  {
+    words: ['validate', 'agent'],
+    summary: 'run Claude Code on one task through a router and evaluate its patch',
+    options: [
+      { name: 'instance', type: 'string', arg: 'ID', help: 'the task' },
+      { name: 'router', type: 'string', arg: 'URL', help: 'Dressage proxy or compatible endpoint' },
+    ],
+    json: true,
+  },
+  {
+    words: ['train', 'launch'],
+    summary: 'check the launch settings and start the training run, detached',
+    options: [
+      { name: 'env-file', type: 'string', arg: 'FILE', help: 'KEY=VALUE file with launcher settings' },
+      { name: 'set', type: 'string', multiple: true, arg: 'KEY=VALUE', help: 'one setting (repeatable)' },
+      { name: 'dry-run', type: 'boolean', help: 'print the command and environment (secrets masked), do not run' },
+    ],
+    json: true,
+  },
+  { words: ['train', 'list'], summary: 'runs in the registry with their status', json: true },
+  { words: ['train', 'status'], args: '[RUN]', summary: 'one run in detail', json: true },
+  { words: ['train', 'stop'], args: 'RUN', summary: 'stop a run (TERM its process group, then KILL)', options: [yes, { name: 'ray-stop', type: 'boolean', help: 'also run `ray stop --force`' }], json: true },
+  {
+    words: ['monitor'],
+    args: '[RUN|RUN_DIR|LOG_FILE]',
+    summary: 'live dashboard of a run; --once --json ingests what is there and prints one summary',
+    options: [
+      { name: 'once', type: 'boolean', help: 'ingest what is there, print, exit' },
+      { name: 'from-start', type: 'boolean', help: 'read the log from the beginning' },
+    ],
+    json: true,
+  },
+  { words: ['sandboxes', 'list'], summary: "list this console's sandboxes (by metadata tag)", json: true },
+  {
+    words: ['sandboxes', 'kill'],
+    args: 'ID…',
+    summary: "kill sandboxes by id, or all of this console's with --all-console",
+    options: [{ name: 'all-console', type: 'boolean', help: "every sandbox tagged as this console's" }, yes],
+    json: true,
+  },
+  { words: ['demo'], summary: 'the sample workspace on the local provider: data → templates → smoke → validation, offline', json: true },
+];
+
+export function findCommand(words: string[]): { spec: CommandSpec; consumed: number } | undefined {
+  let best: { spec: CommandSpec; consumed: number } | undefined;
+  for (const spec of COMMANDS) {
+    const n = spec.words.length;
+    if (n <= words.length && spec.words.every((w, i) => words[i] === w)) {
+      if (!best || n > best.consumed) best = { spec, consumed: n };
+    }
+  }
+  return best;
+}
+
+export function commandGroups(): string[] {
+  return [...new Set(COMMANDS.map((c) => c.words[0] as string))];
+}

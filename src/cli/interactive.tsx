@@ -1,0 +1,39 @@
+// Starts the full-screen console. Without a TTY it explains itself and points to the headless commands.
+import React from 'react';
+import { render } from 'ink';
+import type { GlobalOptions } from './context.js';
+import { App } from '../screens/App.js';
+import { createAppServices } from '../screens/createServices.js';
+import { refreshHome } from '../screens/homeActions.js';
+import { ExitCode } from '../services/errors.js';
+
+export async function startInteractive(global: GlobalOptions): Promise<number> {
+  if (!process.stdout.isTTY || !process.stdin.isTTY) {
+    process.stderr.write(
+      [
+        'swegym-console: the interactive console needs a terminal (stdin and stdout must be a TTY).',
+        'Run it in a terminal, or use the headless commands, e.g.:',
+        '  swegym-console doctor            check prerequisites',
+        '  swegym-console templates status  per-image template state',
+        '  swegym-console monitor RUN --once --json',
+        'See swegym-console --help for all commands.',
+        '',
+      ].join('\n'),
+    );
+    return ExitCode.usage;
+  }
+  const services = createAppServices(global);
+  void refreshHome(services);
+  const instance = render(<App services={services} />, {
+    alternateScreen: true,
+    incrementalRendering: true,
+    maxFps: 15,
+    patchConsole: false,
+    exitOnCtrlC: false,
+    // CI=true would make Ink non-interactive; a TTY is a TTY.
+    interactive: true,
+  });
+  await instance.waitUntilExit();
+  process.stdout.write('swegym-console closed. Detached training runs keep running; `swegym-console train list` finds them.\n');
+  return ExitCode.ok;
+}

@@ -1,0 +1,110 @@
+// Home: the pipeline as it stands on disk, the selected step explained (what, why, files, manual command), and
+// the doctor's checks with their fixes. Enter opens the step's screen.
+import React from 'react';
+import { Box } from 'ink';
+import type { ScreenModule, ScreenProps } from './types.js';
+import { useSel } from '../ui/hooks.js';
+import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
+import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { is } from '../ui/keymap.js';
+import { refreshHome } from './homeActions.js';
+
+const WHY: Record<string, string> = {
+  data: 'The 293 SWE-Gym tasks (NovaSky-AI/SkyRL-v0-293-data) are the prompts; everything else is derived from them.',
+  images: 'Each task runs in its own SWE-bench image; the list drives the template builds.',
+  artifacts: 'Claude Code and the Blackbox Server are baked into every template; versions must match the builds.',
+  templates: 'One E2B template per image (~293), recorded in data/e2b-template-map.json for the converter.',
+  smoke: 'A template is usable only if the Blackbox Server answers /health on port 31000 inside it.',
+  convert: "Dressage's converter writes the training JSONL with the eval script and sanitizer per task.",
+  validate: 'Proves grading works before GPUs are allocated: gold patch → reward 1, empty patch → 0.',
+  train: 'Synchronous GRPO on Qwen3.5-4B over 4 nodes; the run is detached and outlives the console.',
+};
+
+function Home({ services, width, height, focus }: ScreenProps) {
+  const steps = useSel(services.home, (s) => s.steps);
+  const checks = useSel(services.home, (s) => s.checks);
+  const loading = useSel(services.home, (s) => s.loading);
+  const selected = useSel(services.home, (s) => s.selected);
+  const compact = width < 100;
+  const leftWidth = compact ? width : Math.floor(width * 0.55);
+  const rightWidth = compact ? width : width - leftWidth;
+  const stepRows = Math.min(steps.length || 1, Math.max(1, height - 8));
+  const detailHeight = compact ? Math.max(0, Math.min(6, height - stepRows - 8)) : Math.max(3, height - stepRows - 3);
+  const checksHeight = compact ? Math.max(0, height - stepRows - detailHeight - 3) : height;
+  const step = steps[selected];
+  const failing = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
+  const okCount = checks.filter((c) => c.status === 'ok').length;
+  const checkRows = Math.max(0, checksHeight - 3);
+  const [cStart, cEnd] = visibleWindow(checks.length, focus === 1 ? 0 : 0, checkRows);
+  const orderedChecks = [...failing, ...checks.filter((c) => c.status !== 'fail' && c.status !== 'warn')].slice(cStart, cEnd);
+
+  const pipeline = (
+    <Box flexDirection="column" width={leftWidth} height={stepRows + 2 + detailHeight} overflow="hidden">
+      <T tone={focus === 0 ? 'accent' : 'plain'} bold>
+        {truncate(`Pipeline — ${services.paths.root}${loading ? '  (checking…)' : ''}`, leftWidth)}
+      </T>
+      {steps.length === 0 ? <T tone="dim">reading the workspace…</T> : null}
+      {steps.slice(0, stepRows).map((s, i) => (
+        <T key={s.id} tone={toneFor(s.state)} inverse={i === selected && focus === 0}>
+          {truncate(`${i === selected ? '›' : ' '} ${STATE_SYMBOL[s.state] ?? '?'} ${i + 1}. ${padEnd(s.title, 28)} ${s.detail}`, leftWidth)}
+        </T>
+      ))}
+      {step && detailHeight > 0 ? (
+        <Box flexDirection="column" marginTop={1} height={detailHeight} overflow="hidden">
+          <T>{truncate(WHY[step.id] ?? '', leftWidth)}</T>
+          {step.next ? <T tone="info">{truncate(`next: ${step.next}`, leftWidth)}</T> : <T tone="ok">done</T>}
+          {step.outputs.length ? <T tone="dim">{truncate(`writes: ${step.outputs.join(', ')}`, leftWidth)}</T> : null}
+          <T tone="dim">{truncate(`manual: ${step.manual}`, leftWidth)}</T>
+        </Box>
+      ) : null}
+    </Box>
+  );
+  const doctor = checksHeight > 2 ? (
+    <Box flexDirection="column" width={rightWidth} height={checksHeight} overflow="hidden" paddingLeft={compact ? 0 : 1}>
+      <T tone={focus === 1 ? 'accent' : 'plain'} bold>
+        {truncate(`Doctor — ${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn`, rightWidth - 1)}
+      </T>
+      {orderedChecks.map((c) => (
+        <Box key={c.id} flexDirection="column">
+          <T tone={toneFor(c.status)}>{truncate(`${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, rightWidth - 1)}</T>
+          {c.fix && (c.status === 'fail' || c.status === 'warn') && focus === 1 ? <T tone="dim">{truncate(`    fix: ${c.fix}`, rightWidth - 1)}</T> : null}
+        </Box>
+      ))}
+    </Box>
+  ) : null;
+  return (
+    <Box flexDirection={compact ? 'column' : 'row'} width={width} height={height} overflow="hidden">
+      {pipeline}
+      {doctor}
+    </Box>
+  );
+}
+
+export const homeScreen: ScreenModule = {
+  id: 'home',
+  title: 'Home',
+  hotkey: '1',
+  panels: ['pipeline', 'doctor'],
+  Component: Home,
+  bindings: (services) => {
+    const move = (delta: number) => () => {
+      const { steps, selected, set } = services.home.getState();
+      if (steps.length) set({ selected: Math.max(0, Math.min(steps.length - 1, selected + delta)) });
+    };
+    return [
+      { keys: ['↑', 'k'], description: 'previous step', match: is.up, run: move(-1) },
+      { keys: ['↓', 'j'], description: 'next step', match: is.down, run: move(1) },
+      {
+        keys: ['Enter'],
+        description: 'open step',
+        match: is.enter,
+        run: () => {
+          const { steps, selected } = services.home.getState();
+          const step = steps[selected];
+          if (step) services.app.getState().go(step.screen);
+        },
+      },
+      { keys: ['r'], description: 'refresh', match: is.char('r'), run: () => void refreshHome(services) },
+    ];
+  },
+};

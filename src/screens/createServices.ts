@@ -1,0 +1,24 @@
+// Builds the services bag for the interactive app.
+import type { GlobalOptions } from '../cli/context.js';
+import type { AppServices } from './services.js';
+import { recipePaths } from '../services/workspace/paths.js';
+import { createAppStore } from '../state/app.js';
+import { createJobsStore } from '../state/jobs.js';
+import { createHomeStore } from '../state/home.js';
+import { commandLog as globalCommandLog, CommandLog } from '../services/process/commandLog.js';
+
+export function createAppServices(global: GlobalOptions, opts: { commandLog?: CommandLog; initialScreen?: string } = {}): AppServices {
+  const disposers: (() => void)[] = [];
+  const services: AppServices = {
+    global,
+    paths: recipePaths(global.workspace),
+    app: createAppStore(opts.initialScreen),
+    jobs: createJobsStore(),
+    commandLog: opts.commandLog ?? globalCommandLog,
+    home: createHomeStore(),
+    dispose() {
+      for (const d of disposers.splice(0)) d();
+    },
+  };
+  return services;
+}

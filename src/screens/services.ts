@@ -1,0 +1,19 @@
+// What the interactive app hands to every screen: global options, workspace paths, stores and service facades.
+// Domain capabilities add their own field here (one line each) and create it in createAppServices.
+import type { GlobalOptions } from '../cli/context.js';
+import type { RecipePaths } from '../services/workspace/paths.js';
+import type { AppStore } from '../state/app.js';
+import type { JobsStore } from '../state/jobs.js';
+import type { CommandLog } from '../services/process/commandLog.js';
+import type { HomeStore } from '../state/home.js';
+
+export interface AppServices {
+  global: GlobalOptions;
+  paths: RecipePaths;
+  app: AppStore;
+  jobs: JobsStore;
+  commandLog: CommandLog;
+  home: HomeStore;
+  /** Stops timers and watchers when the app exits. */
+  dispose(): void;
+}

@@ -1,0 +1,25 @@
+// The contract between the app shell and each screen. A screen renders from stores through narrow selectors and
+// calls service actions; it never spawns processes or holds business logic.
+import type { ComponentType } from 'react';
+import type { Binding } from '../ui/keymap.js';
+import type { AppServices } from './services.js';
+
+export interface ScreenProps {
+  services: AppServices;
+  width: number;
+  height: number;
+  /** Index of the focused panel (Tab cycles through `panels`). */
+  focus: number;
+}
+
+export interface ScreenModule {
+  id: string;
+  title: string;
+  /** Number key that jumps here. */
+  hotkey: string;
+  /** Panel names, for Tab cycling and the footer. */
+  panels: string[];
+  Component: ComponentType<ScreenProps>;
+  /** Screen keys; built once per services instance. Shown in the footer and the help overlay. */
+  bindings: (services: AppServices) => Binding[];
+}

@@ -1,0 +1,37 @@
+// The doctor: every prerequisite and known trap of the recipe, checked concurrently with timeouts.
+import type { RecipePaths } from '../workspace/paths.js';
+import type { DoctorCheck } from './types.js';
+import { CHECKS, type CheckContext } from './checks.js';
+
+export interface DoctorOptions {
+  paths: RecipePaths;
+  env: NodeJS.ProcessEnv;
+  provider: 'e2b' | 'local';
+  /** Per-check timeout. */
+  timeoutMs?: number;
+}
+
+export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
+  const timeoutMs = opts.timeoutMs ?? 3000;
+  const ctx: CheckContext = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
+  const results = await Promise.all(
+    CHECKS.map(async (check): Promise<DoctorCheck[]> => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<DoctorCheck[]>((resolve) => {
+        timer = setTimeout(
+          () => resolve([{ id: check.id, title: check.title, status: 'warn', detail: `no answer within ${timeoutMs} ms`, fix: 'check again; something on this machine hangs' }]),
+          timeoutMs + 500,
+        );
+      });
+      try {
+        const r = await Promise.race([check.run(ctx), timeout]);
+        return (Array.isArray(r) ? r : [r]).map((c) => ({ ...c, id: c.id ?? check.id, title: c.title ?? check.title }) as DoctorCheck);
+      } catch (err) {
+        return [{ id: check.id, title: check.title, status: 'warn', detail: `check crashed: ${(err as Error).message}` }];
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return results.flat();
+}

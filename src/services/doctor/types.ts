@@ -1,0 +1,11 @@
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+export interface DoctorCheck {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  /** Evidence, one line; never a secret value. */
+  detail: string;
+  /** What to do, when not ok. */
+  fix?: string;
+}

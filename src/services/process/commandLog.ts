@@ -1,0 +1,79 @@
+// Every child process the console starts is recorded here (argv, cwd, exit code, duration), secrets redacted.
+// A capped ring: the console runs for days.
+import { redactArgv } from '../secrets.js';
+
+export type CommandStatus = 'running' | 'ok' | 'failed' | 'killed' | 'detached';
+
+export interface CommandLogEntry {
+  id: number;
+  argv: string[];
+  cwd: string;
+  startedAt: number;
+  endedAt?: number;
+  exitCode?: number;
+  signal?: string;
+  status: CommandStatus;
+  note?: string;
+}
+
+type Listener = () => void;
+
+export class CommandLog {
+  private readonly cap: number;
+  private items: CommandLogEntry[] = [];
+  private nextId = 1;
+  private listeners = new Set<Listener>();
+  /** Bumped on every change; UIs poll it at their frame rate instead of re-rendering per event. */
+  version = 0;
+
+  constructor(cap = 500) {
+    this.cap = cap;
+  }
+
+  start(argv: readonly string[], cwd: string, note?: string): CommandLogEntry {
+    const entry: CommandLogEntry = { id: this.nextId++, argv: redactArgv(argv), cwd, startedAt: Date.now(), status: 'running', note };
+    this.items.push(entry);
+    if (this.items.length > this.cap) this.items.splice(0, this.items.length - this.cap);
+    this.changed();
+    return entry;
+  }
+
+  finish(entry: CommandLogEntry, result: { exitCode?: number; signal?: string; status?: CommandStatus }): void {
+    entry.endedAt = Date.now();
+    entry.exitCode = result.exitCode;
+    entry.signal = result.signal;
+    entry.status = result.status ?? (result.exitCode === 0 ? 'ok' : result.signal ? 'killed' : 'failed');
+    this.changed();
+  }
+
+  entries(): readonly CommandLogEntry[] {
+    return this.items;
+  }
+
+  running(): number {
+    return this.items.filter((e) => e.status === 'running').length;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.version++;
+    for (const l of this.listeners) l();
+  }
+}
+
+/** The process-wide command log shown in the console's command-log panel. */
+export const commandLog = new CommandLog();
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(Math.floor(s % 60)).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  return `${h}h${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,71 @@
+// Atomic file writes: write a temp file in the same directory, fsync, rename. A reader never sees a half file.
+import { open, rename, mkdir, rm, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ConsoleError } from '../errors.js';
+
+export interface AtomicWriteOptions {
+  mode?: number;
+}
+
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+  const dir = path.dirname(file);
+  await mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'w', opts.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export async function writeJsonAtomic(file: string, value: unknown, opts: AtomicWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n', opts);
+}
+
+/** Reads JSON; returns undefined when the file does not exist; a clear error when it is not valid JSON. */
+export async function readJsonFile<T>(file: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new ConsoleError({
+      what: `${file} is not valid JSON`,
+      cause: (err as Error).message,
+      fix: 'Fix or remove the file; the console rewrites its own state files atomically, so this one was edited or damaged by hand.',
+    });
+  }
+}
+
+/**
+ * Serialises async writes to one resource so that the last write wins and writes never interleave.
+ * Used by journals and maps that are updated from many concurrent workers.
+ */
+export class WriteQueue {
+  private tail: Promise<void> = Promise.resolve();
+  run(task: () => Promise<void>): Promise<void> {
+    const next = this.tail.then(task, task);
+    this.tail = next.catch(() => {});
+    return next;
+  }
+  async idle(): Promise<void> {
+    await this.tail;
+  }
+}

@@ -1,0 +1,56 @@
+// App-level UI state: which screen, which overlay, whether a text field owns the keyboard, transient messages.
+import { createStore } from 'zustand/vanilla';
+
+export type Overlay = 'none' | 'help' | 'quit' | 'log';
+
+export interface AppState {
+  screen: string;
+  previousScreens: string[];
+  overlay: Overlay;
+  /** Focused panel index within the current screen (Tab cycles). */
+  focus: number;
+  /** True while a text input (filter, form field) owns the keyboard: global keys are suspended except Esc. */
+  inputCaptured: boolean;
+  flash?: { text: string; tone: 'info' | 'warn' | 'error'; at: number };
+  go(screen: string): void;
+  back(): void;
+  setOverlay(overlay: Overlay): void;
+  cycleFocus(panels: number, delta?: number): void;
+  setInputCaptured(on: boolean): void;
+  setFlash(text: string, tone?: 'info' | 'warn' | 'error'): void;
+}
+
+export function createAppStore(initialScreen = 'home') {
+  return createStore<AppState>()((set, get) => ({
+    screen: initialScreen,
+    previousScreens: [],
+    overlay: 'none',
+    focus: 0,
+    inputCaptured: false,
+    go(screen) {
+      const { screen: current, previousScreens } = get();
+      if (screen === current) return;
+      set({ screen, previousScreens: [...previousScreens, current].slice(-20), focus: 0, inputCaptured: false });
+    },
+    back() {
+      const stack = get().previousScreens;
+      const prev = stack[stack.length - 1];
+      if (prev) set({ screen: prev, previousScreens: stack.slice(0, -1), focus: 0, inputCaptured: false });
+    },
+    setOverlay(overlay) {
+      set({ overlay });
+    },
+    cycleFocus(panels, delta = 1) {
+      if (panels <= 1) return;
+      set({ focus: (get().focus + delta + panels) % panels });
+    },
+    setInputCaptured(on) {
+      set({ inputCaptured: on });
+    },
+    setFlash(text, tone = 'info') {
+      set({ flash: { text, tone, at: Date.now() } });
+    },
+  }));
+}
+
+export type AppStore = ReturnType<typeof createAppStore>;

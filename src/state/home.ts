@@ -1,0 +1,27 @@
+// Home screen state: the pipeline derived from disk and the doctor's checks.
+import { createStore } from 'zustand/vanilla';
+import type { StepStatus } from '../services/workspace/pipeline.js';
+import type { DoctorCheck } from '../services/doctor/types.js';
+
+export interface HomeState {
+  steps: StepStatus[];
+  checks: DoctorCheck[];
+  loading: boolean;
+  refreshedAt?: number;
+  selected: number;
+  set(partial: Partial<Omit<HomeState, 'set'>>): void;
+}
+
+export function createHomeStore() {
+  return createStore<HomeState>()((set) => ({
+    steps: [],
+    checks: [],
+    loading: true,
+    selected: 0,
+    set(partial) {
+      set(partial);
+    },
+  }));
+}
+
+export type HomeStore = ReturnType<typeof createHomeStore>;

@@ -1,0 +1,39 @@
+// Width-aware string helpers for fixed-size panels (no wrapping, ever).
+
+/** Cuts to `width` columns with an ellipsis. Treats every code point as one column (good enough for our text). */
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return '';
+  const chars = [...text];
+  if (chars.length <= width) return text;
+  if (width === 1) return '…';
+  return chars.slice(0, width - 1).join('') + '…';
+}
+
+export function padEnd(text: string, width: number): string {
+  const t = truncate(text, width);
+  return t + ' '.repeat(Math.max(0, width - [...t].length));
+}
+
+export function padStart(text: string, width: number): string {
+  const t = truncate(text, width);
+  return ' '.repeat(Math.max(0, width - [...t].length)) + t;
+}
+
+/** Visible window of a list around the selection: [start, end). */
+export function visibleWindow(total: number, selected: number, rows: number): [number, number] {
+  if (rows <= 0) return [0, 0];
+  if (total <= rows) return [0, total];
+  const half = Math.floor(rows / 2);
+  const start = Math.max(0, Math.min(total - rows, selected - half));
+  return [start, start + rows];
+}
+
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d${h % 24}h`;
+}
