@@ -44,6 +44,11 @@ function secretValues(env: NodeJS.ProcessEnv): string[] {
   return values.sort((a, b) => b.length - a.length);
 }
 
+// Placeholders in help text ("E2B_API_KEY=<your key>", "=$E2B_API_KEY", "=e2b_…") are not secrets.
+function isPlaceholder(value: string): boolean {
+  return /^(<[^>]*>?|\$\{?[A-Za-z_]\w*\}?|…|e2b_…|hf_…|\*+)$/.test(value);
+}
+
 /** Masks every secret in `text`: values of secret env vars, known token shapes, NAME=value pairs, auth headers. */
 export function redact(text: string, env: NodeJS.ProcessEnv = process.env): string {
   let out = text;
@@ -51,7 +56,7 @@ export function redact(text: string, env: NodeJS.ProcessEnv = process.env): stri
     if (out.includes(value)) out = out.split(value).join(MASK);
   }
   for (const re of TOKEN_PATTERNS) out = out.replace(re, MASK);
-  out = out.replace(ASSIGNMENT, (_m, name: string) => `${name}=${MASK}`);
+  out = out.replace(ASSIGNMENT, (whole, name: string, value: string) => (isPlaceholder(value) ? whole : `${name}=${MASK}`));
   out = out.replace(HEADER, (_m, name: string, sep: string, bearer: string | undefined) => `${name}${sep}${bearer ?? ''}${MASK}`);
   return out;
 }

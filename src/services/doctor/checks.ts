@@ -1,5 +1,13 @@
+// Every prerequisite and every known trap of the recipe (reference §1.0, §8), as independent checks.
+// Checks never print a secret value: they say "set (N chars)" at most.
+import { access, readFile, readdir, statfs } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
+import { runProcess } from '../process/run.js';
+import { describeSecret } from '../secrets.js';
+import { readJsonFile } from '../workspace/atomic.js';
 
 export interface CheckContext {
   paths: RecipePaths;
@@ -8,12 +16,105 @@ export interface CheckContext {
   timeoutMs: number;
 }
 
-type Partialish = Omit<DoctorCheck, 'id' | 'title'> & { id?: string; title?: string };
+type CheckResult = Omit<DoctorCheck, 'id' | 'title'> & { id?: string; title?: string };
 
 export interface CheckDef {
   id: string;
   title: string;
-  run: (ctx: CheckContext) => Promise<Partialish | Partialish[]>;
+  run: (ctx: CheckContext) => Promise<CheckResult | CheckResult[]>;
+}
+
+export const SWEGYM_HARNESS_COMMIT = '16dd480cce9b27bf111a362d280881c6def5d2a7';
+export const BBS_VERSION = '1.1.0';
+export const BLACKBOX_PORT = '31000';
+export const BOOTSTRAP_URL_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a probe program; undefined when it is not installed. */
+async function probe(ctx: CheckContext, file: string, args: string[], input?: string) {
+  const r = await runProcess(file, args, { cwd: ctx.paths.root, env: ctx.env, extendEnv: false, timeoutMs: ctx.timeoutMs, input, note: 'doctor' });
+  if (r.spawnError) return undefined;
+  return r;
+}
+
+/** The launcher's own local-only rule (reference §8.1) plus the private ranges E2B cannot reach either. */
+export function classifyProxyUrl(url: string): { kind: 'invalid' | 'local' | 'private' | 'public'; host?: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { kind: 'invalid' };
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) return { kind: 'invalid' };
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.startsWith('127.') || host === '0.0.0.0' || host === '::1') return { kind: 'local', host };
+  if (/^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^169\.254\./.test(host) || /^(fc|fd)[0-9a-f]{2}:/i.test(host) || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.'))
+    return { kind: 'private', host };
+  return { kind: 'public', host };
+}
+
+const PYTHON_PROBE = `
+import importlib.util, importlib.metadata, json, sys
+out = {"python": sys.version.split()[0], "modules": {}, "dists": {}}
+for mod in ["dressage", "blackbox_server", "pyarrow", "huggingface_hub", "swegym", "build", "e2b"]:
+    out["modules"][mod] = importlib.util.find_spec(mod) is not None
+for dist in ["dressage", "dressage-blackbox-server", "pyarrow", "huggingface_hub", "swegym", "build", "uv", "e2b"]:
+    try:
+        d = importlib.metadata.distribution(dist)
+        info = {"version": d.version}
+        try:
+            du = d.read_text("direct_url.json")
+            if du:
+                info["vcs_commit"] = json.loads(du).get("vcs_info", {}).get("commit_id")
+        except Exception:
+            pass
+        out["dists"][dist] = info
+    except Exception:
+        pass
+print(json.dumps(out))
+`;
+
+interface PythonReport {
+  python: string;
+  modules: Record<string, boolean>;
+  dists: Record<string, { version: string; vcs_commit?: string }>;
+}
+
+let pythonCache: { key: string; value: Promise<PythonReport | undefined> } | undefined;
+function pythonReport(ctx: CheckContext): Promise<PythonReport | undefined> {
+  const key = `${ctx.paths.root}|${ctx.env.PATH}`;
+  if (pythonCache?.key !== key) {
+    pythonCache = {
+      key,
+      value: probe(ctx, 'python3', ['-c', PYTHON_PROBE]).then((r) => {
+        if (!r || r.exitCode !== 0) return undefined;
+        try {
+          return JSON.parse(r.stdout.join('\n')) as PythonReport;
+        } catch {
+          return undefined;
+        }
+      }),
+    };
+  }
+  const value = pythonCache.value;
+  // One probe per doctor run: forget it afterwards so a later run sees new installs.
+  void value.finally(() => {
+    setTimeout(() => (pythonCache = undefined), 0);
+  });
+  return value;
+}
+
+function envSet(ctx: CheckContext, name: string): boolean {
+  const v = ctx.env[name];
+  return v !== undefined && v !== '';
 }
 
 export const CHECKS: CheckDef[] = [
@@ -27,4 +128,380 @@ export const CHECKS: CheckDef[] = [
         : { status: 'fail', detail: `v${process.versions.node} is older than 22`, fix: 'run through `npm start`, which uses the pinned Node 24' };
     },
   },
+  {
+    id: 'checkout',
+    title: 'Dressage checkout',
+    run: async (ctx) => {
+      const p = ctx.paths;
+      const required = [p.prepareE2bScript, p.prepareDataScript, p.artifactsScript, p.launcherScript];
+      const missing: string[] = [];
+      for (const f of required) if (!(await exists(f))) missing.push(path.relative(p.root, f));
+      let name = '';
+      try {
+        name = /name\s*=\s*"([^"]+)"/.exec(await readFile(path.join(p.root, 'pyproject.toml'), 'utf8'))?.[1] ?? '';
+      } catch {}
+      if (missing.length === required.length) {
+        return { status: 'fail', detail: `${p.root} is not a Dressage checkout (no recipe scripts found)`, fix: 'pass --workspace /path/to/Dressage (git clone https://github.com/Accio-Lab/Dressage)' };
+      }
+      if (missing.length) return { status: 'fail', detail: `missing ${missing.join(', ')}`, fix: 'update the checkout to a version with the SWE-Gym Claude Code recipe (upstream c8b639e or later)' };
+      return { status: 'ok', detail: `${name || 'dressage'} at ${p.root}` };
+    },
+  },
+  {
+    id: 'slime',
+    title: 'slime submodule',
+    run: async (ctx) => {
+      if (await exists(ctx.paths.slimeModelConfig)) return { status: 'ok', detail: 'slime/scripts/models/qwen3.5-4B.sh present' };
+      return {
+        status: 'fail',
+        detail: 'slime/ is not initialised (the launcher sources slime/scripts/models/qwen3.5-4B.sh)',
+        fix: 'git submodule update --init --recursive',
+      };
+    },
+  },
+  {
+    id: 'python',
+    title: 'Python packages',
+    run: async (ctx) => {
+      const report = await pythonReport(ctx);
+      if (!report) return { status: 'fail', detail: 'python3 not found or it failed to start', fix: 'install Python ≥ 3.10 and the recipe packages (reference §1.0)' };
+      const results: CheckResult[] = [{ id: 'python', title: 'Python', status: 'ok', detail: `python3 ${report.python}` }];
+      const pkg = (id: string, title: string, present: boolean, detail: string, fix: string, severity: 'fail' | 'warn' = 'fail'): CheckResult =>
+        present ? { id, title, status: 'ok', detail } : { id, title, status: severity, detail: `${title} is not installed`, fix };
+      const d = report.dists;
+      results.push(pkg('py-dressage', 'dressage', Boolean(report.modules.dressage), `dressage ${d.dressage?.version ?? ''}`.trim(), 'python3 -m pip install -e .'));
+      results.push(
+        pkg('py-bbs', 'dressage-blackbox-server', Boolean(report.modules.blackbox_server), `dressage-blackbox-server ${d['dressage-blackbox-server']?.version ?? ''}`.trim(), 'python3 -m pip install --no-build-isolation blackbox_server/'),
+      );
+      results.push(pkg('py-pyarrow', 'pyarrow', Boolean(report.modules.pyarrow), `pyarrow ${d.pyarrow?.version ?? ''}`.trim(), 'python3 -m pip install pyarrow', 'warn'));
+      results.push(pkg('py-hfhub', 'huggingface_hub', Boolean(report.modules.huggingface_hub), `huggingface_hub ${d.huggingface_hub?.version ?? ''}`.trim(), 'python3 -m pip install huggingface_hub', 'warn'));
+      results.push(pkg('py-build', 'build', Boolean(report.modules.build), `build ${d.build?.version ?? ''}`.trim(), 'python3 -m pip install build uv'));
+      const uv = await probe(ctx, 'uv', ['--version']);
+      results.push(
+        uv && uv.exitCode === 0
+          ? { id: 'uv', title: 'uv', status: 'ok', detail: uv.stdout.join(' ').trim() }
+          : { id: 'uv', title: 'uv', status: 'fail', detail: 'uv is not on PATH (the artifacts script needs it for the portable Python)', fix: 'python3 -m pip install uv' },
+      );
+      const swegym = d.swegym;
+      if (!report.modules.swegym) {
+        results.push({
+          id: 'py-swegym',
+          title: 'swegym harness',
+          status: 'fail',
+          detail: 'the pinned swegym harness is not installed (the converter needs it)',
+          fix: `python3 -m pip install 'swegym @ git+https://github.com/SWE-Gym/SWE-Bench-Package.git@${SWEGYM_HARNESS_COMMIT}'`,
+        });
+      } else if (swegym?.vcs_commit && swegym.vcs_commit !== SWEGYM_HARNESS_COMMIT) {
+        results.push({
+          id: 'py-swegym',
+          title: 'swegym harness',
+          status: 'fail',
+          detail: `swegym is installed from commit ${swegym.vcs_commit.slice(0, 12)}, not the pinned ${SWEGYM_HARNESS_COMMIT.slice(0, 12)}`,
+          fix: `python3 -m pip install --force-reinstall 'swegym @ git+https://github.com/SWE-Gym/SWE-Bench-Package.git@${SWEGYM_HARNESS_COMMIT}'`,
+        });
+      } else {
+        results.push({
+          id: 'py-swegym',
+          title: 'swegym harness',
+          status: swegym?.vcs_commit ? 'ok' : 'warn',
+          detail: swegym?.vcs_commit ? `pinned commit ${SWEGYM_HARNESS_COMMIT.slice(0, 12)}` : 'installed, but its commit is unknown (not installed from git)',
+          ...(swegym?.vcs_commit ? {} : { fix: `reinstall from git at ${SWEGYM_HARNESS_COMMIT.slice(0, 12)} so the grading matches Dressage's` }),
+        });
+      }
+      return results;
+    },
+  },
+  {
+    id: 'e2b-key',
+    title: 'E2B API key',
+    run: async (ctx) => {
+      const results: CheckResult[] = [];
+      const key = ctx.env.E2B_API_KEY;
+      const trainKey = ctx.env.DRESSAGE_E2B_API_KEY;
+      if (ctx.provider === 'local') {
+        results.push({ status: 'skip', detail: 'provider local: templates and sandboxes run on this machine' });
+      } else if (!key) {
+        results.push({ status: 'fail', detail: 'E2B_API_KEY is not set (template builds and smoke tests need it)', fix: 'export E2B_API_KEY=<your key> (from the E2B dashboard, Keys page)' });
+      } else {
+        const verdict = await verifyE2bKey(ctx, key);
+        results.push(verdict);
+      }
+      if (!trainKey) {
+        results.push({
+          id: 'e2b-train-key',
+          title: 'DRESSAGE_E2B_API_KEY',
+          status: 'warn',
+          detail: `not set; training reads DRESSAGE_E2B_API_KEY, not E2B_API_KEY (E2B_API_KEY ${describeSecret(key)})`,
+          fix: 'export DRESSAGE_E2B_API_KEY before launching training (usually the same value as E2B_API_KEY)',
+        });
+      } else {
+        results.push({
+          id: 'e2b-train-key',
+          title: 'DRESSAGE_E2B_API_KEY',
+          status: key && key !== trainKey ? 'warn' : 'ok',
+          detail: key && key !== trainKey ? `${describeSecret(trainKey)}; differs from E2B_API_KEY (templates must live in the same E2B team)` : describeSecret(trainKey),
+          ...(key && key !== trainKey ? { fix: 'use a key of the team that owns the templates for both variables' } : {}),
+        });
+      }
+      return results;
+    },
+  },
+  {
+    id: 'bootstrap-urls',
+    title: 'Leftover bootstrap URLs',
+    run: async (ctx) => {
+      const set = BOOTSTRAP_URL_VARS.filter((v) => envSet(ctx, v));
+      if (set.length === 0) return { status: 'ok', detail: 'none set' };
+      return {
+        status: 'warn',
+        detail: `${set.join(', ')} set; with --provider e2b the converter aborts ("do not pass runtime bootstrap URLs")`,
+        fix: `unset ${set.join(' ')} (the console's convert step removes them from the converter's environment for you)`,
+      };
+    },
+  },
+  {
+    id: 'artifacts',
+    title: 'Sandbox artifacts',
+    run: async (ctx) => {
+      let files: string[] = [];
+      try {
+        files = await readdir(ctx.paths.artifactDir);
+      } catch {
+        return { status: 'skip', detail: 'data/claude-code-artifacts/ not built yet' };
+      }
+      const runtimes = files.filter((f) => /^claude-code-runtime-python-.+-bbs-.+\.tar\.gz$/.test(f));
+      const binaries = files.filter((f) => /^claude-.+-linux-x64$/.test(f));
+      const wantBbs = ctx.env.CLAUDE_CODE_BBS_VERSION || BBS_VERSION;
+      const wantPy = ctx.env.CLAUDE_CODE_PORTABLE_PYTHON_VERSION || '3.10.20';
+      const wantCc = ctx.env.CLAUDE_CODE_VERSION || '2.1.207';
+      const results: CheckResult[] = [];
+      const expectedRuntime = `claude-code-runtime-python-${wantPy}-bbs-${wantBbs}.tar.gz`;
+      if (runtimes.includes(expectedRuntime)) results.push({ status: 'ok', detail: expectedRuntime });
+      else if (runtimes.some((r) => r.endsWith('-bbs-custom.tar.gz')))
+        results.push({
+          status: 'fail',
+          detail: `runtime tarball is named …-bbs-custom.tar.gz but builds ask for ${expectedRuntime} (the script's CLAUDE_CODE_BBS_VERSION=custom default)`,
+          fix: `rebuild with CLAUDE_CODE_BBS_VERSION=${wantBbs} (swegym-console artifacts build), or rename the tarball`,
+        });
+      else if (runtimes.length)
+        results.push({
+          status: 'fail',
+          detail: `found ${runtimes.join(', ')} but builds ask for ${expectedRuntime}`,
+          fix: 'set CLAUDE_CODE_BBS_VERSION / CLAUDE_CODE_PORTABLE_PYTHON_VERSION to match, or rebuild the artifacts',
+        });
+      else results.push({ status: 'warn', detail: 'no runtime tarball yet', fix: 'swegym-console artifacts build' });
+      const expectedBinary = `claude-${wantCc}-linux-x64`;
+      results.push(
+        binaries.includes(expectedBinary)
+          ? { id: 'artifacts-binary', title: 'Claude Code binary', status: 'ok', detail: expectedBinary }
+          : { id: 'artifacts-binary', title: 'Claude Code binary', status: 'warn', detail: `${expectedBinary} missing${binaries.length ? ` (found ${binaries.join(', ')})` : ''}`, fix: 'swegym-console artifacts build' },
+      );
+      return results;
+    },
+  },
+  {
+    id: 'template-map',
+    title: 'Template map coverage',
+    run: async (ctx) => {
+      let images: string[];
+      try {
+        images = (await readFile(ctx.paths.imageList, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean);
+      } catch {
+        return { status: 'skip', detail: 'no image list yet (data/swegym-images.txt)' };
+      }
+      let map: Record<string, unknown> | undefined;
+      try {
+        map = await readJsonFile<Record<string, unknown>>(ctx.paths.templateMap);
+      } catch (err) {
+        return { status: 'fail', detail: `data/e2b-template-map.json is not valid JSON`, fix: 'rebuild it with swegym-console templates build (it rewrites the map atomically)' };
+      }
+      if (!map) return { status: 'warn', detail: `0/${images.length} images have a template`, fix: 'swegym-console templates build' };
+      if (typeof map !== 'object' || Array.isArray(map)) return { status: 'fail', detail: 'the map is not a JSON object', fix: 'rebuild it with swegym-console templates build' };
+      const missing = images.filter((i) => typeof map[i] !== 'string' || map[i] === '');
+      if (missing.length === 0) return { status: 'ok', detail: `${images.length}/${images.length} images have a template` };
+      return {
+        status: 'warn',
+        detail: `${images.length - missing.length}/${images.length} images have a template; first missing: ${missing[0]}`,
+        fix: 'swegym-console templates build (the converter fails with "sandbox image map has no entry for …")',
+      };
+    },
+  },
+  {
+    id: 'proxy-url',
+    title: 'DRESSAGE_PROXY_URL',
+    run: async (ctx) => {
+      const url = ctx.env.DRESSAGE_PROXY_URL;
+      if (!url) {
+        return {
+          status: 'warn',
+          detail: 'not set; the launcher defaults to http://<this node IP>:8800, which E2B sandboxes cannot reach',
+          fix: 'expose the proxy through an ingress or tunnel and export DRESSAGE_PROXY_URL=https://…',
+        };
+      }
+      const c = classifyProxyUrl(url);
+      if (c.kind === 'invalid') return { status: 'fail', detail: `must be an http(s) URL with a host, got "${url}"`, fix: 'export DRESSAGE_PROXY_URL=https://proxy.example.com' };
+      if (c.kind === 'local') return { status: 'fail', detail: `local-only host ${c.host}: the launcher refuses it and sandboxes cannot reach it`, fix: 'use an E2B-reachable URL (ingress or secure tunnel)' };
+      if (c.kind === 'private')
+        return { status: 'warn', detail: `private host ${c.host} passes the launcher's check but E2B's cloud cannot reach it`, fix: 'use a public ingress or tunnel URL' };
+      return { status: 'ok', detail: `${c.host} (public)` };
+    },
+  },
+  {
+    id: 'nodes',
+    title: 'ACTOR_NUM_NODES / workers',
+    run: async (ctx) => {
+      const nodes = ctx.env.ACTOR_NUM_NODES;
+      const world = ctx.env.WORLD_SIZE;
+      const hostfile = ctx.env.HOSTFILE;
+      const sshUser = ctx.env.RAY_SSH_USER;
+      const results: CheckResult[] = [];
+      const effective = nodes || world || '1';
+      if (!nodes) {
+        results.push({
+          status: 'warn',
+          detail: `ACTOR_NUM_NODES not set: the launcher uses ${world ? `WORLD_SIZE=${world}` : '1'}; the 4-node recipe needs 4`,
+          fix: 'export ACTOR_NUM_NODES=4',
+        });
+      } else if (!/^[1-9]\d*$/.test(nodes)) {
+        results.push({ status: 'fail', detail: `ACTOR_NUM_NODES="${nodes}" is not a positive integer`, fix: 'export ACTOR_NUM_NODES=4' });
+      } else {
+        results.push({ status: 'ok', detail: `ACTOR_NUM_NODES=${nodes}` });
+      }
+      if (hostfile && !sshUser) {
+        results.push({ id: 'hostfile', title: 'HOSTFILE / RAY_SSH_USER', status: 'fail', detail: 'HOSTFILE is set but RAY_SSH_USER is not ("RAY_SSH_USER is required when HOSTFILE is set")', fix: 'export RAY_SSH_USER=<user>' });
+      } else if (hostfile) {
+        try {
+          const hosts = (await readFile(hostfile, 'utf8')).split('\n').map((l) => l.trim().split(/\s+/)[0]).filter((h) => h && !h.startsWith('#'));
+          results.push({
+            id: 'hostfile',
+            title: 'HOSTFILE / RAY_SSH_USER',
+            status: String(hosts.length) === effective ? 'ok' : 'warn',
+            detail: `${hosts.length} host(s) in HOSTFILE, ${effective} node(s) expected`,
+            ...(String(hosts.length) === effective ? {} : { fix: 'make HOSTFILE list one line per node, the head first' }),
+          });
+        } catch {
+          results.push({ id: 'hostfile', title: 'HOSTFILE / RAY_SSH_USER', status: 'fail', detail: `HOSTFILE ${hostfile} cannot be read`, fix: 'point HOSTFILE at a file with one IP per line' });
+        }
+      } else if (Number(effective) > 1) {
+        results.push({
+          id: 'hostfile',
+          title: 'HOSTFILE / RAY_SSH_USER',
+          status: 'warn',
+          detail: 'no HOSTFILE: the launcher will not start workers; they must join Ray themselves within 600 s',
+          fix: 'export HOSTFILE=<file with node IPs> RAY_SSH_USER=<user>, or start `ray start --address=<head>:6379` on each worker',
+        });
+      }
+      return results;
+    },
+  },
+  {
+    id: 'bbs-port',
+    title: 'DRESSAGE_E2B_BLACKBOX_PORT',
+    run: async (ctx) => {
+      const port = ctx.env.DRESSAGE_E2B_BLACKBOX_PORT;
+      if (!port || port === BLACKBOX_PORT) return { status: 'ok', detail: port ? port : `unset (defaults to ${BLACKBOX_PORT})` };
+      return { status: 'fail', detail: `${port}: E2B blackbox templates use the fixed port ${BLACKBOX_PORT}`, fix: 'unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000' };
+    },
+  },
+  {
+    id: 'gpus',
+    title: 'GPUs (nvidia-smi)',
+    run: async (ctx) => {
+      const r = await probe(ctx, 'nvidia-smi', ['--query-gpu=name,memory.total', '--format=csv,noheader']);
+      if (!r) return { status: 'warn', detail: 'nvidia-smi not found: no GPUs on this machine (fine for preparation; training needs a GPU head node)' };
+      if (r.exitCode !== 0) return { status: 'warn', detail: `nvidia-smi failed: ${r.stderr.concat(r.stdout).join(' ').slice(0, 120)}`, fix: 'check the NVIDIA driver' };
+      const gpus = r.stdout.filter((l) => l.trim());
+      return { status: 'ok', detail: `${gpus.length} × ${gpus[0]?.split(',')[0]?.trim() ?? 'GPU'}` };
+    },
+  },
+  {
+    id: 'ray',
+    title: 'Ray',
+    run: async (ctx) => {
+      const r = await probe(ctx, 'ray', ['--version']);
+      if (!r || r.exitCode !== 0) return { status: 'warn', detail: 'ray is not on PATH (training runs on a node with the Dressage image)', fix: 'python3 -m pip install -e . (installs ray==2.55.1)' };
+      const version = r.stdout.join(' ').trim();
+      return { status: /2\.55\.1/.test(version) ? 'ok' : 'warn', detail: version, ...(/2\.55\.1/.test(version) ? {} : { fix: 'Dressage pins ray==2.55.1' }) };
+    },
+  },
+  {
+    id: 'bwrap',
+    title: 'bubblewrap (local provider)',
+    run: async (ctx) => {
+      const r = await probe(ctx, 'bwrap', ['--version']);
+      const ok = r && r.exitCode === 0;
+      if (ok) return { status: 'ok', detail: r.stdout.join(' ').trim() };
+      return ctx.provider === 'local'
+        ? { status: 'fail', detail: 'bwrap not found; --provider local needs it', fix: 'apt-get install bubblewrap' }
+        : { status: 'skip', detail: 'not installed (only needed for --provider local)' };
+    },
+  },
+  {
+    id: 'tools',
+    title: 'Shell tools',
+    run: async (ctx) => {
+      const needed = ['git', 'curl', 'tar', 'sha256sum'];
+      const missing: string[] = [];
+      await Promise.all(
+        needed.map(async (tool) => {
+          const r = await probe(ctx, tool, ['--version']);
+          if (!r) missing.push(tool);
+        }),
+      );
+      return missing.length
+        ? { status: 'fail', detail: `missing ${missing.sort().join(', ')} (the artifacts script needs curl, tar, sha256sum)`, fix: `apt-get install ${missing.join(' ')}` }
+        : { status: 'ok', detail: needed.join(', ') };
+    },
+  },
+  {
+    id: 'disk',
+    title: 'Free disk',
+    run: async (ctx) => {
+      let dir = ctx.paths.root;
+      let s;
+      for (;;) {
+        try {
+          s = await statfs(dir);
+          break;
+        } catch {
+          const up = path.dirname(dir);
+          if (up === dir) return { status: 'skip', detail: 'cannot stat the workspace' };
+          dir = up;
+        }
+      }
+      const freeGb = (Number(s.bavail) * Number(s.bsize)) / 1024 ** 3;
+      const detail = `${freeGb.toFixed(1)} GiB free at ${dir}`;
+      if (freeGb < 5) return { status: 'fail', detail, fix: 'free space: artifacts, the JSONL, logs and checkpoints need tens of GiB' };
+      if (freeGb < 50) return { status: 'warn', detail, fix: 'checkpoints of a long run need more (each save is tens of GiB)' };
+      return { status: 'ok', detail };
+    },
+  },
 ];
+
+/** Asks E2B's control plane whether the key is valid; unreachable is a warning, not a failure. */
+async function verifyE2bKey(ctx: CheckContext, key: string): Promise<CheckResult> {
+  const domain = ctx.env.E2B_DOMAIN || 'e2b.app';
+  const apiUrl = (ctx.env.E2B_API_URL || `https://api.${domain}`).replace(/\/$/, '');
+  const host = (() => {
+    try {
+      return new URL(apiUrl).host;
+    } catch {
+      return apiUrl;
+    }
+  })();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.min(ctx.timeoutMs, 2500));
+  try {
+    const res = await fetch(`${apiUrl}/v2/sandboxes?limit=1`, { headers: { 'X-API-KEY': key }, signal: controller.signal });
+    await res.body?.cancel().catch(() => {});
+    if (res.status === 401 || res.status === 403) {
+      return { status: 'fail', detail: `E2B_API_KEY ${describeSecret(key)} was refused by ${host} (HTTP ${res.status})`, fix: 'create a new key in the E2B dashboard and export it' };
+    }
+    if (res.ok) return { status: 'ok', detail: `${describeSecret(key)}, accepted by ${host}` };
+    return { status: 'warn', detail: `${describeSecret(key)}; ${host} answered HTTP ${res.status}`, fix: 'check E2B status; try again later' };
+  } catch {
+    return { status: 'warn', detail: `${describeSecret(key)}; could not reach ${host} to verify it`, fix: 'check the network or E2B_DOMAIN / E2B_API_URL' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
