@@ -1,0 +1,81 @@
+// The built binary (dist/ via bin/swegym-console) in a real terminal: start, navigate, help, resize, quit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { TmuxSession, hasTmux } from '../helpers/tmux.js';
+import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
+
+const BIN = path.resolve('bin/swegym-console');
+const built = existsSync(path.resolve('dist/swegym-console.mjs'));
+
+test('interactive console in tmux: first frame, number keys, help, resize, quit with exit 0', { skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
+  const ws = await fakeDressageCheckout();
+  const t = new TmuxSession('nav');
+  try {
+    t.start([process.execPath, BIN, '--workspace', ws], { cols: 120, rows: 32 });
+    await t.waitForText('[1 Home]');
+    await t.waitForText('Download the SWE-Gym split');
+    await t.waitForText(/Doctor — \d+ ok/);
+    t.key('3');
+    await t.waitForText('[3 Templates]');
+    t.key('?');
+    await t.waitForText('Everywhere');
+    t.key('Escape');
+    await t.waitForText('[3 Templates]');
+    t.key('Escape');
+    await t.waitForText('[1 Home]');
+    t.key('j');
+    await t.waitForText('› · 2. List task images');
+    t.resize(60, 16);
+    await t.waitForText(/Pipeline/);
+    const small = t.screen().split('\n');
+    assert.ok(small.every((l) => [...l].length <= 60));
+    t.key('q');
+    assert.equal(await t.exitCode(), 0);
+    await t.waitForText('Detached training runs keep running');
+  } finally {
+    t.kill();
+    await removeDir(ws);
+  }
+});
+
+test('without a TTY the interactive command explains itself and exits 2', async () => {
+  const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [BIN], { env: { ...process.env } }, (err, _stdout, stderr) => resolve({ code: err ? (err as { code?: number }).code ?? 1 : 0, stderr }));
+    child.stdin?.end();
+  });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /needs a terminal/);
+  assert.match(r.stderr, /swegym-console doctor/);
+});
+
+test('exit codes: unknown command 2, unimplemented refuses, --version prints the version', async () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [BIN, ...args], (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr })),
+    );
+  const unknown = await run(['frobnicate']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const version = await run(['--version']);
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+  const badOpt = await run(['doctor', '--nope']);
+  assert.equal(badOpt.code, 2);
+});
+
+test('Node older than 22 is refused with one clear line', { skip: !existsSync('/usr/bin/node') ? 'no system node' : false }, async () => {
+  const r = await new Promise<{ code: number; stderr: string; version: string }>((resolve) =>
+    execFile('/usr/bin/node', ['-e', 'process.stdout.write(process.versions.node)'], (_e, version) =>
+      execFile('/usr/bin/node', [BIN, '--version'], { env: { ...process.env, SWEGYM_CONSOLE_NO_REEXEC: '1' } }, (err, _o, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code) : 0, stderr, version }),
+      ),
+    ),
+  );
+  if (Number(r.version.split('.')[0]) >= 22) return; // the system Node is new enough: nothing to refuse
+  assert.equal(r.code, 3);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  assert.match(r.stderr, /needs Node\.js >= 22/);
+});

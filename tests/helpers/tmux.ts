@@ -1,0 +1,81 @@
+// Drives the built binary in a real terminal (tmux, private socket), one key at a time.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { tmpdir } from 'node:os';
+import { waitFor } from './wait.js';
+
+export function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class TmuxSession {
+  readonly socket: string;
+  readonly exitFile: string;
+  private readonly name = 'app';
+
+  constructor(tag: string) {
+    this.socket = path.join(tmpdir(), `swegym-tmux-${tag}-${process.pid}.sock`);
+    this.exitFile = path.join(tmpdir(), `swegym-tmux-${tag}-${process.pid}.exit`);
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-S', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  }
+
+  /** Starts `argv` in a detached session of the given size; the exit code lands in a file. */
+  start(argv: string[], opts: { cols: number; rows: number; env?: Record<string, string>; cwd?: string }): void {
+    rmSync(this.exitFile, { force: true });
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const envArgs = Object.entries({ TERM: 'xterm-256color', ...(opts.env ?? {}) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // CI=true makes Ink non-interactive; a real user's terminal has no CI variable.
+    const cmd = `cd '${opts.cwd ?? process.cwd()}' && env -u CI ${quoted}; echo $? > '${this.exitFile}'; sleep 30`;
+    this.tmux('new-session', '-d', '-s', this.name, '-x', String(opts.cols), '-y', String(opts.rows), ...envArgs, cmd);
+  }
+
+  screen(): string {
+    return this.tmux('capture-pane', '-t', this.name, '-p');
+  }
+
+  key(key: string): void {
+    this.tmux('send-keys', '-t', this.name, key);
+  }
+
+  literal(text: string): void {
+    this.tmux('send-keys', '-t', this.name, '-l', text);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', this.name, '-x', String(cols), '-y', String(rows));
+  }
+
+  async waitForText(text: string | RegExp, timeoutMs = 15000): Promise<string> {
+    let last = '';
+    await waitFor(
+      () => {
+        last = this.screen();
+        return typeof text === 'string' ? last.includes(text) : text.test(last);
+      },
+      { timeoutMs, message: () => `expected ${String(text)} on screen:\n${last}` },
+    );
+    return last;
+  }
+
+  async exitCode(timeoutMs = 10000): Promise<number> {
+    await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, message: () => this.screen() });
+    return Number(readFileSync(this.exitFile, 'utf8').trim());
+  }
+
+  kill(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {}
+    rmSync(this.socket, { force: true });
+    rmSync(this.exitFile, { force: true });
+  }
+}
