@@ -5,7 +5,7 @@ import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
-import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { padEnd, truncate } from '../ui/text.js';
 import { is } from '../ui/keymap.js';
 import { refreshHome } from './homeActions.js';
 
@@ -29,14 +29,22 @@ function Home({ services, width, height, focus }: ScreenProps) {
   const leftWidth = compact ? width : Math.floor(width * 0.55);
   const rightWidth = compact ? width : width - leftWidth;
   const stepRows = Math.min(steps.length || 1, Math.max(1, height - 8));
-  const detailHeight = compact ? Math.max(0, Math.min(6, height - stepRows - 8)) : Math.max(3, height - stepRows - 3);
+  const detailHeight = compact ? Math.max(0, Math.min(6, height - stepRows - 8)) : Math.min(7, Math.max(3, height - stepRows - 3));
   const checksHeight = compact ? Math.max(0, height - stepRows - detailHeight - 3) : height;
   const step = steps[selected];
+  const doctorScroll = useSel(services.home, (s) => s.doctorScroll);
   const failing = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
   const okCount = checks.filter((c) => c.status === 'ok').length;
-  const checkRows = Math.max(0, checksHeight - 3);
-  const [cStart, cEnd] = visibleWindow(checks.length, focus === 1 ? 0 : 0, checkRows);
-  const orderedChecks = [...failing, ...checks.filter((c) => c.status !== 'fail' && c.status !== 'warn')].slice(cStart, cEnd);
+  // Failing checks first; each with its fix line. Flattened so the panel can clip and scroll by rows.
+  const ordered = [...checks.filter((c) => c.status === 'fail'), ...checks.filter((c) => c.status === 'warn'), ...checks.filter((c) => c.status !== 'fail' && c.status !== 'warn')];
+  const doctorLines: { key: string; text: string; tone: ReturnType<typeof toneFor> | 'dim' }[] = [];
+  for (const c of ordered) {
+    doctorLines.push({ key: c.id, text: `${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status) });
+    if (c.fix && (c.status === 'fail' || c.status === 'warn') && focus === 1) doctorLines.push({ key: `${c.id}-fix`, text: `    fix: ${c.fix}`, tone: 'dim' });
+  }
+  const checkRows = Math.max(0, checksHeight - 1);
+  const scroll = Math.max(0, Math.min(doctorScroll, Math.max(0, doctorLines.length - checkRows)));
+  const shownDoctor = doctorLines.slice(scroll, scroll + checkRows);
 
   const pipeline = (
     <Box flexDirection="column" width={leftWidth} height={stepRows + 2 + detailHeight} overflow="hidden">
@@ -52,6 +60,7 @@ function Home({ services, width, height, focus }: ScreenProps) {
       {step && detailHeight > 0 ? (
         <Box flexDirection="column" marginTop={1} height={detailHeight} overflow="hidden">
           <T>{truncate(WHY[step.id] ?? '', leftWidth)}</T>
+          <T tone={toneFor(step.state)}>{truncate(`now: ${step.detail}`, leftWidth)}</T>
           {step.next ? <T tone="info">{truncate(`next: ${step.next}`, leftWidth)}</T> : <T tone="ok">done</T>}
           {step.outputs.length ? <T tone="dim">{truncate(`writes: ${step.outputs.join(', ')}`, leftWidth)}</T> : null}
           <T tone="dim">{truncate(`manual: ${step.manual}`, leftWidth)}</T>
@@ -62,13 +71,12 @@ function Home({ services, width, height, focus }: ScreenProps) {
   const doctor = checksHeight > 2 ? (
     <Box flexDirection="column" width={rightWidth} height={checksHeight} overflow="hidden" paddingLeft={compact ? 0 : 1}>
       <T tone={focus === 1 ? 'accent' : 'plain'} bold>
-        {truncate(`Doctor — ${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn`, rightWidth - 1)}
+        {truncate(`Doctor — ${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn${focus === 1 ? '' : ' (Tab: fixes)'}`, rightWidth - 1)}
       </T>
-      {orderedChecks.map((c) => (
-        <Box key={c.id} flexDirection="column">
-          <T tone={toneFor(c.status)}>{truncate(`${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, rightWidth - 1)}</T>
-          {c.fix && (c.status === 'fail' || c.status === 'warn') && focus === 1 ? <T tone="dim">{truncate(`    fix: ${c.fix}`, rightWidth - 1)}</T> : null}
-        </Box>
+      {shownDoctor.map((l) => (
+        <T key={l.key} tone={l.tone}>
+          {truncate(l.text, rightWidth - 1)}
+        </T>
       ))}
     </Box>
   ) : null;
@@ -88,12 +96,17 @@ export const homeScreen: ScreenModule = {
   Component: Home,
   bindings: (services) => {
     const move = (delta: number) => () => {
+      if (services.app.getState().focus === 1) {
+        const { doctorScroll, set } = services.home.getState();
+        set({ doctorScroll: Math.max(0, doctorScroll + delta) });
+        return;
+      }
       const { steps, selected, set } = services.home.getState();
       if (steps.length) set({ selected: Math.max(0, Math.min(steps.length - 1, selected + delta)) });
     };
     return [
-      { keys: ['↑', 'k'], description: 'previous step', match: is.up, run: move(-1) },
-      { keys: ['↓', 'j'], description: 'next step', match: is.down, run: move(1) },
+      { keys: ['↑', 'k'], description: 'previous step / scroll', match: is.up, run: move(-1) },
+      { keys: ['↓', 'j'], description: 'next step / scroll', match: is.down, run: move(1) },
       {
         keys: ['Enter'],
         description: 'open step',

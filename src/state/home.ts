@@ -9,6 +9,8 @@ export interface HomeState {
   loading: boolean;
   refreshedAt?: number;
   selected: number;
+  /** First visible row of the doctor panel. */
+  doctorScroll: number;
   set(partial: Partial<Omit<HomeState, 'set'>>): void;
 }
 
@@ -18,6 +20,7 @@ export function createHomeStore() {
     checks: [],
     loading: true,
     selected: 0,
+    doctorScroll: 0,
     set(partial) {
       set(partial);
     },

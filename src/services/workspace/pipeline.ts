@@ -67,7 +67,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     id: 'data',
     title: 'Download the SWE-Gym split',
     state: parquetTime ? 'present' : 'missing',
-    detail: parquetTime ? `${rel(parquet)} present` : `${rel(parquet)} missing`,
+    detail: parquetTime ? 'train.parquet present' : 'train.parquet missing',
     next: parquetTime ? undefined : 'download train.parquet (swegym-console data download)',
     outputs: [rel(parquet)],
     manual: 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --download --download-dir data/swegym-source --split train --output data/swegym-images.txt',
@@ -80,7 +80,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     id: 'images',
     title: 'List task images',
     state: imagesState,
-    detail: images ? `${images.length} images in ${rel(paths.imageList)}${imagesState === 'stale' ? ' (older than the parquet)' : ''}` : `${rel(paths.imageList)} missing`,
+    detail: images ? `${images.length} images${imagesState === 'stale' ? ' (older than the parquet)' : ''}` : 'image list missing',
     next: imagesState === 'present' ? undefined : 'write the image list (swegym-console data images)',
     outputs: [rel(paths.imageList)],
     manual: 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --input data/swegym-source/train.parquet --output data/swegym-images.txt',
@@ -97,7 +97,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     id: 'artifacts',
     title: 'Build sandbox artifacts',
     state: binary && runtime ? 'present' : binary || runtime ? 'partial' : 'missing',
-    detail: binary && runtime ? `${binary}, ${runtime}` : binary || runtime ? `only ${binary ?? runtime}` : `${rel(paths.artifactDir)}/ empty or missing`,
+    detail: binary && runtime ? `${binary}, ${runtime}` : binary || runtime ? `only ${binary ?? runtime}` : 'not built',
     next: binary && runtime ? undefined : 'build the Claude Code binary + BBS runtime (swegym-console artifacts build)',
     outputs: [rel(paths.artifactDir) + '/'],
     manual: 'bash dressage/recipes/swegym/prepare_claude_code_sandbox_artifacts.sh',
@@ -105,7 +105,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
   });
 
   let mapState: StepState = 'missing';
-  let mapDetail = `${rel(paths.templateMap)} missing`;
+  let mapDetail = 'template map missing';
   try {
     const map = await readJsonFile<Record<string, unknown>>(paths.templateMap);
     if (map) {
@@ -121,7 +121,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     }
   } catch {
     mapState = 'invalid';
-    mapDetail = `${rel(paths.templateMap)} is not valid JSON`;
+    mapDetail = 'template map is not valid JSON';
   }
   steps.push({
     id: 'templates',
@@ -156,7 +156,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     id: 'convert',
     title: 'Convert to Dressage JSONL',
     state: convertState,
-    detail: rows === undefined ? `${rel(paths.trainJsonl)} missing` : `${rows} rows in ${rel(paths.trainJsonl)}${convertState === 'stale' ? ' (older than its inputs)' : ''}`,
+    detail: rows === undefined ? 'JSONL missing' : `${rows} rows${convertState === 'stale' ? ' (older than its inputs)' : ''}`,
     next: convertState === 'present' ? undefined : 'run the converter (swegym-console convert)',
     outputs: [rel(paths.trainJsonl)],
     manual: 'python3 examples/data/swegym/prepare_swegym_data.py data/swegym-train-claude-code-e2b.jsonl --input data/swegym-source/train.parquet --split train --provider e2b --sandbox-image-map data/e2b-template-map.json',
