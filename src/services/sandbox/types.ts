@@ -94,6 +94,8 @@ export interface TemplateSpec {
   readyPort: number;
   readyPath: string;
   skipCache?: boolean;
+  /** Directory that relative `copies[].src` paths are resolved against (E2B's fileContextPath). Default: cwd. */
+  contextDir?: string;
 }
 
 export interface TemplateBuildResult {
