@@ -54,6 +54,8 @@ export class FakeProvider implements SandboxProvider {
   private seq = 0;
   private stateFile?: string;
   unauthorized = false;
+  /** When set, every build waits for it before finishing (tests release it once a condition holds). */
+  gate?: Promise<void>;
 
   constructor(opts: { buildMs?: number; name?: 'memory' | 'e2b' | 'local'; stateFile?: string } = {}) {
     this.buildMs = opts.buildMs ?? 5;
@@ -109,6 +111,7 @@ export class FakeProvider implements SandboxProvider {
           { once: true },
         );
       });
+      if (this.gate) await this.gate;
       opts.onLog?.(`FROM ${spec.baseImage}`);
       if (script.fail) {
         opts.onLog?.(`error: ${script.fail}`);
