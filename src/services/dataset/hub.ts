@@ -1,0 +1,607 @@
+// A small Hugging Face hub download client on undici: the hub's resolve protocol (HEAD on the hub, X-Linked-Size /
+// X-Linked-ETag on the redirect, GET from the CDN location), HF_ENDPOINT / HF_TOKEN / HTTP(S)_PROXY / NO_PROXY,
+// resume from a `.part` file with Range, size and sha256 verification, atomic rename. The token is sent only to the
+// hub's own origin, never to the CDN it redirects to, and never printed.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ConsoleError, ExitCode } from '../errors.js';
+import { writeJsonAtomic } from '../workspace/atomic.js';
+
+export const DEFAULT_HF_ENDPOINT = 'https://huggingface.co';
+
+export interface HubConfig {
+  endpoint: string;
+  token?: string;
+  /** Where the token came from (never the token itself). */
+  tokenSource?: string;
+  proxy: { http?: string; https?: string; noProxy?: string };
+}
+
+function firstSet(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
+  for (const n of names) {
+    const v = env[n];
+    if (v !== undefined && v.trim() !== '') return v.trim();
+  }
+  return undefined;
+}
+
+/** Endpoint, token and proxies from the environment, the way huggingface_hub reads them. */
+export async function hubConfig(env: NodeJS.ProcessEnv = process.env): Promise<HubConfig> {
+  const endpoint = (firstSet(env, ['HF_ENDPOINT']) ?? DEFAULT_HF_ENDPOINT).replace(/\/+$/, '');
+  let token = firstSet(env, ['HF_TOKEN']);
+  let tokenSource = token ? 'HF_TOKEN' : undefined;
+  if (!token) {
+    token = firstSet(env, ['HUGGING_FACE_HUB_TOKEN']);
+    if (token) tokenSource = 'HUGGING_FACE_HUB_TOKEN';
+  }
+  if (!token && env.HF_HUB_DISABLE_IMPLICIT_TOKEN === undefined) {
+    // `huggingface-cli login` stores the token here.
+    const hfHome = firstSet(env, ['HF_HOME']) ?? path.join(firstSet(env, ['XDG_CACHE_HOME']) ?? path.join(env.HOME ?? homedir(), '.cache'), 'huggingface');
+    const file = firstSet(env, ['HF_TOKEN_PATH']) ?? path.join(hfHome, 'token');
+    try {
+      const t = (await readFile(file, 'utf8')).trim();
+      if (t) {
+        token = t;
+        tokenSource = file;
+      }
+    } catch {}
+  }
+  return {
+    endpoint,
+    token,
+    tokenSource,
+    proxy: {
+      http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),
+      https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
+      noProxy: firstSet(env, ['no_proxy', 'NO_PROXY']),
+    },
+  };
+}
+
+/** `<endpoint>/datasets/<repo>/resolve/<revision>/<file>` */
+export function resolveUrl(endpoint: string, repo: string, filename: string, revision = 'main', repoType: 'dataset' | 'model' = 'dataset'): string {
+  const prefix = repoType === 'dataset' ? 'datasets/' : '';
+  return `${endpoint.replace(/\/+$/, '')}/${prefix}${repo}/resolve/${encodeURIComponent(revision)}/${filename.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** A proxy URL without credentials, for messages. */
+function proxyHost(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url.includes('://') ? url : `http://${url}`);
+    return u.host;
+  } catch {
+    return '(unparsable proxy URL)';
+  }
+}
+
+export type DownloadPhase = 'probing' | 'downloading' | 'verifying' | 'done' | 'retrying';
+
+export interface DownloadProgress {
+  phase: DownloadPhase;
+  /** Bytes of the target present so far (including a resumed part). */
+  received: number;
+  total?: number;
+  /** Bytes that were already in the `.part` file when this run started. */
+  resumedFrom: number;
+  bytesPerSecond: number;
+  etaSeconds?: number;
+  attempt: number;
+  /** Host the bytes come from (the CDN after the hub's redirect). */
+  host?: string;
+  /** Last transient error, while retrying. */
+  note?: string;
+}
+
+export interface DownloadOptions {
+  repo: string;
+  filename: string;
+  revision?: string;
+  target: string;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  onProgress?: (p: DownloadProgress) => void;
+  /** Extra attempts after a dropped connection or a 5xx/429 (default 4). */
+  retries?: number;
+  /** First back-off delay; doubles per attempt (default 500 ms). */
+  retryDelayMs?: number;
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Progress callback interval (default 100 ms). */
+  progressIntervalMs?: number;
+}
+
+export interface DownloadResult {
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** True when the target was already present and identical; nothing was downloaded. */
+  upToDate: boolean;
+  resumedFrom: number;
+  /** What was checked against the hub's metadata. */
+  verified: { size: boolean; sha256: boolean };
+  commit?: string;
+  etag?: string;
+  /** The resolve URL (no credentials in it). */
+  url: string;
+}
+
+interface RemoteInfo {
+  /** URL to GET the bytes from (CDN location or the hub URL itself). */
+  downloadUrl: string;
+  size?: number;
+  /** sha256 of the content when the hub names it (LFS / xet files: X-Linked-ETag). */
+  sha256?: string;
+  etag?: string;
+  commit?: string;
+}
+
+interface PartMeta {
+  url: string;
+  etag?: string;
+  size?: number;
+  sha256?: string;
+}
+
+type Undici = typeof import('undici');
+
+const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+function cleanEtag(v: string | null): string | undefined {
+  if (!v) return undefined;
+  return v.replace(/^W\//, '').replace(/^"|"$/g, '');
+}
+
+/** A failure worth another attempt: a dropped connection, a timeout, a 5xx/429, an expired CDN URL. */
+class RetryableError extends Error {
+  constructor(
+    message: string,
+    readonly opts: { host: string; url: string; inner?: unknown; status?: number; reprobe?: boolean },
+  ) {
+    super(message);
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The low-level network code of an undici/fetch error, e.g. ENOTFOUND, ECONNREFUSED, UND_ERR_SOCKET. */
+export function networkCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const CODE_MEANING: Record<string, string> = {
+  ENOTFOUND: 'the host name does not resolve (no DNS, or no network)',
+  EAI_AGAIN: 'DNS lookup failed temporarily (no network?)',
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'the server did not answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the transfer stalled',
+  UND_ERR_SOCKET: 'the connection dropped',
+  UND_ERR_CLOSED: 'the connection closed',
+  CERT_HAS_EXPIRED: 'the TLS certificate has expired',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the TLS certificate cannot be verified (a TLS-intercepting proxy? set NODE_EXTRA_CA_CERTS)',
+  SELF_SIGNED_CERT_IN_CHAIN: 'a self-signed certificate is in the chain (a TLS-intercepting proxy? set NODE_EXTRA_CA_CERTS)',
+};
+
+const FATAL_CODES = new Set(['ENOTFOUND', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
+
+function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  return Boolean(signal?.aborted) || (err as Error)?.name === 'AbortError';
+}
+
+/**
+ * Downloads one file of a hub repo to `target`: resumable, verified, atomic. Progress is reported through
+ * `onProgress` (throttled). Throws ConsoleError with the host it could not reach and how to work around it.
+ */
+export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadResult> {
+  const env = opts.env ?? process.env;
+  const cfg = await hubConfig(env);
+  const undici: Undici = await import('undici');
+  const t = opts.timeouts ?? {};
+  const dispatcher = new undici.EnvHttpProxyAgent({
+    httpProxy: cfg.proxy.http ?? '',
+    httpsProxy: cfg.proxy.https ?? '',
+    noProxy: cfg.proxy.noProxy ?? '',
+    connect: { timeout: t.connectMs ?? 30_000 },
+    headersTimeout: t.headersMs ?? 60_000,
+    bodyTimeout: t.bodyMs ?? 60_000,
+  });
+  const url = resolveUrl(cfg.endpoint, opts.repo, opts.filename, opts.revision ?? 'main');
+  const hubOrigin = new URL(url).origin;
+  const target = path.resolve(opts.target);
+  const part = `${target}.part`;
+  const metaFile = `${target}.part.json`;
+  const retries = opts.retries ?? 4;
+  const baseDelay = opts.retryDelayMs ?? 500;
+  const interval = opts.progressIntervalMs ?? 100;
+  let currentHost = new URL(url).host;
+
+  const progress = createProgressReporter(opts.onProgress, interval);
+  const headersFor = (u: string, extra: Record<string, string> = {}): Record<string, string> => {
+    const h: Record<string, string> = { 'user-agent': 'swegym-console (undici)', 'accept-encoding': 'identity', ...extra };
+    if (cfg.token && new URL(u).origin === hubOrigin) h.authorization = `Bearer ${cfg.token}`;
+    return h;
+  };
+
+  const proxyFor = (u: string) => proxyHost(new URL(u).protocol === 'https:' ? (cfg.proxy.https ?? cfg.proxy.http) : cfg.proxy.http);
+
+  /** The final error after the retries ran out: names the host and the ways around it. */
+  const networkFailure = (last: RetryableError, stage: string, attempts: number): ConsoleError => {
+    const { host, status, inner } = last.opts;
+    const via = proxyFor(last.opts.url);
+    const code = status ? `HTTP ${status}` : (networkCode(inner) ?? 'network error');
+    const meaning = status ? `${host} kept failing (${last.message})` : (CODE_MEANING[code] ?? last.message);
+    return new ConsoleError({
+      what: `could not download ${opts.filename}: ${status ? `${host} answered ${code}` : `cannot reach ${host}`}${via ? ` (through proxy ${via})` : ''} while ${stage}${status ? '' : ` (${code})`}${attempts > 1 ? `, after ${attempts} attempts` : ''}`,
+      cause: meaning,
+      fix: [
+        `Check the network${via ? ' and the proxy' : ' (behind a proxy, set HTTPS_PROXY)'}, then run the download again; the partial file is kept and resumed.`,
+        `Or point HF_ENDPOINT at a reachable mirror of the hub (now ${cfg.endpoint}).`,
+        `Or fetch ${url} on another machine and place it at ${target} by hand.`,
+      ].join(' '),
+      exitCode: ExitCode.failed,
+      inner,
+    });
+  };
+
+  const httpFailure = async (res: Response, stage: string): Promise<ConsoleError> => {
+    const code = res.headers.get('x-error-code') ?? '';
+    const msg = res.headers.get('x-error-message') ?? '';
+    try {
+      await res.body?.cancel();
+    } catch {}
+    const detail = [code, msg].filter(Boolean).join(': ') || res.statusText || 'no details';
+    const host = new URL(res.url || url).host;
+    const manual = `or place ${opts.filename} at ${target} by hand.`;
+    if (res.status === 401 || (res.status === 403 && code !== 'GatedRepo')) {
+      return new ConsoleError({
+        what: `${host} refused ${opts.filename} of ${opts.repo} (HTTP ${res.status} while ${stage})`,
+        cause: `${detail}. ${cfg.token ? `A token is set (${cfg.tokenSource}); it may be invalid or lack access.` : 'No token is set (HF_TOKEN); the hub answers 401 for repositories it cannot find as well as for private ones.'}`,
+        fix: `Check the repository name and HF_ENDPOINT (${cfg.endpoint}); set HF_TOKEN to a token with read access; ${manual}`,
+        exitCode: ExitCode.precondition,
+      });
+    }
+    if (res.status === 403) {
+      return new ConsoleError({
+        what: `${opts.repo} is gated (HTTP 403)`,
+        cause: detail,
+        fix: `Accept its conditions at ${cfg.endpoint}/datasets/${opts.repo} with your account and set HF_TOKEN; ${manual}`,
+        exitCode: ExitCode.precondition,
+      });
+    }
+    if (res.status === 404) {
+      return new ConsoleError({
+        what: `${host} has no ${opts.filename} in ${opts.repo}@${opts.revision ?? 'main'} (HTTP 404)`,
+        cause: detail,
+        fix: `Check --split and HF_ENDPOINT (${cfg.endpoint}; a mirror may not carry this dataset); ${manual}`,
+        exitCode: ExitCode.failed,
+      });
+    }
+    return new ConsoleError({
+      what: `${host} answered HTTP ${res.status} for ${opts.filename} while ${stage}`,
+      cause: detail,
+      fix: `Try again later, or point HF_ENDPOINT at a mirror; ${manual}`,
+      exitCode: ExitCode.failed,
+    });
+  };
+
+  /** HEAD on the hub, following same-origin redirects; the first cross-origin Location is where the bytes are. */
+  const probe = async (): Promise<RemoteInfo> => {
+    progress.set({ phase: 'probing', host: new URL(url).host }, true);
+    let current = url;
+    const info: Partial<RemoteInfo> = {};
+    for (let hop = 0; hop < 10; hop++) {
+      currentHost = new URL(current).host;
+      let res: Response;
+      try {
+        res = (await undici.fetch(current, { method: 'HEAD', redirect: 'manual', headers: headersFor(current), dispatcher, signal: opts.signal })) as unknown as Response;
+      } catch (err) {
+        if (isAbort(err, opts.signal)) throw err;
+        throw new RetryableError(`${currentHost}: ${networkCode(err) ?? (err as Error).message}`, { host: currentHost, url: current, inner: err });
+      }
+      const linkedSize = res.headers.get('x-linked-size');
+      const linkedEtag = cleanEtag(res.headers.get('x-linked-etag'));
+      if (info.commit === undefined && res.headers.get('x-repo-commit')) info.commit = res.headers.get('x-repo-commit') ?? undefined;
+      if (linkedSize && info.size === undefined) info.size = Number(linkedSize);
+      if (linkedEtag && info.etag === undefined) info.etag = linkedEtag;
+      if (res.status >= 300 && res.status < 400) {
+        const location = res.headers.get('location');
+        if (!location) throw await httpFailure(res, 'resolving the file');
+        const next = new URL(location, current).toString();
+        if (new URL(next).origin !== hubOrigin) {
+          info.downloadUrl = next;
+          break;
+        }
+        current = next;
+        continue;
+      }
+      if (RETRYABLE_STATUS.has(res.status)) {
+        throw new RetryableError(`${currentHost} answered HTTP ${res.status}`, { host: currentHost, url: current, status: res.status });
+      }
+      if (!res.ok) throw await httpFailure(res, 'resolving the file');
+      info.downloadUrl = current;
+      if (info.size === undefined && res.headers.get('content-length')) info.size = Number(res.headers.get('content-length'));
+      if (info.etag === undefined) info.etag = cleanEtag(res.headers.get('etag'));
+      break;
+    }
+    if (!info.downloadUrl) throw new ConsoleError({ what: `too many redirects resolving ${url}`, fix: 'Check HF_ENDPOINT.' });
+    if (info.size !== undefined && !Number.isFinite(info.size)) info.size = undefined;
+    if (info.etag && /^[0-9a-f]{64}$/.test(info.etag)) info.sha256 = info.etag;
+    return info as RemoteInfo;
+  };
+
+  const hashFile = async (file: string): Promise<{ sha: ReturnType<typeof createHash>; bytes: number }> => {
+    const sha = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of createReadStream(file)) {
+      sha.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    return { sha, bytes };
+  };
+
+  const sizeOf = async (file: string): Promise<number | undefined> => {
+    try {
+      return (await stat(file)).size;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const discardPart = async () => {
+    await rm(part, { force: true });
+    await rm(metaFile, { force: true });
+  };
+
+  const readMeta = async (): Promise<PartMeta | undefined> => {
+    try {
+      return JSON.parse(await readFile(metaFile, 'utf8')) as PartMeta;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** One GET of the remaining bytes, appended to the `.part` file. Resolves with the part's size when the body ended. */
+  const fetchInto = async (info: RemoteInfo, have: number): Promise<number> => {
+    let current = info.downloadUrl;
+    let res: Response | undefined;
+    const retry = (message: string, extra: { inner?: unknown; status?: number; reprobe?: boolean } = {}) =>
+      new RetryableError(message, { host: currentHost, url: current, ...extra });
+    for (let hop = 0; hop < 10; hop++) {
+      currentHost = new URL(current).host;
+      const extra: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
+      try {
+        res = (await undici.fetch(current, { method: 'GET', redirect: 'manual', headers: headersFor(current, extra), dispatcher, signal: opts.signal })) as unknown as Response;
+      } catch (err) {
+        if (isAbort(err, opts.signal)) throw err;
+        throw retry(`${currentHost}: ${networkCode(err) ?? (err as Error).message}`, { inner: err });
+      }
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        current = new URL(location, current).toString();
+        await res.body?.cancel().catch(() => {});
+        continue;
+      }
+      break;
+    }
+    if (!res) throw new ConsoleError({ what: `too many redirects downloading ${url}`, fix: 'Check HF_ENDPOINT.' });
+    progress.set({ host: currentHost });
+    if (res.status === 403 && new URL(current).origin !== hubOrigin) {
+      // A signed CDN URL that expired between attempts: resolve again.
+      await res.body?.cancel().catch(() => {});
+      throw retry(`${currentHost} answered HTTP 403 (signed URL expired?)`, { status: 403, reprobe: true });
+    }
+    if (res.status === 416) {
+      await res.body?.cancel().catch(() => {});
+      await discardPart();
+      throw retry('the server refused the resume range; starting over', { status: 416, reprobe: true });
+    }
+    if (RETRYABLE_STATUS.has(res.status)) {
+      await res.body?.cancel().catch(() => {});
+      throw retry(`${currentHost} answered HTTP ${res.status}`, { status: res.status });
+    }
+    if (!res.ok) throw await httpFailure(res, 'downloading');
+    if (res.status === 206) {
+      const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers.get('content-range') ?? '');
+      const start = m ? Number(m[1]) : -1;
+      if (start !== have) {
+        await res.body?.cancel().catch(() => {});
+        await discardPart();
+        throw retry(`the server resumed at byte ${start} instead of ${have}; starting over`);
+      }
+    } else {
+      // 200: the server ignored Range (or there was nothing to resume): the body is the whole file.
+      have = 0;
+    }
+    const handle = await open(part, have > 0 ? 'a' : 'w');
+    let received = have;
+    try {
+      if (!res.body) throw retry('empty response body');
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        await handle.write(chunk);
+        received += chunk.byteLength;
+        progress.bytes(received);
+      }
+      await handle.sync();
+    } catch (err) {
+      await handle.close().catch(() => {});
+      if (isAbort(err, opts.signal)) throw err;
+      if (err instanceof RetryableError || err instanceof ConsoleError) throw err;
+      throw retry(`${currentHost}: ${networkCode(err) ?? (err as Error).message} after ${received} bytes`, { inner: err });
+    }
+    await handle.close();
+    return received;
+  };
+
+  try {
+    let info: RemoteInfo | undefined;
+    let lastError: RetryableError | undefined;
+    let resumedFrom = 0;
+    let firstAttempt = true;
+    let attempts = 0;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      attempts = attempt + 1;
+      if (attempt > 0) {
+        progress.set({ phase: 'retrying', attempt, note: lastError?.message }, true);
+        await sleep(baseDelay * 2 ** (attempt - 1), opts.signal);
+      }
+      try {
+        if (!info) {
+          info = await probe();
+          progress.set({ total: info.size });
+          // Already there and identical: nothing to do.
+          const existing = await sizeOf(target);
+          if (existing !== undefined && info.size === existing && info.sha256) {
+            progress.set({ phase: 'verifying' }, true);
+            const { sha } = await hashFile(target);
+            const digest = sha.digest('hex');
+            if (digest === info.sha256) {
+              await discardPart();
+              progress.set({ phase: 'done', received: existing }, true);
+              return { file: target, bytes: existing, sha256: digest, upToDate: true, resumedFrom: 0, verified: { size: true, sha256: true }, commit: info.commit, etag: info.etag, url };
+            }
+          }
+          // A part from another version of the file is useless.
+          const meta = await readMeta();
+          const partSize = await sizeOf(part);
+          if (partSize !== undefined && (!meta || meta.url !== url || meta.etag !== info.etag || meta.size !== info.size || (info.size !== undefined && partSize > info.size))) {
+            await discardPart();
+          }
+          await mkdir(path.dirname(target), { recursive: true });
+          await writeJsonAtomic(metaFile, { url, etag: info.etag, size: info.size, sha256: info.sha256 } satisfies PartMeta);
+        }
+        const have = (await sizeOf(part)) ?? 0;
+        if (firstAttempt) {
+          resumedFrom = have;
+          firstAttempt = false;
+        }
+        progress.set({ phase: 'downloading', attempt, resumedFrom, received: have, note: undefined }, true);
+        progress.startRate(have);
+        if (info.size === undefined || have < info.size) await fetchInto(info, have);
+        const finalSize = (await sizeOf(part)) ?? 0;
+        if (info.size !== undefined && finalSize < info.size) {
+          throw new RetryableError(`the connection ended after ${finalSize} of ${info.size} bytes`, { host: currentHost, url: info.downloadUrl });
+        }
+        progress.set({ phase: 'verifying', received: finalSize }, true);
+        const digest = (await hashFile(part)).sha.digest('hex');
+        if (info.size !== undefined && finalSize !== info.size) {
+          await discardPart();
+          throw new ConsoleError({
+            what: `${opts.filename} has ${finalSize} bytes, the hub says ${info.size}`,
+            cause: 'the server sent more data than announced, or the file changed on the hub during the download',
+            fix: 'Run the download again; if it repeats, check HF_ENDPOINT (a mirror may serve a different file).',
+          });
+        }
+        if (info.sha256 && digest !== info.sha256) {
+          await discardPart();
+          throw new ConsoleError({
+            what: `${opts.filename} failed its checksum: sha256 ${digest.slice(0, 12)}…, the hub says ${info.sha256.slice(0, 12)}…`,
+            cause: 'the bytes were corrupted in transit or by a proxy/mirror, or a stale partial download was resumed',
+            fix: 'The partial file was removed; run the download again. If it repeats, check the proxy or HF_ENDPOINT mirror.',
+          });
+        }
+        await rename(part, target);
+        await rm(metaFile, { force: true });
+        progress.set({ phase: 'done', received: finalSize }, true);
+        return {
+          file: target,
+          bytes: finalSize,
+          sha256: digest,
+          upToDate: false,
+          resumedFrom,
+          verified: { size: info.size !== undefined, sha256: Boolean(info.sha256) },
+          commit: info.commit,
+          etag: info.etag,
+          url,
+        };
+      } catch (err) {
+        if (err instanceof RetryableError) {
+          lastError = err;
+          // No point retrying a name that does not resolve, a refused connection or a bad certificate.
+          if (FATAL_CODES.has(networkCode(err.opts.inner) ?? '')) break;
+          if (err.opts.reprobe) info = undefined;
+          continue;
+        }
+        throw err;
+      }
+    }
+    throw networkFailure(lastError ?? new RetryableError('network error', { host: currentHost, url }), info ? 'downloading' : 'resolving the file', attempts);
+  } catch (err) {
+    if (isAbort(err, opts.signal)) {
+      throw new ConsoleError({
+        what: `download of ${opts.filename} interrupted`,
+        cause: 'cancelled',
+        fix: `Run it again to resume from ${path.basename(part)}.`,
+        exitCode: ExitCode.failed,
+      });
+    }
+    throw err;
+  } finally {
+    progress.stop();
+    await dispatcher.close().catch(() => {});
+  }
+}
+
+/** Throttles progress callbacks and computes a smoothed rate and ETA. */
+function createProgressReporter(cb: ((p: DownloadProgress) => void) | undefined, intervalMs: number) {
+  const state: DownloadProgress = { phase: 'probing', received: 0, resumedFrom: 0, bytesPerSecond: 0, attempt: 0 };
+  let last = 0;
+  let rateBase = { at: Date.now(), bytes: 0 };
+  let sample = { at: Date.now(), bytes: 0 };
+  const emit = (force: boolean) => {
+    if (!cb) return;
+    const now = Date.now();
+    if (!force && now - last < intervalMs) return;
+    last = now;
+    cb({ ...state });
+  };
+  return {
+    set(partial: Partial<DownloadProgress>, force = false) {
+      Object.assign(state, partial);
+      emit(force);
+    },
+    startRate(bytes: number) {
+      rateBase = { at: Date.now(), bytes };
+      sample = { ...rateBase };
+    },
+    bytes(received: number) {
+      state.received = received;
+      const now = Date.now();
+      if (now - sample.at >= 250) {
+        const inst = ((received - sample.bytes) * 1000) / (now - sample.at);
+        state.bytesPerSecond = state.bytesPerSecond ? state.bytesPerSecond * 0.7 + inst * 0.3 : ((received - rateBase.bytes) * 1000) / Math.max(1, now - rateBase.at);
+        sample = { at: now, bytes: received };
+        state.etaSeconds = state.total !== undefined && state.bytesPerSecond > 0 ? Math.max(0, (state.total - received) / state.bytesPerSecond) : undefined;
+      }
+      emit(false);
+    },
+    stop() {
+      last = 0;
+    },
+  };
+}
