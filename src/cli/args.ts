@@ -110,7 +110,7 @@ export function helpText(version: string, topic?: CommandSpec, group?: string): 
     lines.push('', 'global options:', ...optionLines(GLOBAL_OPTIONS.filter((o) => o.name !== 'json' || topic.json)));
     return lines.join('\n') + '\n';
   }
-  const specs = group ? COMMANDS.filter((c) => c.words[0] === group) : COMMANDS;
+  const specs = (group ? COMMANDS.filter((c) => c.words[0] === group) : COMMANDS).filter((c) => !c.hidden);
   const rows = specs.map((c) => [`${c.words.join(' ')}${c.args ? ` ${c.args}` : ''}`, c.summary + (c.load ? '' : ' (not yet)')] as const);
   const width = Math.max(...rows.map((r) => r[0].length)) + 2;
   const lines = [

@@ -21,6 +21,8 @@ export interface CommandSpec {
   json?: boolean;
   /** Lazily loads the handler so that start-up parses only what the chosen command needs. */
   load?: () => Promise<Handler>;
+  /** Developer commands (e.g. `simulate`): they work, but `--help` does not list them. */
+  hidden?: boolean;
 }
 
 export const GLOBAL_OPTIONS: OptionSpec[] = [
@@ -88,6 +90,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'skip-cache', type: 'boolean', help: 'force a full rebuild without the build cache' },
     ],
     json: true,
+    load: async () => (await import('./commands/templates.js')).templatesBuildCommand,
   },
   {
     words: ['templates', 'smoke'],
@@ -98,8 +101,14 @@ export const COMMANDS: CommandSpec[] = [
       concurrency,
     ],
     json: true,
+    load: async () => (await import('./commands/templates.js')).templatesSmokeCommand,
   },
-  { words: ['templates', 'status'], summary: 'per-image template state, smoke result and errors', json: true },
+  {
+    words: ['templates', 'status'],
+    summary: 'per-image template state, smoke result and errors',
+    json: true,
+    load: async () => (await import('./commands/templates.js')).templatesStatusCommand,
+  },
   {
     words: ['convert'],
     summary: "run Dressage's converter and verify the JSONL",
@@ -173,6 +182,33 @@ export const COMMANDS: CommandSpec[] = [
     json: true,
   },
   { words: ['demo'], summary: 'the sample workspace on the local provider: data → templates → smoke → validation, offline', json: true },
+  {
+    words: ['simulate'],
+    args: 'DIR',
+    summary: 'developer tool: write a simulated Dressage run (run.log, traj files) into DIR, offline or --live',
+    options: [
+      { name: 'live', type: 'boolean', help: 'append at the pace of a run (see --speed) instead of all at once' },
+      { name: 'speed', type: 'string', arg: 'X', help: 'live: simulated seconds per second (default 1)' },
+      { name: 'size', type: 'string', arg: 'SIZE', help: 'offline: grow the log to about SIZE (e.g. 1GB) with noise lines' },
+      { name: 'seed', type: 'string', arg: 'N', help: 'random seed (default 1); same seed, same run' },
+      { name: 'rollouts', type: 'string', arg: 'N', help: 'rollouts (default 500)' },
+      { name: 'prompts', type: 'string', arg: 'N', help: 'prompts per rollout (default 8)' },
+      { name: 'samples-per-prompt', type: 'string', arg: 'N', help: 'samples per prompt (default 16)' },
+      { name: 'concurrency', type: 'string', arg: 'N', help: 'sessions in flight (default 64)' },
+      { name: 'rollout-seconds', type: 'string', arg: 'S', help: 'generation time per rollout (default 2700 offline, 60 live)' },
+      { name: 'train-seconds', type: 'string', arg: 'S', help: 'training time per rollout (default 240 offline, 8 live)' },
+      { name: 'startup-seconds', type: 'string', arg: 'S', help: 'launcher start-up time (default 600 offline, 6 live)' },
+      { name: 'noise-rate', type: 'string', arg: 'N', help: 'noise lines per simulated second (default 2 offline, 20 live)' },
+      { name: 'traj', type: 'string', arg: 'all|none|N', help: 'write traj files for all, none or N samples (default: none offline, all live)' },
+      { name: 'checkpoints', type: 'boolean', help: 'also create DIR/checkpoints/iter_<N>/ every 10 rollouts' },
+      { name: 'run-name', type: 'string', arg: 'NAME', help: 'RUN_NAME used in paths (default swegym-qwen3.5-4b-claude-code-grpo-sync)' },
+      { name: 'no-ansi', type: 'boolean', help: 'no ANSI colour on Ray actor prefixes' },
+      { name: 'force', type: 'boolean', help: 'replace a previous simulated run in DIR' },
+    ],
+    json: true,
+    hidden: true,
+    load: async () => (await import('./commands/simulate.js')).simulateCommand,
+  },
 ];
 
 export function findCommand(words: string[]): { spec: CommandSpec; consumed: number } | undefined {
