@@ -1,0 +1,337 @@
+// The run registry: .swegym-console/runs/<run>/run.json (written atomically) per launched run, with its config
+// (secrets redacted), launcher pid/pgid, start time, log path, Dressage's output and checkpoint paths and status.
+// Status is derived from what outlives the console: process-group liveness and the exit file the launch wrapper
+// writes when the launcher ends (recipe reference §6.3, §7).
+import { open, readFile, readdir, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import type { RecipePaths } from '../workspace/paths.js';
+import { readJsonFile, writeJsonAtomic } from '../workspace/atomic.js';
+import { isProcessAlive } from '../workspace/lock.js';
+import { ConsoleError, ExitCode } from '../errors.js';
+import { redact } from '../secrets.js';
+
+export type RunStatus = 'starting' | 'running' | 'exited' | 'stopped' | 'lost';
+
+export interface RunRecord {
+  version: 1;
+  /** Registry name: <RUN_NAME>-<UTC timestamp>. */
+  name: string;
+  /** Dressage's RUN_NAME. */
+  runName: string;
+  host: string;
+  createdAt: string;
+  startedAt?: string;
+  /** The launch wrapper's pid; it leads its own session and process group (pgid = pid). */
+  pid?: number;
+  pgid?: number;
+  /** /proc start time of the wrapper (clock ticks), to tell a reused pid apart. */
+  procStart?: string;
+  command: { argv: string[]; cwd: string };
+  /** Launcher stdout+stderr, appended. */
+  logFile: string;
+  /** Written by the wrapper when the launcher ends: {"exitCode":N,"endedAt":"…"}. */
+  exitFile: string;
+  /** Dressage's outputs/logs/<RUN_NAME> (LOG_DIR) and checkpoint dir (SAVE_ROOT). */
+  outputsLogDir: string;
+  checkpointDir: string;
+  /** Settings the operator set, and the effective values; secret values masked. */
+  config: { explicit: Record<string, string>; effective: Record<string, string>; sources: Record<string, string> };
+  /** The five effective_* lines the console expected the launcher to print. */
+  expectedEffectiveLines: string[];
+  resumedFrom?: { root: string; step?: number };
+  /** Last persisted status; the live status is derived by `runStatus`. */
+  status: RunStatus;
+  exitCode?: number;
+  endedAt?: string;
+  stopRequestedAt?: string;
+  stoppedAt?: string;
+  /** Set once the run log shows training/rollout progress (starting → running). */
+  progressAt?: string;
+  progressScanOffset?: number;
+  launchError?: string;
+}
+
+export interface RunView extends RunRecord {
+  /** Live status derived now. */
+  status: RunStatus;
+  alive: boolean;
+  /** Set when the run was launched on another host: liveness cannot be checked from here. */
+  remote?: boolean;
+}
+
+export const RUN_FILE = 'run.json';
+
+export function runDir(paths: RecipePaths, name: string): string {
+  return path.join(paths.runsDir, name);
+}
+
+export function runFile(paths: RecipePaths, name: string): string {
+  return path.join(runDir(paths, name), RUN_FILE);
+}
+
+/** `<RUN_NAME>-YYYYMMDD-HHMMSS` (UTC), unique among existing entries. */
+export async function newRunName(paths: RecipePaths, runName: string, now = new Date()): Promise<string> {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const safe = runName.replace(/[^A-Za-z0-9._-]/g, '_');
+  const base = `${safe}-${stamp}`;
+  let name = base;
+  for (let i = 2; await exists(runDir(paths, name)); i++) name = `${base}-${i}`;
+  return name;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function writeRun(paths: RecipePaths, record: RunRecord): Promise<void> {
+  await writeJsonAtomic(runFile(paths, record.name), record, { mode: 0o600 });
+}
+
+export async function readRun(paths: RecipePaths, name: string): Promise<RunRecord | undefined> {
+  return readJsonFile<RunRecord>(runFile(paths, name));
+}
+
+/** Reads, patches and writes one record atomically. */
+export async function updateRun(paths: RecipePaths, name: string, patch: Partial<RunRecord>): Promise<RunRecord> {
+  const current = await readRun(paths, name);
+  if (!current) throw new ConsoleError({ what: `run "${name}" is not in the registry`, exitCode: ExitCode.usage });
+  const next = { ...current, ...patch };
+  await writeRun(paths, next);
+  return next;
+}
+
+/** Start time of a process from /proc (Linux); undefined elsewhere or when gone. */
+export async function procStartTime(pid: number): Promise<string | undefined> {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (comm) may contain spaces; fields after the last ')' are space separated, starttime is field 22.
+    const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return rest[19];
+  } catch {
+    return undefined;
+  }
+}
+
+export function isGroupAlive(pgid: number): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 1) return false;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the launcher (or anything left in its process group) still runs, guarding against pid reuse. */
+export async function isRunAlive(record: RunRecord): Promise<boolean> {
+  if (!record.pid) return false;
+  const pidAlive = isProcessAlive(record.pid);
+  const reused = pidAlive && record.procStart !== undefined && (await procStartTime(record.pid)) !== undefined && (await procStartTime(record.pid)) !== record.procStart;
+  if (pidAlive && !reused) return true;
+  if (reused) return false;
+  return record.pgid !== undefined && isGroupAlive(record.pgid);
+}
+
+export async function readExitFile(file: string): Promise<{ exitCode: number; endedAt?: string } | undefined> {
+  try {
+    const data = JSON.parse(await readFile(file, 'utf8')) as { exitCode?: unknown; endedAt?: unknown };
+    if (typeof data.exitCode !== 'number') return undefined;
+    return { exitCode: data.exitCode, endedAt: typeof data.endedAt === 'string' ? data.endedAt : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+const PROGRESS = /(?:^|\s|\))(?:step|rollout|perf) \d+: \{|SWE-Gym reward=/;
+const SCAN_CHUNK = 4 * 1024 * 1024;
+
+/** Scans the run log from the last offset for the first training/rollout progress line. */
+async function scanProgress(record: RunRecord): Promise<{ found: boolean; offset: number }> {
+  const from = record.progressScanOffset ?? 0;
+  let handle;
+  try {
+    handle = await open(record.logFile, 'r');
+  } catch {
+    return { found: false, offset: from };
+  }
+  try {
+    const size = (await handle.stat()).size;
+    if (size <= from) return { found: false, offset: from };
+    // Start a little earlier so that a line split across scans is still seen whole.
+    const start = Math.max(0, from - 512);
+    const len = Math.min(SCAN_CHUNK, size - start);
+    const buf = Buffer.alloc(len);
+    await handle.read(buf, 0, len, start);
+    const text = buf.toString('utf8');
+    const found = text.split('\n').some((l) => PROGRESS.test(l));
+    return { found, offset: start + len };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The live status of a run: exit file → exited (or stopped, when a stop was asked); a recorded stop → stopped;
+ * alive → starting until the log shows progress, then running; otherwise lost (it vanished without an exit file:
+ * killed with SIGKILL, the machine rebooted…). Terminal statuses and progress are persisted.
+ */
+export async function runStatus(paths: RecipePaths, record: RunRecord): Promise<RunView> {
+  const exit = await readExitFile(record.exitFile);
+  let next: RunRecord = record;
+  let alive = false;
+  let remote = false;
+  if (exit) {
+    next = { ...record, status: record.stopRequestedAt ? 'stopped' : 'exited', exitCode: exit.exitCode, endedAt: exit.endedAt ?? record.endedAt };
+    alive = await isRunAlive(record);
+  } else if (record.stoppedAt) {
+    next = { ...record, status: 'stopped' };
+  } else if (record.host !== hostname()) {
+    remote = true;
+  } else if (record.launchError) {
+    next = { ...record, status: 'exited' };
+  } else if (await isRunAlive(record)) {
+    alive = true;
+    if (!record.progressAt) {
+      const scan = await scanProgress(record);
+      next = scan.found
+        ? { ...record, status: 'running', progressAt: new Date().toISOString(), progressScanOffset: scan.offset }
+        : { ...record, status: 'starting', progressScanOffset: scan.offset };
+    } else next = { ...record, status: 'running' };
+  } else if (record.status === 'starting' && !record.pid) {
+    // Registered but never spawned (the console died between the two writes).
+    next = { ...record, status: 'lost' };
+  } else {
+    next = { ...record, status: 'lost', endedAt: record.endedAt ?? new Date().toISOString() };
+  }
+  const changed =
+    next.status !== record.status ||
+    next.exitCode !== record.exitCode ||
+    next.progressAt !== record.progressAt ||
+    (next.progressScanOffset !== record.progressScanOffset && next.progressScanOffset !== undefined && next.progressScanOffset - (record.progressScanOffset ?? 0) > 1024 * 1024);
+  if (changed && !remote) {
+    try {
+      await writeRun(paths, next);
+    } catch {}
+  }
+  return { ...next, alive, ...(remote ? { remote } : {}) };
+}
+
+/** Every run in the registry with its live status, newest first. Unreadable entries are skipped. */
+export async function listRuns(paths: RecipePaths): Promise<RunView[]> {
+  let names: string[];
+  try {
+    names = await readdir(paths.runsDir);
+  } catch {
+    return [];
+  }
+  const out: RunView[] = [];
+  for (const name of names) {
+    let record: RunRecord | undefined;
+    try {
+      record = await readRun(paths, name);
+    } catch {
+      continue;
+    }
+    if (record) out.push(await runStatus(paths, record));
+  }
+  return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** Runs still starting or running — for the app start-up and the dashboard to reattach to. */
+export async function findActiveRuns(paths: RecipePaths): Promise<RunView[]> {
+  return (await listRuns(paths)).filter((r) => r.status === 'starting' || r.status === 'running');
+}
+
+/** Finds a run by registry name, Dressage RUN_NAME (newest) or unique name prefix; the newest run when no query. */
+export async function findRun(paths: RecipePaths, query?: string): Promise<RunView> {
+  const runs = await listRuns(paths);
+  if (runs.length === 0) {
+    throw new ConsoleError({
+      what: 'no runs in the registry',
+      cause: `${paths.runsDir} is empty or missing`,
+      fix: 'launch one with `swegym-console train launch`',
+      exitCode: ExitCode.precondition,
+    });
+  }
+  if (!query) return runs[0] as RunView;
+  const exact = runs.find((r) => r.name === query) ?? runs.find((r) => r.runName === query);
+  if (exact) return exact;
+  const prefixed = runs.filter((r) => r.name.startsWith(query));
+  if (prefixed.length === 1) return prefixed[0] as RunView;
+  throw new ConsoleError({
+    what: prefixed.length > 1 ? `"${query}" matches ${prefixed.length} runs` : `no run named "${query}"`,
+    fix: `use one of: ${runs.slice(0, 8).map((r) => r.name).join(', ')}`,
+    exitCode: ExitCode.usage,
+  });
+}
+
+/** Last lines of the run log, redacted. */
+export async function tailLog(file: string, lines = 20, maxBytes = 64 * 1024): Promise<string[]> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const size = (await handle.stat()).size;
+    const len = Math.min(size, maxBytes);
+    const buf = Buffer.alloc(len);
+    await handle.read(buf, 0, len, size - len);
+    const all = buf.toString('utf8').split('\n');
+    if (all[all.length - 1] === '') all.pop();
+    if (len < size) all.shift();
+    return all.slice(-lines).map((l) => redact(l));
+  } finally {
+    await handle.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checkpoints (Megatron layout, §6.3)
+
+export interface CheckpointInfo {
+  root: string;
+  /** Latest iteration (rollout id), from latest_checkpointed_iteration.txt or the highest iter_NNNNNNN directory. */
+  step: number;
+  dir: string;
+  source: 'tracker' | 'directory';
+  count: number;
+}
+
+export async function findLatestCheckpoint(root: string): Promise<CheckpointInfo | undefined> {
+  let entries: string[] = [];
+  try {
+    entries = await readdir(root);
+  } catch {
+    return undefined;
+  }
+  const iters = entries
+    .map((e) => /^iter_(\d{7})$/.exec(e))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+  let tracked: number | undefined;
+  try {
+    const t = (await readFile(path.join(root, 'latest_checkpointed_iteration.txt'), 'utf8')).trim();
+    if (/^\d+$/.test(t)) tracked = Number(t);
+  } catch {}
+  const dirFor = (n: number) => path.join(root, `iter_${String(n).padStart(7, '0')}`);
+  if (tracked !== undefined && iters.includes(tracked)) return { root, step: tracked, dir: dirFor(tracked), source: 'tracker', count: iters.length };
+  const last = iters[iters.length - 1];
+  if (last === undefined) return undefined;
+  return { root, step: last, dir: dirFor(last), source: 'directory', count: iters.length };
+}
+
+/** The launcher settings that resume from a checkpoint (§6.1: RESUME_FROM_CKPT, RESUME_CKPT_ROOT, RESUME_CKPT_STEP). */
+export function resumeSettings(ckpt: CheckpointInfo): Record<string, string> {
+  return { RESUME_FROM_CKPT: '1', RESUME_CKPT_ROOT: ckpt.root, RESUME_CKPT_STEP: String(ckpt.step) };
+}
+
+export { hostname as currentHost };
