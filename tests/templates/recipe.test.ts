@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { templateSpec, specFingerprint, startCommand, UNPACK_COMMAND } from '../../src/services/templates/recipe.js';
+import { templateSpec, specFingerprint, specArtifacts, startCommand, UNPACK_COMMAND } from '../../src/services/templates/recipe.js';
 
 const versions = { claudeCodeVersion: '2.1.207', portablePythonVersion: '3.10.20', bbsVersion: '1.1.0' };
 
@@ -10,8 +10,13 @@ test('the spec follows Dressage\'s builder step for step', () => {
   assert.equal(spec.name, 'swegym-a_s_b-1');
   assert.deepEqual(spec.aptPackages, ['bash', 'curl', 'ca-certificates', 'git', 'patch', 'tar']);
   assert.deepEqual(spec.copies, [
-    { src: '/ws/data/claude-code-artifacts/claude-2.1.207-linux-x64', dest: '/usr/local/bin/claude', mode: 0o755 },
-    { src: '/ws/data/claude-code-artifacts/claude-code-runtime-python-3.10.20-bbs-1.1.0.tar.gz', dest: '/tmp/cc-runtime.tar.gz' },
+    { src: 'claude-2.1.207-linux-x64', dest: '/usr/local/bin/claude', mode: 0o755 },
+    { src: 'claude-code-runtime-python-3.10.20-bbs-1.1.0.tar.gz', dest: '/tmp/cc-runtime.tar.gz' },
+  ]);
+  assert.equal(spec.contextDir, '/ws/data/claude-code-artifacts');
+  assert.deepEqual(specArtifacts(spec), [
+    '/ws/data/claude-code-artifacts/claude-2.1.207-linux-x64',
+    '/ws/data/claude-code-artifacts/claude-code-runtime-python-3.10.20-bbs-1.1.0.tar.gz',
   ]);
   assert.deepEqual(spec.runCommands, [
     'rm -rf /opt/cc-runtime && mkdir -p /opt/cc-runtime && tar -xzf /tmp/cc-runtime.tar.gz -C /opt/cc-runtime --strip-components=1 && /usr/local/bin/claude --version',
@@ -37,9 +42,9 @@ test('the spec follows Dressage\'s builder step for step', () => {
 test('the fingerprint changes with the recipe and the artifacts, not with the name or skip-cache', () => {
   const a = templateSpec({ image: 'img', name: 'n1', artifactDir: '/a', versions });
   const b = templateSpec({ image: 'img', name: 'n2', artifactDir: '/a', versions, skipCache: true });
-  const files = Object.fromEntries(a.copies.map((c) => [c.src, 'aaa']));
+  const files = Object.fromEntries(specArtifacts(a).map((f) => [f, 'aaa']));
   assert.equal(specFingerprint(a, files), specFingerprint(b, files));
-  assert.notEqual(specFingerprint(a, files), specFingerprint(a, { ...files, [a.copies[0]!.src]: 'bbb' }));
+  assert.notEqual(specFingerprint(a, files), specFingerprint(a, { ...files, [specArtifacts(a)[0]!]: 'bbb' }));
   const other = templateSpec({ image: 'img', name: 'n1', artifactDir: '/a', versions: { ...versions, bbsVersion: '1.2.0' } });
   assert.notEqual(specFingerprint(a), specFingerprint(other));
   assert.notEqual(specFingerprint(a), specFingerprint(templateSpec({ image: 'img2', name: 'n1', artifactDir: '/a', versions })));

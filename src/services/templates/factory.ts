@@ -246,14 +246,14 @@ export class TemplateFactory {
     this.bump();
   }
 
-  private async setRecord(image: string, patch: Partial<TemplateRecord> & { state: TemplateState }, persist = true, skipped = false): Promise<TemplateRecord> {
+  private async setRecord(image: string, patch: Partial<TemplateRecord> & { state: TemplateState }, persist = true, skipped = false, emit = true): Promise<TemplateRecord> {
     const prev = this.records.get(image);
     const record: TemplateRecord = { ...(prev ?? { image, template: '' }), ...patch, image, updatedAt: nowIso() } as TemplateRecord;
     for (const k of Object.keys(record) as (keyof TemplateRecord)[]) if (record[k] === undefined) delete record[k];
     this.records.set(image, record);
     this.bump();
-    this.config.onEvent?.({ type: 'state', image, record, skipped });
     if (persist && this.journal) await this.journal.set(image, record);
+    if (emit) this.config.onEvent?.({ type: 'state', image, record, skipped });
     return record;
   }
 
@@ -499,9 +499,11 @@ export class TemplateFactory {
       const durationMs = Date.now() - t0;
       this.doneThisRun++;
       this.buildMsThisRun += durationMs;
-      // Map first, then the journal: after a crash between the two the map is right and the journal resumes.
-      await this.ensureMapped(image, name);
-      await this.setRecord(image, {
+      // Journal first, then the map: after a crash between the two, the next run finds the record "built",
+      // checks that the template exists and writes the missing map entry (the map never names an unfinished build).
+      const record = await this.setRecord(
+        image,
+        {
         state: 'built',
         template: result.name || name,
         templateId: result.templateId,
@@ -510,7 +512,13 @@ export class TemplateFactory {
         attempts: attempts.n,
         builtAt: nowIso(),
         fingerprint,
-      });
+        },
+        true,
+        false,
+        false,
+      );
+      await this.ensureMapped(image, record.template);
+      this.config.onEvent?.({ type: 'state', image, record });
     } catch (err) {
       if (this.abandoning && !(err instanceof Interrupted)) {
         this.abandonedSet.add(image);

@@ -51,7 +51,8 @@ export interface RecipeOptions {
   skipCache?: boolean;
 }
 
-/** The TemplateSpec for one image. Copy sources are absolute paths inside the artifact directory. */
+/** The TemplateSpec for one image. Like Dressage, copy sources are file names relative to the artifact directory
+ * (the build's file context, `contextDir`). */
 export function templateSpec(opts: RecipeOptions): TemplateSpec {
   const port = opts.port ?? BLACKBOX_PORT;
   return {
@@ -61,9 +62,10 @@ export function templateSpec(opts: RecipeOptions): TemplateSpec {
     memoryMb: opts.memoryMb ?? DEFAULT_MEMORY_MB,
     aptPackages: [...APT_PACKAGES],
     copies: [
-      { src: path.join(opts.artifactDir, binaryFileName(opts.versions)), dest: CLAUDE_BIN, mode: 0o755 },
-      { src: path.join(opts.artifactDir, runtimeFileName(opts.versions)), dest: RUNTIME_TARBALL_DEST },
+      { src: binaryFileName(opts.versions), dest: CLAUDE_BIN, mode: 0o755 },
+      { src: runtimeFileName(opts.versions), dest: RUNTIME_TARBALL_DEST },
     ],
+    contextDir: opts.artifactDir,
     runCommands: [UNPACK_COMMAND],
     startCommand: startCommand(port),
     readyPort: port,
@@ -72,9 +74,9 @@ export function templateSpec(opts: RecipeOptions): TemplateSpec {
   };
 }
 
-/** The artifact files a spec copies (to check they exist before building). */
+/** The artifact files a spec copies, as absolute paths (to check they exist before building). */
 export function specArtifacts(spec: TemplateSpec): string[] {
-  return spec.copies.map((c) => c.src);
+  return spec.copies.map((c) => path.resolve(spec.contextDir ?? process.cwd(), c.src));
 }
 
 /**
@@ -89,7 +91,12 @@ export function specFingerprint(spec: TemplateSpec, fileDigests: Record<string, 
     cpuCount: spec.cpuCount,
     memoryMb: spec.memoryMb,
     aptPackages: spec.aptPackages,
-    copies: spec.copies.map((c) => ({ file: path.basename(c.src), digest: fileDigests[c.src] ?? '', dest: c.dest, mode: c.mode ?? null })),
+    copies: spec.copies.map((c) => ({
+      file: path.basename(c.src),
+      digest: fileDigests[path.resolve(spec.contextDir ?? process.cwd(), c.src)] ?? '',
+      dest: c.dest,
+      mode: c.mode ?? null,
+    })),
     runCommands: spec.runCommands,
     startCommand: spec.startCommand,
     ready: `${spec.readyPort}${spec.readyPath}`,
