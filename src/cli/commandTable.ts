@@ -51,6 +51,7 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'download <split>.parquet of NovaSky-AI/SkyRL-v0-293-data (resumable)',
     options: [split, { name: 'dir', type: 'string', arg: 'DIR', help: 'target directory (default: data/swegym-source)' }],
     json: true,
+    load: async () => (await import('./commands/data.js')).dataDownloadCommand,
   },
   {
     words: ['data', 'images'],
@@ -62,6 +63,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'expect-rows', type: 'string', arg: 'N', help: 'override the expected row count (other datasets)' },
     ],
     json: true,
+    load: async () => (await import('./commands/data.js')).dataImagesCommand,
   },
   {
     words: ['data', 'show'],
@@ -72,6 +74,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'expect-rows', type: 'string', arg: 'N', help: 'override the expected row count' },
     ],
     json: true,
+    load: async () => (await import('./commands/data.js')).dataShowCommand,
   },
   {
     words: ['artifacts', 'build'],

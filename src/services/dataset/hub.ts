@@ -185,6 +185,7 @@ export function networkCode(err: unknown): string | undefined {
   for (let i = 0; i < 5 && e; i++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;
+    if ((e as Error).message === 'bad port') return 'BAD_PORT';
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
@@ -202,13 +203,14 @@ const CODE_MEANING: Record<string, string> = {
   UND_ERR_HEADERS_TIMEOUT: 'the server did not answer in time',
   UND_ERR_BODY_TIMEOUT: 'the transfer stalled',
   UND_ERR_SOCKET: 'the connection dropped',
+  BAD_PORT: 'the port is one that fetch refuses to use (blocked by the Fetch standard); use another port for HF_ENDPOINT or the proxy',
   UND_ERR_CLOSED: 'the connection closed',
   CERT_HAS_EXPIRED: 'the TLS certificate has expired',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the TLS certificate cannot be verified (a TLS-intercepting proxy? set NODE_EXTRA_CA_CERTS)',
   SELF_SIGNED_CERT_IN_CHAIN: 'a self-signed certificate is in the chain (a TLS-intercepting proxy? set NODE_EXTRA_CA_CERTS)',
 };
 
-const FATAL_CODES = new Set(['ENOTFOUND', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
+const FATAL_CODES = new Set(['BAD_PORT', 'ENOTFOUND', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
 
 function isAbort(err: unknown, signal?: AbortSignal): boolean {
   return Boolean(signal?.aborted) || (err as Error)?.name === 'AbortError';
