@@ -1,0 +1,212 @@
+// `train launch|list|status|stop`: the headless twin of the Train screen.
+import { createInterface } from 'node:readline/promises';
+import type { CommandContext } from '../context.js';
+import { note, optFlag, optList, optString, say, writeJson } from '../context.js';
+import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
+import { commandLog } from '../../services/process/commandLog.js';
+import { loadTrainSettings, parseAssignment, readEnvFile } from '../../services/train/settings.js';
+import { describeDerived } from '../../services/train/derive.js';
+import { buildLaunchPlan, formatDryRun, launchDetached, planSummary, type LaunchPlan } from '../../services/train/launch.js';
+import { runLaunchChecks, type LaunchCheck } from '../../services/train/checks.js';
+import { findLatestCheckpoint, findRun, listRuns, resumeSettings, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
+import { stopRun } from '../../services/train/stop.js';
+import { formatAge } from '../../ui/text.js';
+
+const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
+
+async function planFromOptions(ctx: CommandContext): Promise<{ plan: LaunchPlan; resumed?: CheckpointInfo }> {
+  const saved = await loadTrainSettings(ctx.paths);
+  const envFileName = optString(ctx, 'env-file');
+  const envFile = envFileName ? await readEnvFile(envFileName) : undefined;
+  const sets: Record<string, string> = {};
+  for (const item of optList(ctx, 'set')) {
+    const [k, v] = parseAssignment(item, '--set');
+    sets[k] = v;
+  }
+  const inputs = { paths: ctx.paths, env: ctx.env, saved: { ...saved.values, ...saved.secrets }, envFile, sets };
+  let plan = buildLaunchPlan(inputs);
+  if (!optFlag(ctx, 'resume')) return { plan };
+  const ckpt = await findLatestCheckpoint(plan.checkpointDir);
+  if (!ckpt) {
+    throw new ConsoleError({
+      what: `--resume: no checkpoint under ${plan.checkpointDir}`,
+      cause: 'no iter_NNNNNNN/ directory (checkpoints are saved every SAVE_INTERVAL rollouts)',
+      fix: 'launch without --resume, or set SAVE_ROOT to the earlier run’s checkpoint directory',
+      exitCode: ExitCode.precondition,
+    });
+  }
+  plan = buildLaunchPlan({ ...inputs, sets: { ...resumeSettings(ckpt), ...sets } });
+  return { plan, resumed: ckpt };
+}
+
+function printChecks(ctx: CommandContext, checks: LaunchCheck[]): void {
+  for (const c of checks) {
+    say(ctx, `${SYMBOL[c.status]}  ${c.title}: ${c.detail}`);
+    if (c.fix && (c.status === 'fail' || c.status === 'warn')) say(ctx, `        fix: ${c.fix}`);
+  }
+}
+
+export async function trainLaunch(ctx: CommandContext): Promise<number> {
+  const { plan, resumed } = await planFromOptions(ctx);
+  const dryRun = optFlag(ctx, 'dry-run');
+  if (!ctx.global.json) note(ctx, 'checking the launch settings…');
+  const checks = await runLaunchChecks(plan, { log: commandLog });
+  const failing = checks.filter((c) => c.status === 'fail');
+  const derived = describeDerived(plan.derived);
+  const summary = planSummary(plan);
+
+  if (dryRun || failing.length > 0) {
+    if (ctx.global.json) {
+      writeJson(ctx, { dryRun, launched: false, ...summary, derived, checks, blocking: failing.length, ...(resumed ? { resume: resumed } : {}) });
+    } else {
+      if (resumed) say(ctx, `resume: from ${resumed.root} step ${resumed.step}`);
+      say(ctx, '# command and environment (secrets masked)');
+      ctx.stdout.write(formatDryRun(plan));
+      say(ctx, '\n# derived');
+      for (const d of derived) say(ctx, `${d.label}: ${d.value}`);
+      say(ctx, '\n# the launcher will print');
+      for (const l of summary.effectiveLines) say(ctx, l);
+      say(ctx, '\n# checks');
+      printChecks(ctx, checks);
+      say(ctx, failing.length > 0 ? `\n${failing.length} blocking check(s) failed: not launching.` : dryRun ? '\ndry run: nothing started.' : '');
+    }
+    return failing.length > 0 ? ExitCode.precondition : ExitCode.ok;
+  }
+
+  const run = await launchDetached(plan, { checks, log: commandLog, ...(resumed ? { resumedFrom: { root: resumed.root, step: resumed.step } } : {}) });
+  if (ctx.global.json) {
+    writeJson(ctx, { dryRun: false, launched: true, ...summary, derived, checks, run: runJson(run as RunView) });
+  } else {
+    printChecks(ctx, checks.filter((c) => c.status !== 'ok'));
+    say(ctx, `launched ${run.name} (pid ${run.pid}, detached: it keeps running when this console exits)`);
+    say(ctx, `  log:         ${run.logFile}`);
+    say(ctx, `  outputs:     ${run.outputsLogDir}`);
+    say(ctx, `  checkpoints: ${run.checkpointDir}`);
+    say(ctx, `  watch:       swegym-console monitor ${run.name}`);
+    say(ctx, `  stop:        swegym-console train stop ${run.name}`);
+  }
+  return ExitCode.ok;
+}
+
+function runJson(r: RunView) {
+  return {
+    name: r.name,
+    status: r.status,
+    runName: r.runName,
+    exitCode: r.exitCode ?? null,
+    alive: r.alive ?? false,
+    pid: r.pid ?? null,
+    pgid: r.pgid ?? null,
+    host: r.host,
+    createdAt: r.createdAt,
+    startedAt: r.startedAt ?? null,
+    endedAt: r.endedAt ?? null,
+    stoppedAt: r.stoppedAt ?? null,
+    logFile: r.logFile,
+    outputsLogDir: r.outputsLogDir,
+    checkpointDir: r.checkpointDir,
+    ...(r.remote ? { remote: true } : {}),
+    ...(r.resumedFrom ? { resumedFrom: r.resumedFrom } : {}),
+  };
+}
+
+function statusText(r: RunView): string {
+  if (r.status === 'exited') return `exited ${r.exitCode ?? '?'}`;
+  if (r.remote) return `${r.status}? (on ${r.host})`;
+  return r.status;
+}
+
+export async function trainList(ctx: CommandContext): Promise<number> {
+  const runs = await listRuns(ctx.paths);
+  if (ctx.global.json) {
+    writeJson(ctx, { runs: runs.map(runJson) });
+    return ExitCode.ok;
+  }
+  if (runs.length === 0) {
+    say(ctx, 'no runs in the registry (swegym-console train launch starts one)');
+    return ExitCode.ok;
+  }
+  const now = Date.now();
+  for (const r of runs) {
+    const age = formatAge(now - Date.parse(r.startedAt ?? r.createdAt));
+    say(ctx, `${r.name.padEnd(52)} ${statusText(r).padEnd(10)} pid ${String(r.pid ?? '-').padEnd(8)} ${age} ago`);
+  }
+  return ExitCode.ok;
+}
+
+async function effectiveLinesInLog(file: string): Promise<string[]> {
+  const lines = await tailLog(file, 400, 256 * 1024);
+  return lines.filter((l) => /^effective_[a-z_]+: /.test(l));
+}
+
+export async function trainStatus(ctx: CommandContext): Promise<number> {
+  const run = await findRun(ctx.paths, ctx.positionals[0]);
+  const [tail, printed, ckpt] = await Promise.all([tailLog(run.logFile, 15), effectiveLinesInLog(run.logFile), findLatestCheckpoint(run.checkpointDir)]);
+  const mismatched = printed.length > 0 && printed.some((l) => !run.expectedEffectiveLines.includes(l));
+  const resume = ckpt && run.status !== 'running' && run.status !== 'starting'
+    ? { root: ckpt.root, step: ckpt.step, command: `swegym-console train launch --resume   # or --set RESUME_FROM_CKPT=1 --set RESUME_CKPT_ROOT=${ckpt.root} --set RESUME_CKPT_STEP=${ckpt.step}` }
+    : undefined;
+  if (ctx.global.json) {
+    writeJson(ctx, { run: runJson(run), effectiveLines: printed, expectedEffectiveLines: run.expectedEffectiveLines, effectiveMismatch: mismatched, checkpoint: ckpt ?? null, resume: resume ?? null, logTail: tail });
+    return ExitCode.ok;
+  }
+  say(ctx, `${run.name}: ${statusText(run)}${run.alive && run.status !== 'running' && run.status !== 'starting' ? ' (processes of its group still alive)' : ''}`);
+  say(ctx, `  RUN_NAME ${run.runName}, pid/pgid ${run.pid ?? '-'}/${run.pgid ?? '-'} on ${run.host}, started ${run.startedAt ?? run.createdAt}`);
+  say(ctx, `  log ${run.logFile}`);
+  say(ctx, `  outputs ${run.outputsLogDir}`);
+  say(ctx, `  checkpoints ${run.checkpointDir}${ckpt ? ` (latest iter ${ckpt.step}, ${ckpt.count} saved)` : ' (none yet)'}`);
+  if (mismatched) say(ctx, '  warning: the effective_* lines in the log differ from what the console expected (settings changed by the environment?)');
+  if (resume) say(ctx, `  resume: ${resume.command}`);
+  if (tail.length) {
+    say(ctx, '  last lines:');
+    for (const l of tail) say(ctx, `    ${l}`);
+  }
+  return ExitCode.ok;
+}
+
+async function confirm(ctx: CommandContext, question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: ctx.stderr });
+  try {
+    const answer = await rl.question(`${question} [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export async function trainStop(ctx: CommandContext): Promise<number> {
+  const name = ctx.positionals[0];
+  if (!name) throw usageError('train stop needs the run name', 'see `swegym-console train list`');
+  const run = await findRun(ctx.paths, name);
+  const rayStop = optFlag(ctx, 'ray-stop');
+  const running = run.alive || run.status === 'starting' || run.status === 'running';
+  if (!running && !rayStop) {
+    if (ctx.global.json) writeJson(ctx, { run: runJson(run), signal: 'none' });
+    else say(ctx, `${run.name} is not running (${statusText(run)}); nothing to stop`);
+    return ExitCode.ok;
+  }
+  if (!optFlag(ctx, 'yes')) {
+    if (!process.stdin.isTTY) {
+      throw new ConsoleError({
+        what: `not stopping ${run.name} without confirmation`,
+        cause: 'no terminal to ask on',
+        fix: `pass --yes: swegym-console train stop ${run.name} --yes`,
+        exitCode: ExitCode.usage,
+      });
+    }
+    const what = running ? `Stop training run ${run.name} (pid ${run.pid})? The launcher gets TERM, then KILL; checkpoints are kept.` : `Run \`ray stop --force\` on this node?`;
+    if (!(await confirm(ctx, what))) {
+      say(ctx, 'not stopped');
+      return ExitCode.failed;
+    }
+  }
+  const result = await stopRun(ctx.paths, run.name, { rayStop, log: commandLog, env: ctx.env, onProgress: (t) => note(ctx, t) });
+  if (ctx.global.json) {
+    writeJson(ctx, { run: runJson(result.run), signal: result.signal, rayStop: result.rayStop ?? null });
+  } else {
+    say(ctx, result.signal === 'none' ? `${run.name} had already ended (${statusText(result.run)})` : `${run.name} stopped (${result.signal === 'KILL' ? 'needed KILL' : 'TERM'})`);
+    if (result.rayStop) say(ctx, `ray: ${result.rayStop.detail}`);
+    else if (result.signal !== 'none') say(ctx, 'note: Ray (and a job it still runs) keeps going on the cluster; `swegym-console train stop RUN --ray-stop` or `ray stop --force` ends it');
+  }
+  return result.rayStop && !result.rayStop.ok ? ExitCode.failed : ExitCode.ok;
+}
