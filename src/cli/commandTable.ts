@@ -81,6 +81,7 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'build the BBS wheel and the Claude Code sandbox artifacts',
     options: [{ name: 'force', type: 'boolean', help: 'rebuild even when present and current' }],
     json: true,
+    load: async () => (await import('./commands/artifacts.js')).artifactsBuildCommand,
   },
   {
     words: ['templates', 'build'],
