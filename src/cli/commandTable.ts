@@ -185,6 +185,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'from-start', type: 'boolean', help: 'read the log from the beginning' },
     ],
     json: true,
+    load: async () => (await import('./commands/monitor.js')).monitorCommand,
   },
   { words: ['sandboxes', 'list'], summary: "list this console's sandboxes (by metadata tag)", json: true },
   {

@@ -1,0 +1,109 @@
+// `swegym-console monitor [RUN|RUN_DIR|LOG_FILE] [--once] [--json] [--from-start]`
+// --once: ingest what the log holds now and print one summary (--json: the document of issue #8), then exit.
+// Without --once in a terminal: the dashboard. Without --once and without a terminal: follow the log and print a
+// line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
+import type { CommandContext } from '../context.js';
+import { optFlag, say, note } from '../context.js';
+import { ExitCode, usageError } from '../../services/errors.js';
+import { resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
+import { ingestFile } from '../../services/monitor/ingest.js';
+import { FileFollower } from '../../services/monitor/tail.js';
+import { RunModel, phaseLabel } from '../../services/monitor/model.js';
+import { summarizeOffline } from '../../services/monitor/offline.js';
+import { redact } from '../../services/secrets.js';
+
+/** Live (non --from-start) reads begin this far before the end of the log. */
+export const LIVE_TAIL_BYTES = 256 * 1024 * 1024;
+
+function rolloutLine(model: RunModel): string {
+  const rs = model.sortedRollouts();
+  const last = rs[rs.length - 1];
+  const s = model.totals;
+  const parts = [`phase: ${phaseLabel(model.phase)}`, `rollouts: ${rs.length}`, `steps: ${model.steps.size}`, `samples: ${s.total} (reward=1: ${s.reward_one})`];
+  if (last) {
+    const v = last.metrics['rollout/raw_reward_trajectory_mean'];
+    if (typeof v === 'number') parts.push(`last raw_reward_trajectory_mean: ${v.toFixed(3)}`);
+  }
+  return parts.join(' · ');
+}
+
+export async function monitorCommand(ctx: CommandContext): Promise<number> {
+  if (ctx.positionals.length > 1) throw usageError('monitor takes at most one RUN, RUN_DIR or LOG_FILE', 'swegym-console monitor [RUN|RUN_DIR|LOG_FILE] [--once] [--json]');
+  const once = optFlag(ctx, 'once');
+  const fromStart = optFlag(ctx, 'from-start');
+  const target = await resolveMonitorTarget(ctx.positionals[0], ctx.paths);
+
+  if (!once) {
+    if (ctx.global.json) throw usageError('--json needs --once (one document)', 'swegym-console monitor RUN --once --json');
+    return followHeadless(ctx, target, fromStart);
+  }
+
+  if (!target.logFile) {
+    // A run directory without a log: trajectories only.
+    const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
+    if (ctx.global.json) {
+      ctx.stdout.write(JSON.stringify({ ...(offline.model.toJson() as object), note: 'no run log found in the run directory; counts come from trajectory files' }) + '\n');
+    } else {
+      note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
+      say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
+    }
+    return ExitCode.ok;
+  }
+
+  if (!ctx.global.json) note(ctx, `reading ${target.logFile}`);
+  const { model } = await ingestFile(target.logFile, { name: target.runName ?? target.name, final: true, signal: ctx.signal });
+  if (ctx.global.json) {
+    // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
+    ctx.stdout.write(JSON.stringify(model.toJson()) + '\n');
+    return ExitCode.ok;
+  }
+  say(ctx, `run: ${target.name}`);
+  say(ctx, rolloutLine(model));
+  const tasks = model.taskSummary();
+  say(ctx, `tasks: ${tasks.tasks.length} seen · solved always ${tasks.always} · sometimes ${tasks.sometimes} · never ${tasks.never}`);
+  const reasons = Object.entries(model.totals.by_reason).sort((a, b) => b[1] - a[1]);
+  if (reasons.length) say(ctx, `reasons: ${reasons.map(([r, n]) => `${r || '(resolved/none)'}=${n}`).join(', ')}`);
+  for (const f of model.fatal.tail(3)) say(ctx, `error line: ${redact(f.text)}`);
+  return ExitCode.ok;
+}
+
+async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromStart: boolean): Promise<number> {
+  if (!target.logFile) {
+    throw usageError(`No run log found for ${target.name}; following needs a log file.`, 'Pass the log file: swegym-console monitor <LOG_FILE>.');
+  }
+  const ingest = await ingestFile(target.logFile, { name: target.runName ?? target.name, tailBytes: fromStart ? undefined : LIVE_TAIL_BYTES, signal: ctx.signal });
+  const { model, scanner } = ingest;
+  let last = '';
+  const print = () => {
+    const line = rolloutLine(model);
+    if (line !== last) {
+      last = line;
+      say(ctx, `${new Date().toISOString().slice(11, 19)} ${line}`);
+    }
+  };
+  print();
+  const follower = new FileFollower(target.logFile, scanner, {
+    offset: ingest.offset,
+    intervalMs: 1000,
+    onTruncate: () => note(ctx, 'log truncated; reading from its start'),
+    onRotate: () => note(ctx, 'log rotated; following the new file'),
+    onError: (err) => note(ctx, `read error: ${(err as Error).message}`),
+  });
+  follower.start();
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      print();
+      const phase = model.phase.kind;
+      if (phase === 'finished' || phase === 'failed') {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1000);
+    ctx.signal.addEventListener('abort', () => {
+      clearInterval(timer);
+      resolve();
+    });
+  });
+  await follower.stop();
+  return model.phase.kind === 'failed' ? ExitCode.failed : ExitCode.ok;
+}

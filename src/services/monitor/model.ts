@@ -1,0 +1,467 @@
+// The bounded model of one run, fed line by line from its log: training steps, rollout summaries, per-sample
+// reward lines (grouped per rollout), failures, launcher facts, and the derived phase. Every collection is capped.
+import type { PyDict } from './pyrepr.js';
+import { toJsonSafe } from './pyrepr.js';
+import { parseLine, metricNumber, type LogEvent, type SampleLine, type SummaryKind } from './lines.js';
+import { CappedMap, Ring } from './ring.js';
+
+export interface SampleStats {
+  total: number;
+  reward_one: number;
+  raw_one: number;
+  integrity_violations: number;
+  by_reason: Record<string, number>;
+}
+
+export function emptyStats(): SampleStats {
+  return { total: 0, reward_one: 0, raw_one: 0, integrity_violations: 0, by_reason: {} };
+}
+
+function addSample(s: SampleStats, x: SampleLine, times: number): void {
+  s.total += times;
+  if (x.reward === 1) s.reward_one += times;
+  if (x.raw === 1) s.raw_one += times;
+  if (x.integrity) s.integrity_violations += times;
+  s.by_reason[x.reason] = (s.by_reason[x.reason] ?? 0) + times;
+}
+
+/** Failures that happen while a rollout generates, counted for that rollout. */
+export interface RolloutFailures {
+  /** `blackbox rollout failed` (sample aborted). */
+  aborted_samples: number;
+  /** `rollout group exhausted retries and will be marked failed`. */
+  failed_groups: number;
+  group_retries: number;
+  eval_failures: number;
+  early_stops: Record<string, number>;
+  transient_retries: number;
+}
+
+function emptyFailures(): RolloutFailures {
+  return { aborted_samples: 0, failed_groups: 0, group_retries: 0, eval_failures: 0, early_stops: {}, transient_retries: 0 };
+}
+
+export interface RolloutRecord {
+  rollout: number;
+  metrics: PyDict;
+  samples: SampleStats;
+  failures: RolloutFailures;
+  /** Log time (or ingest time) of its first summary line. */
+  at: number | undefined;
+  /** Log time of its first sample line, when known. */
+  startedAt: number | undefined;
+}
+
+export interface StepRecord {
+  step: number;
+  metrics: PyDict;
+  at: number | undefined;
+}
+
+export interface FeedItem {
+  rollout: number;
+  at: number | undefined;
+  sample: SampleLine;
+}
+
+export interface FailureItem {
+  rollout: number;
+  at: number | undefined;
+  kind: LogEvent['kind'];
+  text: string;
+}
+
+export interface TaskHistory {
+  instance: string;
+  attempts: number;
+  solved: number;
+  /** Per rollout: [rollout, attempts, solved], newest last. */
+  recent: Ring<[number, number, number]>;
+}
+
+export type PhaseKind = 'starting' | 'waiting_workers' | 'generating' | 'training' | 'saving' | 'finished' | 'failed';
+
+export interface Phase {
+  kind: PhaseKind;
+  rollout?: number;
+  done?: number;
+  total?: number;
+  detail?: string;
+}
+
+export function phaseLabel(p: Phase): string {
+  switch (p.kind) {
+    case 'starting':
+      return 'starting';
+    case 'waiting_workers':
+      return `waiting for workers${p.detail ? ` (${p.detail})` : ''}`;
+    case 'generating':
+      return `rollout ${p.rollout} generating ${p.done}/${p.total}`;
+    case 'training':
+      return `training${p.rollout !== undefined ? ` (rollout ${p.rollout})` : ''}`;
+    case 'saving':
+      return `saving checkpoint${p.detail ? ` (${p.detail})` : ''}`;
+    case 'finished':
+      return 'finished';
+    case 'failed':
+      return `failed${p.detail ? `: ${p.detail}` : ''}`;
+  }
+}
+
+export interface ModelLimits {
+  steps: number;
+  rollouts: number;
+  feed: number;
+  failures: number;
+  tasks: number;
+  taskHistory: number;
+  fatal: number;
+}
+
+export const DEFAULT_LIMITS: ModelLimits = {
+  steps: 20_000,
+  rollouts: 20_000,
+  feed: 2_000,
+  failures: 1_000,
+  tasks: 20_000,
+  taskHistory: 128,
+  fatal: 50,
+};
+
+export class RunModel {
+  readonly limits: ModelLimits;
+  name: string | undefined;
+  version = 0;
+  lines = 0;
+  events = 0;
+  effective: Record<string, Record<string, string>> = {};
+  readonly steps: CappedMap<number, StepRecord>;
+  readonly rollouts: CappedMap<number, RolloutRecord>;
+  pending: SampleStats = emptyStats();
+  pendingFailures: RolloutFailures = emptyFailures();
+  pendingStartedAt: number | undefined;
+  totals: SampleStats = emptyStats();
+  readonly feed: Ring<FeedItem>;
+  readonly failures: Ring<FailureItem>;
+  readonly tasks: CappedMap<string, TaskHistory>;
+  readonly memory = new CappedMap<string, { rank: number | undefined; label: string; values: PyDict; at: number | undefined }>(64);
+  readonly fatal: Ring<{ at: number | undefined; text: string }>;
+  router: { host: string; port: number; prometheus: number | undefined } | undefined;
+  rayNodes: { count: number; expected: number } | undefined;
+  lastCheckpoint: { iteration: number; path: string; at: number | undefined } | undefined;
+  jobEnd: { status: string; job: string } | undefined;
+  /** Consecutive aborted samples without a graded one (error streak). */
+  errorStreak = 0;
+  maxErrorStreak = 0;
+  firstAt: number | undefined;
+  lastAt: number | undefined;
+  /** Clock time (ms) of the last line that showed progress (sample, summary, step). */
+  lastProgressClock: number | undefined;
+  private lastSummaryRollout: number | undefined;
+  private lastStep: number | undefined;
+  private phaseState: Phase = { kind: 'starting' };
+  private failedDetail: string | undefined;
+  private savingDetail: string | undefined;
+  /** Per-rollout per-task tallies of the in-progress rollout. */
+  private pendingTasks = new Map<string, [number, number]>();
+  readonly clock: () => number;
+
+  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string } = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.clock = opts.clock ?? Date.now;
+    this.name = opts.name;
+    this.steps = new CappedMap(this.limits.steps);
+    this.rollouts = new CappedMap(this.limits.rollouts);
+    this.feed = new Ring(this.limits.feed);
+    this.failures = new Ring(this.limits.failures);
+    this.tasks = new CappedMap(this.limits.tasks);
+    this.fatal = new Ring(this.limits.fatal);
+  }
+
+  /** Samples per rollout: rollout_batch_size × n_samples_per_prompt from `effective_batch`, else 128. */
+  get samplesPerRollout(): number {
+    const b = this.effective['batch'];
+    const a = Number(b?.['rollout_batch_size']);
+    const n = Number(b?.['n_samples_per_prompt']);
+    return a > 0 && n > 0 ? a * n : 128;
+  }
+
+  get groupsPerRollout(): number {
+    const a = Number(this.effective['batch']?.['rollout_batch_size']);
+    return a > 0 ? a : 8;
+  }
+
+  get numRollout(): number | undefined {
+    const v = Number(this.effective['batch']?.['num_rollout']);
+    return v > 0 ? v : undefined;
+  }
+
+  /** The rollout the next sample lines belong to. */
+  get inProgressRollout(): number {
+    return this.lastSummaryRollout === undefined ? 0 : this.lastSummaryRollout + 1;
+  }
+
+  ingestLine(raw: string): LogEvent | undefined {
+    this.lines++;
+    const p = parseLine(raw);
+    if (!p.event) return undefined;
+    this.apply(p.event, p.time, p.repeat);
+    return p.event;
+  }
+
+  apply(ev: LogEvent, time: number | undefined, repeat = 1): void {
+    this.events++;
+    this.version++;
+    if (time !== undefined && Number.isFinite(time)) {
+      if (this.firstAt === undefined) this.firstAt = time;
+      this.lastAt = time;
+    }
+    const rollout = this.inProgressRollout;
+    switch (ev.kind) {
+      case 'sample': {
+        const times = Math.max(1, repeat);
+        if (this.pending.total === 0) this.pendingStartedAt = time;
+        addSample(this.pending, ev, times);
+        addSample(this.totals, ev, times);
+        this.feed.push({ rollout, at: time, sample: ev });
+        const t = this.pendingTasks.get(ev.instance) ?? [0, 0];
+        t[0] += times;
+        if (ev.reward === 1) t[1] += times;
+        if (!this.pendingTasks.has(ev.instance) && this.pendingTasks.size < this.limits.tasks) this.pendingTasks.set(ev.instance, t);
+        this.errorStreak = 0;
+        this.progress();
+        this.savingDetail = undefined;
+        this.phaseState = { kind: 'generating', rollout, done: this.pending.total, total: this.samplesPerRollout };
+        break;
+      }
+      case 'summary':
+        this.summary(ev.type, ev.n, ev.metrics, time);
+        break;
+      case 'early_stop':
+        this.pendingFailures.early_stops[ev.stopKind] = (this.pendingFailures.early_stops[ev.stopKind] ?? 0) + repeat;
+        this.fail(ev, rollout, time, `${ev.stopKind} ${ev.session}`);
+        break;
+      case 'sample_failed':
+        this.pendingFailures.aborted_samples += repeat;
+        this.errorStreak += repeat;
+        this.maxErrorStreak = Math.max(this.maxErrorStreak, this.errorStreak);
+        this.fail(ev, rollout, time, `${ev.session}: ${ev.summary}`);
+        break;
+      case 'eval_failed':
+        this.pendingFailures.eval_failures += repeat;
+        this.fail(ev, rollout, time, `${ev.instance}: ${ev.error}`);
+        break;
+      case 'eval_poll_retry':
+      case 'patch_retry':
+        this.pendingFailures.transient_retries += repeat;
+        this.fail(ev, rollout, time, ev.kind === 'patch_retry' ? `patch extraction retry ${ev.attempt} ${ev.session}` : `eval poll retry ${ev.attempt} ${ev.error}`);
+        break;
+      case 'group_retry':
+        this.pendingFailures.group_retries += repeat;
+        this.fail(ev, rollout, time, `group retry ${ev.attempt}/${ev.max}: ${ev.summary}`);
+        break;
+      case 'group_failed':
+        this.pendingFailures.failed_groups += repeat;
+        this.fail(ev, rollout, time, ev.summary);
+        break;
+      case 'no_trainable':
+        this.failedDetail = 'no trainable samples';
+        this.fail(ev, rollout, time, ev.text);
+        break;
+      case 'effective':
+        this.effective[ev.name] = ev.values;
+        break;
+      case 'ray_nodes':
+        this.rayNodes = { count: ev.count, expected: ev.expected };
+        if (this.phaseState.kind === 'starting' || this.phaseState.kind === 'waiting_workers') {
+          this.phaseState = ev.count < ev.expected ? { kind: 'waiting_workers', detail: `${ev.count}/${ev.expected} nodes` } : { kind: 'starting' };
+        }
+        break;
+      case 'ray_timeout':
+        this.failedDetail = 'timed out waiting for Ray workers';
+        break;
+      case 'ray_worker':
+        break;
+      case 'router':
+        this.router = { host: ev.host, port: ev.port, prometheus: ev.prometheus };
+        break;
+      case 'memory': {
+        const key = `${ev.rank ?? '-'}`;
+        this.memory.delete(key);
+        this.memory.set(key, { rank: ev.rank, label: ev.label, values: ev.values, at: time });
+        break;
+      }
+      case 'proxy_failed':
+        this.failedDetail = `Dressage proxy failed (see ${ev.log})`;
+        break;
+      case 'checkpoint':
+        if (ev.phase === 'saving') {
+          this.savingDetail = `iteration ${ev.iteration}`;
+          this.phaseState = { kind: 'saving', detail: this.savingDetail };
+        } else {
+          this.lastCheckpoint = { iteration: ev.iteration, path: ev.path, at: time };
+          this.savingDetail = undefined;
+          if (this.phaseState.kind === 'saving') this.afterStep();
+        }
+        break;
+      case 'job_end':
+        this.jobEnd = { status: ev.status, job: ev.job };
+        if (ev.status !== 'succeeded') this.failedDetail = `ray job ${ev.status}`;
+        break;
+      case 'fatal':
+        this.fatal.push({ at: time, text: ev.text });
+        break;
+    }
+  }
+
+  private progress(): void {
+    this.lastProgressClock = this.clock();
+  }
+
+  private fail(ev: LogEvent, rollout: number, at: number | undefined, text: string): void {
+    this.failures.push({ rollout, at, kind: ev.kind, text });
+  }
+
+  private summary(type: SummaryKind, n: number, metrics: PyDict, time: number | undefined): void {
+    this.progress();
+    if (type === 'step') {
+      const prev = this.steps.get(n);
+      if (prev) Object.assign(prev.metrics, metrics);
+      else this.steps.set(n, { step: n, metrics: { ...metrics }, at: time });
+      if (this.lastStep === undefined || n >= this.lastStep) this.lastStep = n;
+      this.afterStep();
+      return;
+    }
+    let rec = this.rollouts.get(n);
+    if (!rec) {
+      // The first summary line of rollout n closes its sample window.
+      rec = { rollout: n, metrics: {}, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt };
+      this.rollouts.set(n, rec);
+      this.closeTasks(n);
+      this.pending = emptyStats();
+      this.pendingFailures = emptyFailures();
+      this.pendingStartedAt = undefined;
+      if (this.lastSummaryRollout === undefined || n > this.lastSummaryRollout) this.lastSummaryRollout = n;
+    }
+    Object.assign(rec.metrics, metrics);
+    // The rollout's train step has not been logged yet: it is training.
+    if ((this.lastStep === undefined || this.lastStep < n) && n === this.lastSummaryRollout) {
+      this.phaseState = { kind: 'training', rollout: n };
+    }
+  }
+
+  private closeTasks(rollout: number): void {
+    for (const [instance, [attempts, solved]] of this.pendingTasks) {
+      let h = this.tasks.get(instance);
+      if (!h) {
+        h = { instance, attempts: 0, solved: 0, recent: new Ring(this.limits.taskHistory) };
+        this.tasks.set(instance, h);
+      }
+      h.attempts += attempts;
+      h.solved += solved;
+      h.recent.push([rollout, attempts, solved]);
+    }
+    this.pendingTasks.clear();
+  }
+
+  private afterStep(): void {
+    const step = this.lastStep ?? -1;
+    const total = this.numRollout;
+    if (total !== undefined && step + 1 >= total) {
+      this.phaseState = { kind: 'finished' };
+      return;
+    }
+    if (this.savingDetail) {
+      this.phaseState = { kind: 'saving', detail: this.savingDetail };
+      return;
+    }
+    this.phaseState = { kind: 'generating', rollout: Math.max(this.inProgressRollout, step + 1), done: this.pending.total, total: this.samplesPerRollout };
+  }
+
+  get phase(): Phase {
+    if (this.failedDetail) return { kind: 'failed', detail: this.failedDetail };
+    if (this.jobEnd?.status === 'succeeded') return { kind: 'finished' };
+    return this.phaseState;
+  }
+
+  /** Task outcome across rollouts: always / sometimes / never solved (only tasks attempted at least once). */
+  taskSummary(): { always: number; sometimes: number; never: number; tasks: TaskHistory[] } {
+    let always = 0;
+    let sometimes = 0;
+    let never = 0;
+    const tasks: TaskHistory[] = [];
+    for (const t of this.tasks.values()) {
+      tasks.push(t);
+      if (t.solved === 0) never++;
+      else if (t.solved === t.attempts) always++;
+      else sometimes++;
+    }
+    return { always, sometimes, never, tasks };
+  }
+
+  sortedRollouts(): RolloutRecord[] {
+    return [...this.rollouts.values()].sort((a, b) => a.rollout - b.rollout);
+  }
+
+  sortedSteps(): StepRecord[] {
+    return [...this.steps.values()].sort((a, b) => a.step - b.step);
+  }
+
+  /** Mean seconds per rollout over the last `window` completed rollouts (by first-summary times). */
+  secondsPerRollout(window = 10): number | undefined {
+    const rs = this.sortedRollouts().filter((r) => r.at !== undefined);
+    if (rs.length < 2) return undefined;
+    const tail = rs.slice(-Math.max(2, window + 1));
+    const first = tail[0] as RolloutRecord;
+    const last = tail[tail.length - 1] as RolloutRecord;
+    const span = ((last.at as number) - (first.at as number)) / 1000;
+    const n = last.rollout - first.rollout;
+    return n > 0 && span > 0 ? span / n : undefined;
+  }
+
+  etaSeconds(): number | undefined {
+    const per = this.secondsPerRollout();
+    const total = this.numRollout;
+    if (per === undefined || total === undefined) return undefined;
+    const remaining = total - this.inProgressRollout;
+    if (remaining <= 0) return 0;
+    const partial = this.samplesPerRollout > 0 ? Math.min(1, this.pending.total / this.samplesPerRollout) : 0;
+    return Math.max(0, (remaining - partial) * per);
+  }
+
+  /** Numeric series of one metric across steps or rollouts (NaN where missing). */
+  series(source: 'step' | 'rollout', key: string, limit = 2000): { x: number[]; y: number[] } {
+    const recs = source === 'step' ? this.sortedSteps() : this.sortedRollouts();
+    const x: number[] = [];
+    const y: number[] = [];
+    for (const r of recs.slice(-limit)) {
+      const v = metricNumber(r.metrics[key]);
+      x.push(source === 'step' ? (r as StepRecord).step : (r as RolloutRecord).rollout);
+      y.push(v === undefined ? NaN : v);
+    }
+    return { x, y };
+  }
+
+  /** The `monitor --once --json` document (issue #8). */
+  toJson(): unknown {
+    return {
+      run: { name: this.name ?? null, phase: phaseLabel(this.phase) },
+      effective: this.effective,
+      steps: this.sortedSteps().map((s) => ({ step: s.step, metrics: toJsonSafe(s.metrics) })),
+      rollouts: this.sortedRollouts().map((r) => ({ rollout: r.rollout, metrics: toJsonSafe(r.metrics), samples: r.samples })),
+      in_progress: { rollout: this.inProgressRollout, samples: this.pending },
+      samples: this.totals,
+    };
+  }
+}
+
+export function zeroStdGroups(metrics: PyDict): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(metrics)) {
+    if (k.startsWith('rollout/zero_std/count_')) {
+      const x = metricNumber(v);
+      if (x !== undefined && Number.isFinite(x)) n += x;
+    }
+  }
+  return n;
+}

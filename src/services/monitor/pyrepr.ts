@@ -1,0 +1,384 @@
+// A parser for Python's repr() of dicts, lists, tuples and scalars, as slime/Dressage log them
+// (`step 3: {'train/loss': 0.12, 'train/ppo_kl': nan, ...}`). It never throws: bad input gives `undefined`.
+// Non-finite floats become JS NaN/±Infinity; callers decide how to print them (JSON cannot hold them).
+
+export type PyValue = number | string | boolean | null | PyValue[] | { [key: string]: PyValue };
+export type PyDict = { [key: string]: PyValue };
+
+const MAX_DEPTH = 64;
+
+class Parser {
+  i = 0;
+  depth = 0;
+  constructor(readonly s: string) {}
+
+  ws(): void {
+    const s = this.s;
+    let c = s.charCodeAt(this.i);
+    while (c === 32 || c === 9 || c === 10 || c === 13) c = s.charCodeAt(++this.i);
+  }
+
+  value(): PyValue | undefined {
+    this.ws();
+    const s = this.s;
+    const c = s[this.i];
+    if (c === undefined) return undefined;
+    if (c === '{') return this.dict();
+    if (c === '[') return this.seq(']');
+    if (c === '(') return this.seq(')');
+    if (c === "'" || c === '"') return this.str();
+    if ((c >= '0' && c <= '9') || c === '-' || c === '+' || c === '.') return this.num();
+    // Python string prefixes: b'..', r'..', u'..', f'..' (rare in metrics, but never fail on them).
+    if ((c === 'b' || c === 'r' || c === 'u' || c === 'B' || c === 'R' || c === 'U') && (s[this.i + 1] === "'" || s[this.i + 1] === '"')) {
+      this.i++;
+      return this.str(c === 'r' || c === 'R');
+    }
+    return this.word();
+  }
+
+  dict(): PyValue | undefined {
+    if (++this.depth > MAX_DEPTH) return undefined;
+    this.i++; // {
+    const out: PyDict = {};
+    this.ws();
+    if (this.s[this.i] === '}') {
+      this.i++;
+      this.depth--;
+      return out;
+    }
+    for (;;) {
+      const k = this.value();
+      if (k === undefined) return undefined;
+      this.ws();
+      if (this.s[this.i] !== ':') {
+        // A set literal {1, 2}: keep it as a list.
+        if (this.s[this.i] === ',' || this.s[this.i] === '}') return this.setRest(k);
+        return undefined;
+      }
+      this.i++;
+      const v = this.value();
+      if (v === undefined) return undefined;
+      out[keyText(k)] = v;
+      this.ws();
+      const c = this.s[this.i];
+      if (c === ',') {
+        this.i++;
+        this.ws();
+        if (this.s[this.i] === '}') {
+          this.i++;
+          break;
+        }
+        continue;
+      }
+      if (c === '}') {
+        this.i++;
+        break;
+      }
+      return undefined;
+    }
+    this.depth--;
+    return out;
+  }
+
+  setRest(first: PyValue): PyValue | undefined {
+    const items: PyValue[] = [first];
+    for (;;) {
+      this.ws();
+      const c = this.s[this.i];
+      if (c === '}') {
+        this.i++;
+        this.depth--;
+        return items;
+      }
+      if (c !== ',') return undefined;
+      this.i++;
+      this.ws();
+      if (this.s[this.i] === '}') continue;
+      const v = this.value();
+      if (v === undefined) return undefined;
+      items.push(v);
+    }
+  }
+
+  seq(close: string): PyValue | undefined {
+    if (++this.depth > MAX_DEPTH) return undefined;
+    this.i++;
+    const out: PyValue[] = [];
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] === close) {
+        this.i++;
+        break;
+      }
+      const v = this.value();
+      if (v === undefined) return undefined;
+      out.push(v);
+      this.ws();
+      const c = this.s[this.i];
+      if (c === ',') {
+        this.i++;
+        continue;
+      }
+      if (c === close) {
+        this.i++;
+        break;
+      }
+      return undefined;
+    }
+    this.depth--;
+    return out;
+  }
+
+  str(raw = false): PyValue | undefined {
+    const s = this.s;
+    const q = s[this.i] as string;
+    // Triple quotes.
+    const triple = s[this.i + 1] === q && s[this.i + 2] === q;
+    const qlen = triple ? 3 : 1;
+    this.i += qlen;
+    // Fast path: no backslash before the closing quote.
+    let out = '';
+    let start = this.i;
+    for (;;) {
+      const j = this.i;
+      if (j >= s.length) return undefined;
+      const c = s.charCodeAt(j);
+      if (c === 92 /* \ */) {
+        out += s.slice(start, j);
+        const e = s[j + 1];
+        if (e === undefined) return undefined;
+        if (raw) {
+          out += '\\' + e;
+          this.i = j + 2;
+        } else {
+          const [text, len] = escape(s, j + 1);
+          out += text;
+          this.i = j + 1 + len;
+        }
+        start = this.i;
+        continue;
+      }
+      if (s[j] === q && (!triple || (s[j + 1] === q && s[j + 2] === q))) {
+        out += s.slice(start, j);
+        this.i = j + qlen;
+        return out;
+      }
+      if (!triple && (c === 10 || c === 13)) return undefined;
+      this.i++;
+    }
+  }
+
+  num(): PyValue | undefined {
+    const s = this.s;
+    const m = NUMBER.exec(s.slice(this.i, this.i + 64));
+    if (!m) {
+      // -inf / +inf / -nan
+      const w = WORD.exec(s.slice(this.i, this.i + 16));
+      if (w) {
+        const t = w[0].toLowerCase();
+        if (t === '-inf' || t === '-infinity') return this.adv(w[0].length, -Infinity);
+        if (t === '+inf' || t === '+infinity' || t === 'inf' || t === 'infinity') return this.adv(w[0].length, Infinity);
+        if (t === '-nan' || t === '+nan' || t === 'nan') return this.adv(w[0].length, NaN);
+      }
+      return undefined;
+    }
+    let text = m[0];
+    this.i += text.length;
+    // Complex numbers (1+2j) are not metrics; read the real part and skip the rest.
+    if (/[jJ]/.test(s[this.i] ?? '')) this.i++;
+    text = text.replace(/_/g, '');
+    if (/^[+-]?0[xX]/.test(text)) {
+      const neg = text.startsWith('-');
+      const v = parseInt(text.replace(/^[+-]?0[xX]/, ''), 16);
+      return neg ? -v : v;
+    }
+    const v = Number(text);
+    return Number.isNaN(v) ? undefined : v;
+  }
+
+  adv(n: number, v: PyValue): PyValue {
+    this.i += n;
+    return v;
+  }
+
+  word(): PyValue | undefined {
+    const s = this.s;
+    const w = IDENT.exec(s.slice(this.i, this.i + 200));
+    if (!w) return undefined;
+    const t = w[0];
+    this.i += t.length;
+    switch (t) {
+      case 'True':
+        return true;
+      case 'False':
+        return false;
+      case 'None':
+        return null;
+      case 'nan':
+      case 'NaN':
+        return NaN;
+      case 'inf':
+      case 'Infinity':
+        return Infinity;
+    }
+    this.ws();
+    // Wrappers such as np.float64(0.5), tensor(0.25, device='cuda:0'), float('nan'): keep the first argument.
+    if (s[this.i] === '(') {
+      if (++this.depth > MAX_DEPTH) return undefined;
+      this.i++;
+      const first = this.value();
+      if (first === undefined) return undefined;
+      // Skip the remaining arguments, balancing brackets and quotes.
+      let level = 0;
+      while (this.i < s.length) {
+        const c = s[this.i];
+        if (c === "'" || c === '"') {
+          if (this.str() === undefined) return undefined;
+          continue;
+        }
+        if (c === '(' || c === '[' || c === '{') level++;
+        else if (c === ')' || c === ']' || c === '}') {
+          if (level === 0) {
+            if (c !== ')') return undefined;
+            this.i++;
+            this.depth--;
+            if ((t === 'float' || t.endsWith('.float')) && typeof first === 'string') {
+              const f = parseFloatWord(first);
+              return f ?? first;
+            }
+            return first;
+          }
+          level--;
+        }
+        this.i++;
+      }
+      return undefined;
+    }
+    // A bare identifier (an enum repr like <Status.OK: 1> is not supported): keep its text.
+    return t;
+  }
+}
+
+const NUMBER = /^[+-]?(?:0[xX][0-9a-fA-F_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?)/;
+const WORD = /^[+-]?[A-Za-z]+/;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_.]*/;
+
+function parseFloatWord(text: string): number | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === 'nan' || t === '-nan' || t === '+nan') return NaN;
+  if (t === 'inf' || t === '+inf' || t === 'infinity') return Infinity;
+  if (t === '-inf' || t === '-infinity') return -Infinity;
+  const v = Number(t);
+  return Number.isNaN(v) ? undefined : v;
+}
+
+function escape(s: string, j: number): [string, number] {
+  const e = s[j] as string;
+  switch (e) {
+    case 'n':
+      return ['\n', 1];
+    case 't':
+      return ['\t', 1];
+    case 'r':
+      return ['\r', 1];
+    case '0':
+      return ['\0', 1];
+    case 'a':
+      return ['\x07', 1];
+    case 'b':
+      return ['\b', 1];
+    case 'f':
+      return ['\f', 1];
+    case 'v':
+      return ['\v', 1];
+    case '\\':
+    case "'":
+    case '"':
+      return [e, 1];
+    case '\n':
+      return ['', 1];
+    case 'x': {
+      const h = s.slice(j + 1, j + 3);
+      if (/^[0-9a-fA-F]{2}$/.test(h)) return [String.fromCharCode(parseInt(h, 16)), 3];
+      return ['\\x', 1];
+    }
+    case 'u': {
+      const h = s.slice(j + 1, j + 5);
+      if (/^[0-9a-fA-F]{4}$/.test(h)) return [String.fromCharCode(parseInt(h, 16)), 5];
+      return ['\\u', 1];
+    }
+    case 'U': {
+      const h = s.slice(j + 1, j + 9);
+      if (/^[0-9a-fA-F]{8}$/.test(h)) {
+        const cp = parseInt(h, 16);
+        return [cp <= 0x10ffff ? String.fromCodePoint(cp) : '\uFFFD', 9];
+      }
+      return ['\\U', 1];
+    }
+    default:
+      // Python keeps unknown escapes verbatim.
+      return ['\\' + e, 1];
+  }
+}
+
+function keyText(k: PyValue): string {
+  if (typeof k === 'string') return k;
+  if (typeof k === 'number') return pyNumberText(k);
+  if (k === true) return 'True';
+  if (k === false) return 'False';
+  if (k === null) return 'None';
+  return JSON.stringify(k);
+}
+
+function pyNumberText(n: number): string {
+  if (Number.isNaN(n)) return 'nan';
+  if (n === Infinity) return 'inf';
+  if (n === -Infinity) return '-inf';
+  return String(n);
+}
+
+/** Parses one Python repr value; the whole text must be consumed (trailing spaces allowed). */
+export function parsePyRepr(text: string): PyValue | undefined {
+  try {
+    const p = new Parser(text);
+    const v = p.value();
+    if (v === undefined) return undefined;
+    p.ws();
+    return p.i === text.length ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses a dict repr that starts at `start` in `text` and returns it with the index after its closing brace.
+ * Trailing text after the dict is left to the caller (Ray may append `[repeated 3x across cluster]`).
+ */
+export function parsePyDictAt(text: string, start: number): { dict: PyDict; end: number } | undefined {
+  try {
+    const p = new Parser(text);
+    p.i = start;
+    p.ws();
+    if (text[p.i] !== '{') return undefined;
+    const v = p.dict();
+    if (v === undefined || Array.isArray(v) || typeof v !== 'object' || v === null) return undefined;
+    return { dict: v as PyDict, end: p.i };
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON-safe copy: non-finite numbers become the strings "NaN", "Infinity", "-Infinity". */
+export function toJsonSafe(v: PyValue): unknown {
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) return v;
+    return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+  }
+  if (Array.isArray(v)) return v.map(toJsonSafe);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toJsonSafe(x);
+    return out;
+  }
+  return v;
+}

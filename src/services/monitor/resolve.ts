@@ -1,0 +1,186 @@
+// What `monitor [RUN|RUN_DIR|LOG_FILE]` points at: a registry run (.swegym-console/runs/<run>/run.json), a Dressage
+// run directory (outputs/logs/<RUN_NAME>), or any log file (launcher output, `ray job logs` capture, job-driver log).
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecipePaths } from '../workspace/paths.js';
+import { DEFAULT_RUN_NAME } from '../workspace/paths.js';
+import { ConsoleError, ExitCode } from '../errors.js';
+
+export interface MonitorTarget {
+  /** Display name (registry name, RUN_NAME or file name). */
+  name: string;
+  source: 'registry' | 'run-dir' | 'log-file';
+  /** The log to parse; undefined when a run directory holds no log (trajectory files only). */
+  logFile: string | undefined;
+  /** Dressage's LOG_DIR for this run (traj_payload/, traj_err/, proxy/), when known. */
+  runDir: string | undefined;
+  /** Dressage's RUN_NAME, when known (trajectory dirs are nested under it). */
+  runName: string | undefined;
+  checkpointDir: string | undefined;
+  /** Proxy URL from the registry config, when known. */
+  proxyUrl: string | undefined;
+}
+
+interface RegistryLike {
+  name?: unknown;
+  runName?: unknown;
+  logFile?: unknown;
+  logPath?: unknown;
+  outputsLogDir?: unknown;
+  checkpointDir?: unknown;
+  createdAt?: unknown;
+  config?: { effective?: Record<string, unknown>; explicit?: Record<string, unknown> };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+async function statOrUndefined(p: string) {
+  try {
+    return await stat(p);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readRegistry(file: string): Promise<RegistryLike | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' ? (v as RegistryLike) : undefined;
+  } catch (err) {
+    throw new ConsoleError({
+      what: `The run registry entry ${file} is not valid JSON.`,
+      cause: (err as Error).message,
+      fix: 'Restore the file, or point monitor at the run log directly: swegym-console monitor <LOG_FILE>.',
+      exitCode: ExitCode.precondition,
+    });
+  }
+}
+
+function fromRegistry(rec: RegistryLike, fallbackName: string, paths: RecipePaths): MonitorTarget {
+  const runName = str(rec.runName);
+  const cfg = { ...(rec.config?.effective ?? {}), ...(rec.config?.explicit ?? {}) };
+  const logFile = str(rec.logFile) ?? str(rec.logPath);
+  return {
+    name: str(rec.name) ?? fallbackName,
+    source: 'registry',
+    logFile: logFile ? path.resolve(paths.root, logFile) : undefined,
+    runDir: str(rec.outputsLogDir) ?? (runName ? paths.runLogDir(runName) : undefined),
+    runName,
+    checkpointDir: str(rec.checkpointDir) ?? (runName ? paths.checkpointDir(runName) : undefined),
+    proxyUrl: str(cfg['DRESSAGE_PROXY_URL']),
+  };
+}
+
+/** Registry runs, newest first. */
+export async function listRegistryRuns(paths: RecipePaths): Promise<{ name: string; createdAt: string }[]> {
+  let names: string[];
+  try {
+    names = await readdir(paths.runsDir);
+  } catch {
+    return [];
+  }
+  const out: { name: string; createdAt: string }[] = [];
+  for (const n of names) {
+    const file = path.join(paths.runsDir, n, 'run.json');
+    const st = await statOrUndefined(file);
+    if (!st) continue;
+    let created = st.mtime.toISOString();
+    try {
+      const rec = JSON.parse(await readFile(file, 'utf8')) as RegistryLike;
+      created = str(rec.createdAt) ?? created;
+    } catch {}
+    out.push({ name: n, createdAt: created });
+  }
+  return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+const LOG_EXT = /\.(log|txt|out|err)$/i;
+
+/** The most likely run log inside a Dressage run directory (or a Ray job-driver log for it). */
+export async function findLogInRunDir(dir: string): Promise<string | undefined> {
+  const candidates: { file: string; size: number; mtime: number }[] = [];
+  const consider = async (file: string) => {
+    const st = await statOrUndefined(file);
+    if (st?.isFile() && st.size > 0) candidates.push({ file, size: st.size, mtime: st.mtimeMs });
+  };
+  let entries: string[] = [];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  for (const e of entries) if (LOG_EXT.test(e)) await consider(path.join(dir, e));
+  // Ray job driver logs (RAY_TEMP_DIR/session_latest/logs/job-driver-*.log), when RAY_TEMP_DIR sits in this dir
+  // or beside it (the launcher's default is outputs/logs/ray).
+  for (const rayDir of [path.join(dir, 'ray', 'session_latest', 'logs'), path.join(dir, '..', 'ray', 'session_latest', 'logs')]) {
+    let names: string[] = [];
+    try {
+      names = await readdir(rayDir);
+    } catch {
+      continue;
+    }
+    for (const n of names) if (n.startsWith('job-driver-') && n.endsWith('.log')) await consider(path.join(rayDir, n));
+  }
+  if (candidates.length === 0) return undefined;
+  // Prefer the most recently written, then the largest.
+  candidates.sort((a, b) => b.mtime - a.mtime || b.size - a.size);
+  return candidates[0]?.file;
+}
+
+export async function resolveMonitorTarget(arg: string | undefined, paths: RecipePaths): Promise<MonitorTarget> {
+  if (!arg) {
+    const runs = await listRegistryRuns(paths);
+    const newest = runs[0];
+    if (newest) return resolveMonitorTarget(newest.name, paths);
+    const dir = paths.runLogDir(DEFAULT_RUN_NAME);
+    if (await statOrUndefined(dir)) return resolveMonitorTarget(dir, paths);
+    throw new ConsoleError({
+      what: 'No run to monitor: the run registry is empty and there is no default run directory.',
+      cause: `Looked in ${paths.runsDir} and ${dir}.`,
+      fix: 'Launch one (swegym-console train launch), or name a run, a run directory or a log file: swegym-console monitor <RUN|RUN_DIR|LOG_FILE>.',
+      exitCode: ExitCode.usage,
+    });
+  }
+  const abs = path.resolve(paths.root, arg);
+  const st = await statOrUndefined(abs);
+  if (st?.isFile()) {
+    if (path.basename(abs) === 'run.json') {
+      const rec = await readRegistry(abs);
+      if (rec) return fromRegistry(rec, path.basename(path.dirname(abs)), paths);
+    }
+    return { name: path.basename(abs), source: 'log-file', logFile: abs, runDir: undefined, runName: undefined, checkpointDir: undefined, proxyUrl: undefined };
+  }
+  if (st?.isDirectory()) {
+    const reg = await readRegistry(path.join(abs, 'run.json'));
+    if (reg) return fromRegistry(reg, path.basename(abs), paths);
+    const runName = path.basename(abs);
+    return {
+      name: runName,
+      source: 'run-dir',
+      logFile: await findLogInRunDir(abs),
+      runDir: abs,
+      runName,
+      checkpointDir: paths.checkpointDir(runName),
+      proxyUrl: undefined,
+    };
+  }
+  // A registry name, or a RUN_NAME under outputs/logs.
+  if (!arg.includes('/')) {
+    const reg = await readRegistry(path.join(paths.runsDir, arg, 'run.json'));
+    if (reg) return fromRegistry(reg, arg, paths);
+    const dir = paths.runLogDir(arg);
+    if (await statOrUndefined(dir)) return resolveMonitorTarget(dir, paths);
+  }
+  throw new ConsoleError({
+    what: `Nothing to monitor at "${arg}".`,
+    cause: `It is not a file, not a directory, not a run in ${paths.runsDir} and not a run directory under ${paths.outputsLogs}.`,
+    fix: 'Give a run name from `swegym-console train list`, a run directory (outputs/logs/<RUN_NAME>) or a log file.',
+    exitCode: ExitCode.usage,
+  });
+}

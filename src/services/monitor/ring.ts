@@ -1,0 +1,109 @@
+// Fixed-capacity ring buffers: every buffer the monitor keeps is capped so that a multi-day log costs bounded memory.
+
+export class Ring<T> {
+  private buf: (T | undefined)[];
+  private head = 0;
+  private count = 0;
+  /** Items ever pushed (including those overwritten). */
+  pushed = 0;
+
+  constructor(readonly capacity: number) {
+    if (!(capacity > 0)) throw new Error('ring capacity must be positive');
+    this.buf = new Array(Math.min(capacity, 1024));
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  push(item: T): void {
+    this.pushed++;
+    if (this.count < this.capacity) {
+      const idx = (this.head + this.count) % this.capacity;
+      if (idx >= this.buf.length) this.buf.length = Math.min(this.capacity, Math.max(idx + 1, this.buf.length * 2));
+      this.buf[idx] = item;
+      this.count++;
+      return;
+    }
+    this.buf[this.head] = item;
+    this.head = (this.head + 1) % this.capacity;
+  }
+
+  /** i = 0 is the oldest kept item. */
+  at(i: number): T | undefined {
+    if (i < 0 || i >= this.count) return undefined;
+    return this.buf[(this.head + i) % this.capacity];
+  }
+
+  last(): T | undefined {
+    return this.at(this.count - 1);
+  }
+
+  /** The newest `n` items, oldest first. */
+  tail(n: number): T[] {
+    const k = Math.max(0, Math.min(n, this.count));
+    const out: T[] = new Array(k);
+    for (let i = 0; i < k; i++) out[i] = this.at(this.count - k + i) as T;
+    return out;
+  }
+
+  toArray(): T[] {
+    return this.tail(this.count);
+  }
+
+  clear(): void {
+    this.buf = new Array(Math.min(this.capacity, 1024));
+    this.head = 0;
+    this.count = 0;
+  }
+}
+
+/** A ring of numbers in a Float64Array (chart histories). */
+export class NumberRing {
+  private buf: Float64Array;
+  private head = 0;
+  private count = 0;
+
+  constructor(readonly capacity: number) {
+    this.buf = new Float64Array(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  push(v: number): void {
+    if (this.count < this.capacity) {
+      this.buf[(this.head + this.count) % this.capacity] = v;
+      this.count++;
+    } else {
+      this.buf[this.head] = v;
+      this.head = (this.head + 1) % this.capacity;
+    }
+  }
+
+  toArray(): number[] {
+    const out: number[] = new Array(this.count);
+    for (let i = 0; i < this.count; i++) out[i] = this.buf[(this.head + i) % this.capacity] as number;
+    return out;
+  }
+
+  last(): number | undefined {
+    return this.count ? this.buf[(this.head + this.count - 1) % this.capacity] : undefined;
+  }
+}
+
+/** A Map that forgets its oldest-inserted keys beyond `capacity`. */
+export class CappedMap<K, V> extends Map<K, V> {
+  constructor(readonly capacity: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    if (!super.has(key) && super.size >= this.capacity) {
+      const oldest = super.keys().next();
+      if (!oldest.done) super.delete(oldest.value);
+    }
+    return super.set(key, value);
+  }
+}

@@ -1,0 +1,324 @@
+// Reading a run log fast and following it live.
+// - LineScanner: takes raw chunks, keeps a partial last line, and hands only candidate lines (those containing an
+//   anchor of lines.ts) to the sink, decoded as UTF-8. Whole chunks are searched with one regex over a latin1 view,
+//   so a 1 GB log costs one pass and almost no per-line allocation.
+// - scanFile: reads a file from an offset to its end in large chunks.
+// - FileFollower: polls a file, survives truncation, rotation (new inode) and partial writes.
+// - followRayJob: `ray job logs -f <id>` as a child process through runProcess.
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { HOT_ANCHORS, RARE_ANCHORS } from './lines.js';
+import { runProcess, type RunResult } from '../process/run.js';
+
+export type LineSink = (line: string) => void;
+
+const NL = 10;
+/** Bytes decoded per regex pass: small strings stay in V8's young generation and decode fast. */
+const WINDOW = 64 * 1024;
+/** Bytes before the read offset compared on each poll to notice a file rewritten in place at the same size. */
+const SIG_BYTES = 4096;
+
+export class LineScanner {
+  private carry: Buffer | undefined;
+  private readonly hot = new RegExp(HOT_ANCHORS, 'g');
+  private readonly rare = new RegExp(RARE_ANCHORS, 'g');
+  private readonly starts: number[] = [];
+  /** Bytes consumed (including the carried partial line). */
+  bytes = 0;
+  /** Complete lines seen (counted by newlines), when counting is enabled. */
+  candidates = 0;
+
+  constructor(private readonly sink: LineSink, private readonly opts: { maxLineBytes?: number } = {}) {}
+
+  /** Feed a chunk. The chunk may be reused by the caller after this returns. */
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    let from = 0;
+    if (this.carry) {
+      // Complete the carried partial line with the head of this chunk, without copying the whole chunk.
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        this.keep(Buffer.concat([this.carry, chunk]));
+        return;
+      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, nl + 1)]);
+      this.carry = undefined;
+      this.scan(line, 0, line.length - 1);
+      from = nl + 1;
+    }
+    const lastNl = chunk.lastIndexOf(NL);
+    if (lastNl < from) {
+      if (from < chunk.length) this.keep(chunk.subarray(from));
+      return;
+    }
+    this.scan(chunk, from, lastNl);
+    if (lastNl + 1 < chunk.length) this.keep(chunk.subarray(lastNl + 1));
+  }
+
+  /** End of input: the partial last line (if any) is treated as a line. */
+  end(): void {
+    const c = this.carry;
+    this.carry = undefined;
+    if (c && c.length) {
+      const line = Buffer.concat([c, Buffer.from('\n')]);
+      this.scan(line, 0, c.length);
+    }
+  }
+
+  /** Drops a partial line (after truncation or rotation). */
+  reset(): void {
+    this.carry = undefined;
+  }
+
+  get hasPartial(): boolean {
+    return this.carry !== undefined && this.carry.length > 0;
+  }
+
+  private keep(part: Buffer): void {
+    const max = this.opts.maxLineBytes ?? 8 * 1024 * 1024;
+    // A line longer than the cap is not a line we parse; keep memory bounded by dropping it.
+    if (part.length > max) {
+      this.carry = Buffer.alloc(0);
+      return;
+    }
+    this.carry = Buffer.from(part);
+  }
+
+  /** Scans buf[from .. end] (end = index of a newline) for anchored lines, in file order, in newline-aligned windows. */
+  private scan(buf: Buffer, from: number, end: number): void {
+    let pos = from;
+    while (pos <= end) {
+      let stop = end;
+      if (end - pos > WINDOW) {
+        const nl = buf.lastIndexOf(NL, pos + WINDOW);
+        stop = nl >= pos ? nl : buf.indexOf(NL, pos + WINDOW);
+        if (stop < 0 || stop > end) stop = end;
+      }
+      this.scanWindow(buf, pos, stop);
+      pos = stop + 1;
+    }
+  }
+
+  private scanWindow(buf: Buffer, from: number, end: number): void {
+    const text = buf.toString('latin1', from, end + 1);
+    const starts = this.starts;
+    starts.length = 0;
+    collect(this.hot, text, starts);
+    const hotCount = starts.length;
+    collect(this.rare, text, starts);
+    if (starts.length > hotCount && hotCount > 0) starts.sort((a, b) => a - b);
+    let prev = -1;
+    for (const start of starts) {
+      if (start === prev) continue;
+      prev = start;
+      let stop = text.indexOf('\n', start);
+      if (stop < 0) stop = text.length;
+      this.candidates++;
+      this.sink(buf.toString('utf8', from + start, from + stop));
+    }
+  }
+}
+
+/** Pushes the start offset of every line that has a match (one per line). */
+function collect(re: RegExp, text: string, out: number[]): void {
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    const start = text.lastIndexOf('\n', m.index) + 1;
+    out.push(start);
+    const stop = text.indexOf('\n', m.index);
+    if (stop < 0) break;
+    re.lastIndex = stop + 1;
+  }
+}
+
+export interface ScanResult {
+  bytes: number;
+  offset: number;
+}
+
+/** Reads `file` from `offset` to its current end in large chunks. */
+export async function scanFile(file: string, scanner: LineScanner, opts: { offset?: number; chunkBytes?: number; signal?: AbortSignal; final?: boolean } = {}): Promise<ScanResult> {
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    let pos = Math.min(opts.offset ?? 0, size);
+    const chunk = Buffer.allocUnsafe(opts.chunkBytes ?? 8 * 1024 * 1024);
+    let read = 0;
+    while (pos < size) {
+      if (opts.signal?.aborted) break;
+      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
+      if (bytesRead <= 0) break;
+      scanner.push(chunk.subarray(0, bytesRead));
+      pos += bytesRead;
+      read += bytesRead;
+    }
+    if (opts.final) scanner.end();
+    return { bytes: read, offset: pos };
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface FollowerEvents {
+  onTruncate?: () => void;
+  onRotate?: () => void;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Follows a file by polling (works on NFS and over SSH sessions, where fs.watch is unreliable).
+ * Truncation (size < offset) restarts from 0; rotation (new inode at the path) drains the old file, then reads the
+ * new one from 0. A partial last line waits for its newline.
+ */
+export class FileFollower {
+  private fh: FileHandle | undefined;
+  private ino: number | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private busy = false;
+  private readonly chunk: Buffer;
+  private sig: Buffer | undefined;
+  private lastRead: Buffer = Buffer.alloc(0);
+  offset: number;
+  /** Bumped after each poll that read bytes. */
+  reads = 0;
+  missing = false;
+
+  constructor(
+    readonly file: string,
+    private readonly scanner: LineScanner,
+    private readonly opts: { offset?: number; intervalMs?: number; chunkBytes?: number } & FollowerEvents = {},
+  ) {
+    this.offset = opts.offset ?? 0;
+    this.chunk = Buffer.allocUnsafe(opts.chunkBytes ?? 1024 * 1024);
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const fh = this.fh;
+    this.fh = undefined;
+    await fh?.close().catch(() => {});
+  }
+
+  /** One poll: read everything new. Exposed for tests and for `--once`. */
+  async poll(): Promise<number> {
+    if (this.busy) return 0;
+    this.busy = true;
+    try {
+      return await this.pollInner();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async pollInner(): Promise<number> {
+    let st;
+    try {
+      st = await stat(this.file);
+      this.missing = false;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.missing = true;
+        return 0;
+      }
+      throw err;
+    }
+    let total = 0;
+    if (this.fh && this.ino !== undefined && st.ino !== this.ino) {
+      // Rotated: finish the old file, then switch.
+      total += await this.drain(this.fh);
+      await this.fh.close().catch(() => {});
+      this.fh = undefined;
+      this.scanner.end();
+      this.offset = 0;
+      this.sig = undefined;
+      this.lastRead = Buffer.alloc(0);
+      this.opts.onRotate?.();
+    }
+    if (!this.fh) {
+      this.fh = await open(this.file, 'r');
+      this.ino = (await this.fh.stat()).ino;
+    }
+    const size = (await this.fh.stat()).size;
+    if (size < this.offset || !(await this.sameTail(this.fh))) {
+      this.scanner.reset();
+      this.offset = 0;
+      this.sig = undefined;
+      this.lastRead = Buffer.alloc(0);
+      this.opts.onTruncate?.();
+    }
+    total += await this.drain(this.fh);
+    if (total > 0) this.reads++;
+    return total;
+  }
+
+  /** The bytes just before the offset are still what was read: the file was not rewritten in place. */
+  private async sameTail(fh: FileHandle): Promise<boolean> {
+    const sig = this.sig;
+    if (!sig || sig.length === 0 || this.offset < sig.length) return true;
+    const now = Buffer.alloc(sig.length);
+    const { bytesRead } = await fh.read(now, 0, sig.length, this.offset - sig.length);
+    return bytesRead === sig.length && now.equals(sig);
+  }
+
+  private remember(): void {
+    const n = Math.min(SIG_BYTES, this.offset);
+    if (n === 0) {
+      this.sig = undefined;
+      return;
+    }
+    // The last bytes read are at the end of this.chunk after a drain.
+    this.sig = Buffer.from(this.lastRead.subarray(Math.max(0, this.lastRead.length - n)));
+  }
+
+  private async drain(fh: FileHandle): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(this.chunk, 0, this.chunk.length, this.offset);
+      if (bytesRead <= 0) break;
+      const got = this.chunk.subarray(0, bytesRead);
+      this.scanner.push(got);
+      this.offset += bytesRead;
+      total += bytesRead;
+      this.lastRead = bytesRead >= SIG_BYTES || !this.lastRead.length ? got : Buffer.concat([this.lastRead, got]).subarray(-SIG_BYTES);
+      if (this.stopped) break;
+    }
+    if (total > 0) this.remember();
+    return total;
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.poll();
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.loop(), this.opts.intervalMs ?? 500);
+    this.timer.unref?.();
+  }
+}
+
+/**
+ * Streams `ray job logs -f <job>` into a sink (the Ray job's stdout, §7 live source 5). Resolves when the child
+ * exits (job finished, or aborted through `signal`).
+ */
+export async function followRayJob(jobId: string, sink: LineSink, opts: { cwd: string; address?: string; signal?: AbortSignal; rayBin?: string }): Promise<RunResult> {
+  const args = ['job', 'logs', '-f', jobId];
+  if (opts.address) args.push('--address', opts.address);
+  return runProcess(opts.rayBin ?? 'ray', args, {
+    cwd: opts.cwd,
+    signal: opts.signal,
+    keepLines: 20,
+    note: 'monitor: follow ray job logs',
+    onLine: (_stream, line) => sink(line),
+  });
+}

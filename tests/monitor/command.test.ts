@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { monitorCommand } from '../../src/cli/commands/monitor.js';
+import type { CommandContext } from '../../src/cli/context.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
+import { ConsoleError } from '../../src/services/errors.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { EFFECTIVE_LINES, metricLine, rolloutLines, sampleLine } from './builders.js';
+
+function ctxFor(ws: string, positionals: string[], options: Record<string, boolean>, json = true) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (d) => (stdout += d));
+  err.on('data', (d) => (stderr += d));
+  const ctx: CommandContext = {
+    command: ['monitor'],
+    positionals,
+    options,
+    global: { workspace: ws, provider: 'e2b', debug: false, color: false, json },
+    paths: recipePaths(ws),
+    stdout: out,
+    stderr: err,
+    env: {},
+    signal: new AbortController().signal,
+  };
+  return { ctx, out: () => stdout, err: () => stderr };
+}
+
+test('monitor LOG_FILE --once --json prints exactly the issue #8 shape', async () => {
+  const ws = await tempDir();
+  try {
+    const log = path.join(ws, 'launch.log');
+    const lines = [
+      'effective_batch: num_rollout=500 rollout_batch_size=8 n_samples_per_prompt=16 global_batch_size=128',
+      ...EFFECTIVE_LINES,
+      'Current Ray node count: 4; expected ACTOR_NUM_NODES: 4',
+      ...rolloutLines(0, 128),
+      metricLine('step', 0, { 'train/grad_norm': NaN }),
+      sampleLine({ reward: 0, integrity: true, reason: 'swegym_integrity_violation' }),
+      `${sampleLine({ reward: 1 })} [repeated 2x across cluster]`,
+    ];
+    await writeFile(log, lines.join('\n') + '\n');
+    const c = ctxFor(ws, [log], { once: true });
+    assert.equal(await monitorCommand(c.ctx), 0);
+    const doc = JSON.parse(c.out());
+    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples']);
+    assert.deepEqual(Object.keys(doc.run), ['name', 'phase']);
+    assert.equal(doc.run.phase, 'rollout 1 generating 3/128');
+    assert.equal(doc.effective.claude_code.version, '2.1.207');
+    assert.equal(doc.steps[0].metrics['train/grad_norm'], 'NaN', 'a later line for the same step merges');
+    assert.deepEqual(Object.keys(doc.rollouts[0]), ['rollout', 'metrics', 'samples']);
+    assert.deepEqual(Object.keys(doc.rollouts[0].samples), ['total', 'reward_one', 'raw_one', 'integrity_violations', 'by_reason']);
+    assert.deepEqual(doc.in_progress, { rollout: 1, samples: { total: 3, reward_one: 2, raw_one: 2, integrity_violations: 1, by_reason: { swegym_integrity_violation: 1, '': 2 } } });
+    assert.equal(doc.samples.total, 131);
+    assert.equal(c.err(), '');
+  } finally {
+    await removeDir(ws);
+  }
+});
+
+test('monitor resolves registry runs (logFile, defensively) and run directories', async () => {
+  const ws = await tempDir();
+  try {
+    const log = path.join(ws, 'outputs', 'logs', 'myrun', 'launcher.log');
+    await mkdir(path.dirname(log), { recursive: true });
+    await writeFile(log, rolloutLines(0, 2).join('\n') + '\n');
+    await mkdir(path.join(ws, '.swegym-console', 'runs', 'myrun-20260801-120000'), { recursive: true });
+    await writeFile(path.join(ws, '.swegym-console', 'runs', 'myrun-20260801-120000', 'run.json'), JSON.stringify({ name: 'myrun-20260801-120000', runName: 'myrun', logFile: log, createdAt: '2026-08-01T12:00:00Z' }));
+    for (const arg of [['myrun-20260801-120000'], [], [path.join(ws, 'outputs', 'logs', 'myrun')], ['myrun']]) {
+      const c = ctxFor(ws, arg, { once: true });
+      assert.equal(await monitorCommand(c.ctx), 0, String(arg));
+      const doc = JSON.parse(c.out());
+      assert.equal(doc.rollouts.length, 1, String(arg));
+    }
+    const bad = ctxFor(ws, ['no-such-run'], { once: true });
+    await assert.rejects(monitorCommand(bad.ctx), (e: unknown) => e instanceof ConsoleError && /Nothing to monitor/.test(e.what) && e.exitCode === 2);
+    await writeFile(path.join(ws, '.swegym-console', 'runs', 'myrun-20260801-120000', 'run.json'), '{oops');
+    await assert.rejects(monitorCommand(ctxFor(ws, ['myrun-20260801-120000'], { once: true }).ctx), /not valid JSON/);
+  } finally {
+    await removeDir(ws);
+  }
+});
+
+test('monitor --once without --json prints a readable summary', async () => {
+  const ws = await tempDir();
+  try {
+    const log = path.join(ws, 'x.log');
+    await writeFile(log, rolloutLines(0, 6).join('\n') + '\n');
+    const c = ctxFor(ws, [log], { once: true }, false);
+    assert.equal(await monitorCommand(c.ctx), 0);
+    assert.match(c.out(), /rollouts: 1 · steps: 1 · samples: 6 \(reward=1: 2\)/);
+    assert.match(c.out(), /fail_to_pass_failure=4/);
+  } finally {
+    await removeDir(ws);
+  }
+});
