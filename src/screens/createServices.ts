@@ -5,6 +5,9 @@ import { recipePaths } from '../services/workspace/paths.js';
 import { createAppStore } from '../state/app.js';
 import { createJobsStore } from '../state/jobs.js';
 import { createHomeStore } from '../state/home.js';
+import { createTemplatesStore } from '../state/templates.js';
+import { createTemplatesService } from '../services/templates/controller.js';
+import { openSandboxProvider } from '../services/templates/provider.js';
 import { commandLog as globalCommandLog, CommandLog } from '../services/process/commandLog.js';
 
 export function createAppServices(global: GlobalOptions, opts: { commandLog?: CommandLog; initialScreen?: string } = {}): AppServices {
@@ -16,9 +19,18 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     jobs: createJobsStore(),
     commandLog: opts.commandLog ?? globalCommandLog,
     home: createHomeStore(),
+    templates: undefined as unknown as AppServices['templates'],
     dispose() {
       for (const d of disposers.splice(0)) d();
     },
   };
+  const jobs = services.jobs;
+  services.templates = createTemplatesService({
+    paths: services.paths,
+    store: createTemplatesStore(),
+    jobs,
+    openProvider: () => openSandboxProvider(global.provider, process.env, services.paths),
+  });
+  disposers.push(() => services.templates.controller.dispose());
   return services;
 }

@@ -2,6 +2,7 @@
 import type { ScreenModule } from './types.js';
 import { homeScreen } from './HomeScreen.js';
 import { stepInfoScreen } from './StepInfoScreen.js';
+import { templatesScreen } from './TemplatesScreen.js';
 
 export const SCREENS: ScreenModule[] = [
   homeScreen,
@@ -15,16 +16,7 @@ export const SCREENS: ScreenModule[] = [
     manual: 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --download --split train',
     headless: 'swegym-console data download && swegym-console data images && swegym-console data show',
   }),
-  stepInfoScreen({
-    id: 'templates',
-    title: 'Templates',
-    hotkey: '3',
-    what: 'Build the Claude Code + BBS artifacts, one E2B template per image, and smoke-test each.',
-    why: 'Training starts every sample from a prebuilt template; a missing or broken one fails whole groups.',
-    files: ['data/claude-code-artifacts/', 'data/e2b-template-map.json'],
-    manual: 'python3 examples/data/swegym/prepare_swegym_e2b.py build / smoke (once per image)',
-    headless: 'swegym-console artifacts build && swegym-console templates build && swegym-console templates smoke --all',
-  }),
+  templatesScreen,
   stepInfoScreen({
     id: 'convert',
     title: 'Convert',

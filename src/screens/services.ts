@@ -6,6 +6,7 @@ import type { AppStore } from '../state/app.js';
 import type { JobsStore } from '../state/jobs.js';
 import type { CommandLog } from '../services/process/commandLog.js';
 import type { HomeStore } from '../state/home.js';
+import type { TemplatesService } from '../services/templates/controller.js';
 
 export interface AppServices {
   global: GlobalOptions;
@@ -14,6 +15,7 @@ export interface AppServices {
   jobs: JobsStore;
   commandLog: CommandLog;
   home: HomeStore;
+  templates: TemplatesService;
   /** Stops timers and watchers when the app exits. */
   dispose(): void;
 }

@@ -91,7 +91,7 @@ export async function templatesStatus(paths: RecipePaths, prefix = DEFAULT_TEMPL
   return {
     templates: rows,
     counts: countRows(rows),
-    mapProblems: check.problems.filter((p) => p.kind !== 'no_entry').map((p) => p.message),
+    mapProblems: check.problems.filter((p) => p.kind !== 'no_entry' && p.kind !== 'missing_file').map((p) => p.message),
     imageListMissing,
   };
 }

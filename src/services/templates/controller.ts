@@ -1,0 +1,219 @@
+// Drives template builds and smoke tests for the interactive app: one factory run at a time, registered in the
+// jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
+import type { RecipePaths } from '../workspace/paths.js';
+import type { SandboxProvider } from '../sandbox/types.js';
+import type { TemplatesStore } from '../../state/templates.js';
+import type { JobsStore } from '../../state/jobs.js';
+import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
+import { TemplateFactory, E2B_BUILD_LIMIT, defaultConcurrency } from './factory.js';
+import { smokeMany } from './smoke.js';
+import { templatesJournal } from './records.js';
+import { acquireLock } from '../workspace/lock.js';
+import { resolveArtifactConfig } from '../artifacts/versions.js';
+import { artifactStatus } from '../artifacts/artifacts.js';
+import { ConsoleError } from '../errors.js';
+
+export interface TemplatesControllerOptions {
+  paths: RecipePaths;
+  store: TemplatesStore;
+  jobs: JobsStore;
+  openProvider: () => Promise<SandboxProvider>;
+  env?: NodeJS.ProcessEnv;
+  publishHz?: number;
+  concurrency?: number;
+}
+
+const JOB_ID = 'templates-build';
+const SMOKE_JOB_ID = 'templates-smoke';
+
+function message(err: unknown): string {
+  if (err instanceof ConsoleError) return [err.what, err.causeText, err.fix && `fix: ${err.fix}`].filter(Boolean).join(' — ');
+  return (err as Error)?.message ?? String(err);
+}
+
+export class TemplatesController {
+  private factory?: TemplateFactory;
+  private timer?: ReturnType<typeof setInterval>;
+  private lastVersion = -1;
+  private base: TemplateStatusRow[] = [];
+  private smokeCtl?: AbortController;
+  constructor(private readonly opts: TemplatesControllerOptions) {}
+
+  get running(): boolean {
+    return Boolean(this.factory);
+  }
+
+  /** Reads the state from disk (image list, journal, map, artifacts). */
+  async refresh(): Promise<void> {
+    const { store, paths } = this.opts;
+    try {
+      const status = await templatesStatus(paths);
+      this.base = status.templates;
+      const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);
+      const a = await artifactStatus(config);
+      store.getState().set({
+        rows: this.factory ? this.merge() : status.templates,
+        counts: this.factory ? countRows(this.merge()) : status.counts,
+        mapProblems: status.mapProblems,
+        artifacts: a.current
+          ? { ok: true, text: `artifacts ok: claude ${config.claudeCodeVersion}, runtime py ${config.portablePythonVersion} bbs ${config.bbsVersion} (sha256 ${a.binary.sha256?.slice(0, 12)}…)` }
+          : { ok: false, text: `artifacts: ${a.problems.join('; ')} — run \`swegym-console artifacts build\`` },
+        loading: false,
+      });
+    } catch (err) {
+      store.getState().set({ loading: false, message: { text: message(err), tone: 'error' } });
+    }
+  }
+
+  private merge(): TemplateStatusRow[] {
+    const snap = this.factory?.snapshot();
+    if (!snap) return this.base;
+    const live = new Map(snap.records.map((r) => [r.image, r]));
+    const rows = this.base.map((row) => {
+      const r = live.get(row.image);
+      if (!r) return row;
+      return { ...row, template: r.template, state: r.state, smoke: r.smoke ?? null, error: r.state === 'failed' ? (r.reason ?? '') : '', durationMs: r.durationMs, updatedAt: r.updatedAt };
+    });
+    for (const r of snap.records) if (!this.base.some((b) => b.image === r.image)) rows.push({ image: r.image, template: r.template, state: r.state, smoke: r.smoke ?? null, error: r.reason ?? '', durationMs: r.durationMs, mapped: false });
+    return rows;
+  }
+
+  private publish(): void {
+    const f = this.factory;
+    if (!f || f.version === this.lastVersion) return;
+    this.lastVersion = f.version;
+    const snap = f.snapshot();
+    const rows = this.merge();
+    const st = this.opts.store.getState();
+    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt });
+    if (st.logImage) st.set({ logLines: f.logFor(st.logImage).slice(-500) });
+    const done = snap.records.filter((r) => r.state === 'built' || r.state === 'failed').length;
+    this.opts.jobs.getState().progress(JOB_ID, done, snap.records.length);
+  }
+
+  /** Starts a build of every image (or `only`). Resolves when the run ends. */
+  async build(opts: { only?: string[]; rebuild?: boolean } = {}): Promise<void> {
+    const { store, jobs, paths } = this.opts;
+    if (this.factory) return;
+    try {
+      const provider = await this.opts.openProvider();
+      const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);
+      const max = provider.name === 'e2b' ? E2B_BUILD_LIMIT : 64;
+      this.factory = new TemplateFactory({
+        provider,
+        paths,
+        artifacts: { artifactDir: config.artifactDir, versions: config },
+        only: opts.only,
+        rebuild: opts.rebuild,
+        concurrency: Math.min(max, this.opts.concurrency ?? defaultConcurrency(provider)),
+        maxConcurrency: max,
+      });
+    } catch (err) {
+      store.getState().set({ message: { text: message(err), tone: 'error' } });
+      return;
+    }
+    const factory = this.factory;
+    jobs.getState().start({ id: JOB_ID, title: 'template builds', startedAt: Date.now(), cancel: () => factory.abandon() });
+    store.getState().set({ running: true, stopping: false, abandoning: false, message: undefined });
+    this.timer = setInterval(() => this.publish(), Math.round(1000 / Math.min(10, this.opts.publishHz ?? 10)));
+    try {
+      const result = await factory.run();
+      this.publish();
+      store.getState().set({
+        message: {
+          text: `${result.built} built, ${result.skipped} already there, ${result.failed} failed${result.notStarted + result.abandoned ? `, ${result.notStarted + result.abandoned} not built (stopped)` : ''}${result.fatal ? ` — ${result.fatal}` : ''}`,
+          tone: result.failed || result.fatal ? 'warn' : 'info',
+        },
+      });
+    } catch (err) {
+      store.getState().set({ message: { text: message(err), tone: 'error' } });
+    } finally {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      this.factory = undefined;
+      jobs.getState().finish(JOB_ID);
+      store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined });
+      await this.refresh();
+    }
+  }
+
+  /** Rebuild the failed images only. */
+  retryFailed(): Promise<void> {
+    const failed = this.opts.store.getState().rows.filter((r) => r.state === 'failed').map((r) => r.image);
+    if (failed.length === 0) {
+      this.opts.store.getState().set({ message: { text: 'no failed templates to retry', tone: 'info' } });
+      return Promise.resolve();
+    }
+    return this.build({ only: failed });
+  }
+
+  stop(): void {
+    this.factory?.stop();
+    this.publish();
+  }
+
+  abandon(): void {
+    this.factory?.abandon();
+    this.publish();
+  }
+
+  openLog(image: string | undefined): void {
+    const st = this.opts.store.getState();
+    if (!image) return st.set({ logImage: undefined, logLines: [] });
+    const live = this.factory?.logFor(image);
+    st.set({ logImage: image, logLines: (live && live.length ? live : undefined) ?? this.journalLog(image) });
+  }
+
+  private journalLog(image: string): string[] {
+    const row = this.opts.store.getState().rows.find((r) => r.image === image);
+    return row?.error ? [row.error] : ['(no build log in this session; failures keep their last lines in the journal)'];
+  }
+
+  /** Smoke-tests the given rows (built ones), recording results in the journal. */
+  async smoke(rows: TemplateStatusRow[]): Promise<void> {
+    const { store, jobs, paths } = this.opts;
+    const targets = rows.filter((r) => r.state === 'built').map((r) => ({ image: r.image, template: r.template }));
+    if (targets.length === 0) return store.getState().set({ message: { text: 'select a built template to smoke', tone: 'warn' } });
+    if (this.factory || this.smokeCtl) return store.getState().set({ message: { text: 'wait for the running job to finish', tone: 'warn' } });
+    let lock;
+    try {
+      lock = await acquireLock(paths.lockFile, 'templates smoke');
+    } catch (err) {
+      return store.getState().set({ message: { text: message(err), tone: 'error' } });
+    }
+    const ctl = (this.smokeCtl = new AbortController());
+    jobs.getState().start({ id: SMOKE_JOB_ID, title: 'smoke tests', startedAt: Date.now(), cancel: () => ctl.abort() });
+    store.getState().set({ smoking: targets.length });
+    try {
+      const provider = await this.opts.openProvider();
+      const journal = await templatesJournal(paths).load();
+      const results = await smokeMany({ provider, journal, targets, signal: ctl.signal, onResult: () => store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1) }) });
+      await journal.flush();
+      const failed = results.filter((r) => !r.ok);
+      store.getState().set({ message: { text: failed.length ? `smoke: ${failed.length} failed — ${failed[0]?.template}: ${failed[0]?.error}` : `smoke: ${results.length} passed`, tone: failed.length ? 'warn' : 'info' } });
+    } catch (err) {
+      store.getState().set({ message: { text: message(err), tone: 'error' } });
+    } finally {
+      await lock.release();
+      this.smokeCtl = undefined;
+      jobs.getState().finish(SMOKE_JOB_ID);
+      store.getState().set({ smoking: 0 });
+      await this.refresh();
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.smokeCtl?.abort();
+  }
+}
+
+export interface TemplatesService {
+  store: TemplatesStore;
+  controller: TemplatesController;
+}
+
+/** The templates field of the app's services bag. */
+export function createTemplatesService(opts: Omit<TemplatesControllerOptions, 'store'> & { store: TemplatesStore }): TemplatesService {
+  return { store: opts.store, controller: new TemplatesController(opts) };
+}

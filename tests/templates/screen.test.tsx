@@ -1,0 +1,91 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import React from 'react';
+import { App } from '../../src/screens/App.js';
+import { createAppServices } from '../../src/screens/createServices.js';
+import { CommandLog } from '../../src/services/process/commandLog.js';
+import { createTemplatesService } from '../../src/services/templates/controller.js';
+import { createTemplatesStore } from '../../src/state/templates.js';
+import { renderInk, KEYS } from '../helpers/ink.js';
+import { removeDir } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait.js';
+import { FakeProvider } from './fakeProvider.js';
+import { templateWorkspace, imageNames, readJson } from './helpers.js';
+import { createHash } from 'node:crypto';
+
+const ENV = { CLAUDE_CODE_BINARY_SHA256: createHash('sha256').update('fake claude binary\n').digest('hex') };
+
+test('Templates screen: table, build all with live progress, filter, build log, retry failed, smoke selected', { timeout: 60_000 }, async () => {
+  const images = imageNames(6);
+  const { ws, paths } = await templateWorkspace(images);
+  const provider = new FakeProvider({ buildMs: 5 });
+  provider.scripts.set(images[2]!, { fail: "access denied to 'x': you don't have permission to pull this image" });
+  const services = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'templates' });
+  services.templates = createTemplatesService({ paths, store: createTemplatesStore(), jobs: services.jobs, openProvider: async () => provider, env: ENV });
+  const ui = renderInk(<App services={services} size={{ width: 160, height: 30 }} />);
+  try {
+    await ui.waitForText('one E2B template per image');
+    await ui.waitForText('6 images: 0 built');
+    assert.match(ui.frame(), /swegym-proj0_s_repo0-100/);
+    assert.match(ui.frame(), /artifacts ok/);
+    await ui.press('b');
+    await ui.waitForText('5 built, 1 failed', 20_000);
+    assert.match(ui.frame(), /✗ failed  swegym-proj2_s_repo2-102 .*access denied/);
+    await ui.waitForText('mapped 5');
+    assert.equal(Object.keys(services.jobs.getState().jobs).length, 0, 'the job is gone when the run ends');
+    // Filter to the failed one and open its log.
+    await ui.press('/');
+    for (const ch of 'failed') await ui.press(ch);
+    await ui.press(KEYS.enter);
+    await ui.waitForText('(1/6)');
+    await ui.press(KEYS.enter);
+    await ui.waitForText('Build log — ' + images[2]);
+    assert.match(ui.frame(), /access denied/);
+    await ui.press(KEYS.escape);
+    await ui.waitForText('(1/6)');
+    // Retry failed: the image now builds.
+    provider.scripts.delete(images[2]!);
+    await ui.press('r');
+    await ui.waitForText('1 built, 0 already there, 0 failed', 20_000);
+    // Smoke the selected row (clear the filter first: Backspace ×6).
+    await ui.press('/');
+    for (let i = 0; i < 6; i++) await ui.press(KEYS.backspace);
+    await ui.press(KEYS.enter);
+    await ui.press('s');
+    await ui.waitForText('smoke: 1 passed', 20_000);
+    const journal = await readJson(`${paths.journalsDir}/templates.json`);
+    assert.equal(journal.items[images[0]!].smoke, 'passed');
+    assert.equal(provider.liveSandboxes(), 0);
+  } finally {
+    ui.unmount();
+    services.dispose();
+    await removeDir(ws);
+  }
+});
+
+test('Templates screen: x stops launching while builds run; a abandons them', { timeout: 60_000 }, async () => {
+  const images = imageNames(6);
+  const { ws, paths } = await templateWorkspace(images);
+  const provider = new FakeProvider({ buildMs: 60_000 });
+  const services = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'templates' });
+  services.templates = createTemplatesService({ paths, store: createTemplatesStore(), jobs: services.jobs, openProvider: async () => provider, env: ENV, concurrency: 2 });
+  const ui = renderInk(<App services={services} size={{ width: 160, height: 30 }} />);
+  try {
+    await ui.waitForText('6 images: 0 built');
+    await ui.press('b');
+    await waitFor(() => provider.active === 2);
+    await ui.waitForText('2 running');
+    assert.ok(services.jobs.getState().jobs['templates-build']);
+    await ui.press('x');
+    await ui.waitForText('stopping: no new builds; 2 still running');
+    await ui.press('a');
+    await ui.waitForText('not built (stopped)', 20_000);
+    assert.equal(provider.builds.length, 2);
+    const journal = await readJson(`${paths.journalsDir}/templates.json`);
+    assert.equal(Object.values(journal.items).filter((r: any) => /abandoned/.test(r.reason)).length, 2);
+  } finally {
+    ui.unmount();
+    services.dispose();
+    await removeDir(ws);
+  }
+});
