@@ -5,6 +5,8 @@ import { recipePaths } from '../services/workspace/paths.js';
 import { createAppStore } from '../state/app.js';
 import { createJobsStore } from '../state/jobs.js';
 import { createHomeStore } from '../state/home.js';
+import { createMonitorService } from '../services/monitor/provider.js';
+import { createDataStore } from '../state/data.js';
 import { createTemplatesStore } from '../state/templates.js';
 import { createTemplatesService } from '../services/templates/controller.js';
 import { openSandboxProvider } from '../services/templates/provider.js';
@@ -19,11 +21,14 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     jobs: createJobsStore(),
     commandLog: opts.commandLog ?? globalCommandLog,
     home: createHomeStore(),
+    monitor: createMonitorService(recipePaths(global.workspace), global.provider, process.env),
+    data: createDataStore(),
     templates: undefined as unknown as AppServices['templates'],
     dispose() {
       for (const d of disposers.splice(0)) d();
     },
   };
+  disposers.push(() => services.monitor.dispose());
   const jobs = services.jobs;
   services.templates = createTemplatesService({
     paths: services.paths,

@@ -3,19 +3,11 @@ import type { ScreenModule } from './types.js';
 import { homeScreen } from './HomeScreen.js';
 import { stepInfoScreen } from './StepInfoScreen.js';
 import { templatesScreen } from './TemplatesScreen.js';
+import { dataScreen } from './DataScreen.js';
 
 export const SCREENS: ScreenModule[] = [
   homeScreen,
-  stepInfoScreen({
-    id: 'data',
-    title: 'Data',
-    hotkey: '2',
-    what: 'Download the SWE-Gym split, check it, and list one Docker image per task.',
-    why: 'Every later step (templates, conversion, validation) is keyed by these tasks and images.',
-    files: ['data/swegym-source/train.parquet', 'data/swegym-images.txt'],
-    manual: 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --download --split train',
-    headless: 'swegym-console data download && swegym-console data images && swegym-console data show',
-  }),
+  dataScreen,
   templatesScreen,
   stepInfoScreen({
     id: 'convert',

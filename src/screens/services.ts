@@ -6,6 +6,8 @@ import type { AppStore } from '../state/app.js';
 import type { JobsStore } from '../state/jobs.js';
 import type { CommandLog } from '../services/process/commandLog.js';
 import type { HomeStore } from '../state/home.js';
+import type { MonitorService } from '../services/monitor/session.js';
+import type { DataStore } from '../state/data.js';
 import type { TemplatesService } from '../services/templates/controller.js';
 
 export interface AppServices {
@@ -15,6 +17,9 @@ export interface AppServices {
   jobs: JobsStore;
   commandLog: CommandLog;
   home: HomeStore;
+  /** The run dashboard's service (log follower, GPU/proxy/sandbox pollers) and its store (`monitor.store`). */
+  monitor: MonitorService;
+  data: DataStore;
   templates: TemplatesService;
   /** Stops timers and watchers when the app exits. */
   dispose(): void;

@@ -91,3 +91,24 @@ export async function writeSplitImages(paths: RecipePaths, o: WriteImagesOptions
   });
   return { ...result, data };
 }
+
+export interface ImageListStatus {
+  state: 'missing' | 'current' | 'differs';
+  /** Lines in the file on disk. */
+  lines: number;
+}
+
+/** Compares data/swegym-images.txt on disk with the list the split gives (byte for byte). */
+export async function imageListStatus(file: string, images: readonly string[]): Promise<ImageListStatus> {
+  const { readFile } = await import('node:fs/promises');
+  const { imageListText } = await import('./images.js');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', lines: 0 };
+    throw err;
+  }
+  const lines = text.split('\n').filter((l) => l !== '').length;
+  return { state: text === imageListText(images) ? 'current' : 'differs', lines };
+}

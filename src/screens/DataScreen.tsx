@@ -1,0 +1,378 @@
+// Data: the SWE-Gym split as the recipe sees it — summary, repo histogram, a filterable task table and the task
+// detail (problem statement, tests, image, template) — plus the download (bytes, rate, ETA) and the image list.
+import React, { useEffect } from 'react';
+import { Box, useInput } from 'ink';
+import type { ScreenModule, ScreenProps } from './types.js';
+import type { AppServices } from './services.js';
+import { useSel } from '../ui/hooks.js';
+import { T } from '../ui/theme.js';
+import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
+import { is, type Binding } from '../ui/keymap.js';
+import { filterTasks, type DataState } from '../state/data.js';
+import { formatBytes, formatProgress } from '../services/dataset/format.js';
+import { displayPath } from '../services/workspace/paths.js';
+import type { SweGymTask } from '../services/dataset/types.js';
+import { loadData, startDownload, switchSplit, writeImages } from './dataActions.js';
+
+const MANUAL = 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --download --download-dir data/swegym-source --split';
+
+/** Hard-wraps text to `width` columns (the detail view shows whole problem statements, never letting Ink wrap). */
+export function wrapLines(text: string, width: number): string[] {
+  const out: string[] = [];
+  const w = Math.max(1, width);
+  for (const raw of text.replace(/\t/g, '  ').split('\n')) {
+    const chars = [...raw.replace(/\r$/, '')];
+    if (chars.length === 0) out.push('');
+    for (let i = 0; i < chars.length; i += w) out.push(chars.slice(i, i + w).join(''));
+  }
+  return out;
+}
+
+function visibleTasks(s: DataState): SweGymTask[] {
+  return filterTasks(s.rows, s.filter);
+}
+
+function Header({ services, width }: { services: AppServices; width: number }) {
+  const split = useSel(services.data, (s) => s.split);
+  const status = useSel(services.data, (s) => s.status);
+  const summary = useSel(services.data, (s) => s.summary);
+  const imageList = useSel(services.data, (s) => s.imageList);
+  const mapNote = useSel(services.data, (s) => s.templateMapNote);
+  const file = displayPath(services.paths, services.paths.parquet(split));
+  const first =
+    status === 'loaded' && summary
+      ? `Data · ${split} · ${file} · ${summary.rows} tasks · ${formatBytes(summary.fileBytes)}`
+      : `Data · ${split} · ${file} · ${status === 'loading' ? 'reading…' : status === 'missing' ? 'not downloaded' : status === 'invalid' ? 'fails its checks' : ''}`;
+  const listText = !imageList
+    ? ''
+    : imageList.state === 'current'
+      ? `${displayPath(services.paths, services.paths.imageList)} matches`
+      : imageList.state === 'missing'
+        ? `${displayPath(services.paths, services.paths.imageList)} missing (i writes it)`
+        : `${displayPath(services.paths, services.paths.imageList)} differs from this split (${imageList.lines} lines; i rewrites it)`;
+  const second =
+    status === 'loaded' && summary
+      ? `images: ${summary.images} unique${summary.legacyImages ? `, ${summary.legacyImages} legacy SWE-bench` : ''} · ${listText} · ${mapNote ?? ''}`
+      : 'Download the split, check it, and list one Docker image per task; every later step is keyed by these tasks.';
+  return (
+    <Box flexDirection="column" height={2} width={width} overflow="hidden">
+      <T bold tone="accent">
+        {truncate(first, width)}
+      </T>
+      <T tone={imageList?.state === 'differs' || imageList?.state === 'missing' ? 'warn' : 'dim'}>{truncate(second, width)}</T>
+    </Box>
+  );
+}
+
+function DownloadLine({ services, width }: { services: AppServices; width: number }) {
+  const download = useSel(services.data, (s) => s.download);
+  if (!download) return null;
+  const text = download.running
+    ? download.progress
+      ? formatProgress(download.progress)
+      : `starting the download of ${download.split}.parquet…`
+    : download.outcome?.ok
+      ? download.outcome.text
+      : `download failed: ${download.outcome?.error.what ?? ''}`;
+  const tone = download.running ? 'info' : download.outcome?.ok ? 'ok' : 'fail';
+  const total = download.progress?.total;
+  const ratio = total ? Math.min(1, (download.progress?.received ?? 0) / total) : 0;
+  const barWidth = Math.max(0, Math.min(30, width - 60));
+  const bar = download.running && total && barWidth >= 10 ? `[${'█'.repeat(Math.round(ratio * barWidth)).padEnd(barWidth, '·')}] ` : '';
+  return (
+    <Box height={1} width={width}>
+      <T tone={tone}>{truncate(bar + text, width)}</T>
+    </Box>
+  );
+}
+
+function NotLoaded({ services, width, height }: { services: AppServices; width: number; height: number }) {
+  const status = useSel(services.data, (s) => s.status);
+  const error = useSel(services.data, (s) => s.error);
+  const split = useSel(services.data, (s) => s.split);
+  const lines: { text: string; tone: 'plain' | 'dim' | 'warn' | 'fail' | 'info' }[] = [];
+  if (status === 'loading' || status === 'idle') lines.push({ text: 'reading the split…', tone: 'dim' });
+  if (status === 'missing') {
+    lines.push({ text: `${split}.parquet is not downloaded yet.`, tone: 'warn' });
+    lines.push({ text: `d downloads it from the Hugging Face dataset NovaSky-AI/SkyRL-v0-293-data (resumable; HF_ENDPOINT, HF_TOKEN and proxies are honoured).`, tone: 'info' });
+    lines.push({ text: '', tone: 'plain' });
+    lines.push({ text: `manual:   ${MANUAL} ${split}`, tone: 'dim' });
+    lines.push({ text: `headless: swegym-console data download --split ${split} && swegym-console data images --split ${split}`, tone: 'dim' });
+    lines.push({ text: 'offline:  copy the file to the path above by hand; it is checked when read.', tone: 'dim' });
+  }
+  if (status === 'invalid' && error) {
+    lines.push({ text: error.what, tone: 'fail' });
+    if (error.cause) lines.push({ text: `cause: ${error.cause}`, tone: 'plain' });
+    if (error.fix) lines.push({ text: `fix:   ${error.fix}`, tone: 'info' });
+    for (const p of error.problems ?? []) lines.push({ text: `  - ${p}`, tone: 'plain' });
+  }
+  const shown = lines.slice(0, Math.max(0, height));
+  if (lines.length > height && height > 0) shown[height - 1] = { text: `… ${lines.length - height + 1} more lines (swegym-console data show lists all)`, tone: 'dim' };
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {shown.map((l, i) => (
+        <T key={i} tone={l.tone}>
+          {truncate(l.text, width) || ' '}
+        </T>
+      ))}
+    </Box>
+  );
+}
+
+function TaskTable({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+  const rows = useSel(services.data, (s) => s.rows);
+  const filter = useSel(services.data, (s) => s.filter);
+  const filtering = useSel(services.data, (s) => s.filtering);
+  const selected = useSel(services.data, (s) => s.selected);
+  const map = useSel(services.data, (s) => s.templateMap);
+  const tasks = filterTasks(rows, filter);
+  const listRows = Math.max(0, height - 2);
+  const [start, end] = visibleWindow(tasks.length, selected, listRows);
+  const numW = 5;
+  const longestRepo = rows.reduce((m, r) => Math.max(m, r.repo.length), 4);
+  const repoW = Math.max(4, Math.min(longestRepo, 24, Math.floor(width * 0.3)));
+  // id · repo · F2P · P2P · tpl, single spaces between
+  const idW = Math.max(8, width - repoW - numW * 2 - 3 - 4);
+  const line = (id: string, repo: string, f2p: string, p2p: string, tpl: string) =>
+    `${padEnd(id, idW)} ${padEnd(repo, repoW)} ${padStart(f2p, numW)} ${padStart(p2p, numW)} ${tpl}`;
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <T tone={focused ? 'accent' : 'dim'} bold>
+        {truncate(line('instance_id', 'repo', 'F2P', 'P2P', 'tpl'), width)}
+      </T>
+      {tasks.slice(start, end).map((t, i) => {
+        const idx = start + i;
+        const tpl = map?.[t.image] ? '✓' : '·';
+        return (
+          <T key={t.instance_id} inverse={idx === selected && focused}>
+            {truncate(line(t.instance_id, t.repo, String(t.FAIL_TO_PASS.length), String(t.PASS_TO_PASS.length), tpl), width)}
+          </T>
+        );
+      })}
+      {tasks.length === 0 ? <T tone="dim">{truncate(filter ? `no task matches "${filter}"` : 'no tasks', width)}</T> : null}
+      <Box height={Math.max(0, listRows - Math.max(1, end - start))} />
+      <T tone={filtering ? 'info' : 'dim'}>
+        {truncate(
+          filtering ? `/ ${filter}▏  (${tasks.length}/${rows.length}; Enter keeps, Esc clears)` : filter ? `filter: ${filter} (${tasks.length}/${rows.length}) · / edits · Esc clears` : `${rows.length} tasks · / filters by id, repo, image or version`,
+          width,
+        )}
+      </T>
+    </Box>
+  );
+}
+
+function SummaryPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+  const summary = useSel(services.data, (s) => s.summary);
+  const warnings = useSel(services.data, (s) => s.warnings);
+  if (!summary) return null;
+  const d = (x: { min: number; median: number; max: number }) => `min ${x.min} · median ${x.median} · max ${x.max}`;
+  const lines: { text: string; tone: 'plain' | 'dim' | 'warn' | 'accent' }[] = [
+    { text: `Summary — ${summary.rows} tasks in ${summary.repos.length} repos`, tone: focused ? 'accent' : 'plain' },
+    { text: `FAIL_TO_PASS/task: ${d(summary.failToPass)}`, tone: 'plain' },
+    { text: `PASS_TO_PASS/task: ${d(summary.passToPass)}`, tone: 'plain' },
+    { text: `statement chars:   ${d(summary.problemStatementChars)}`, tone: 'plain' },
+    { text: `test lists stored as: ${summary.encoding.FAIL_TO_PASS} / ${summary.encoding.PASS_TO_PASS}`, tone: 'dim' },
+    { text: '', tone: 'plain' },
+  ];
+  const maxCount = Math.max(1, ...summary.repos.map((r) => r.count));
+  const repoW = Math.min(26, Math.max(8, ...summary.repos.map((r) => r.repo.length)));
+  const barW = Math.max(1, width - repoW - 7);
+  for (const r of summary.repos) {
+    lines.push({ text: `${padEnd(r.repo, repoW)} ${padStart(String(r.count), 4)} ${'█'.repeat(Math.max(1, Math.round((r.count / maxCount) * barW)))}`, tone: 'plain' });
+  }
+  if (warnings.length) {
+    lines.push({ text: '', tone: 'plain' });
+    lines.push({ text: `${warnings.length} warning(s):`, tone: 'warn' });
+    for (const w of warnings) lines.push({ text: `  ${w}`, tone: 'dim' });
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {lines.slice(0, height).map((l, i) => (
+        <T key={i} tone={l.tone} bold={i === 0}>
+          {truncate(l.text, width) || ' '}
+        </T>
+      ))}
+    </Box>
+  );
+}
+
+function TaskDetail({ services, width, height }: { services: AppServices; width: number; height: number }) {
+  const id = useSel(services.data, (s) => s.detail);
+  const rows = useSel(services.data, (s) => s.rows);
+  const scroll = useSel(services.data, (s) => s.detailScroll);
+  const map = useSel(services.data, (s) => s.templateMap);
+  const task = rows.find((r) => r.instance_id === id);
+  if (!task) return null;
+  const template = map?.[task.image];
+  // Small terminals keep room for the problem statement.
+  const f2pShown = Math.max(1, Math.min(6, height - 16));
+  const lines: { text: string; tone: 'plain' | 'dim' | 'accent' | 'ok' | 'warn' | 'info' }[] = [
+    { text: `${task.instance_id}  (row ${task.row})`, tone: 'accent' },
+    { text: `repo ${task.repo} · version ${task.version} · base ${task.base_commit.slice(0, 12)}`, tone: 'plain' },
+    { text: `image     ${task.image}`, tone: 'plain' },
+    template
+      ? { text: `template  ${template}`, tone: 'ok' }
+      : { text: `template  none yet — no entry in ${displayPath(services.paths, services.paths.templateMap)}`, tone: 'warn' },
+    { text: `FAIL_TO_PASS (${task.FAIL_TO_PASS.length}):`, tone: 'info' },
+    ...task.FAIL_TO_PASS.slice(0, f2pShown).map((t) => ({ text: `  ${t}`, tone: 'plain' as const })),
+    ...(task.FAIL_TO_PASS.length > f2pShown ? [{ text: `  … ${task.FAIL_TO_PASS.length - f2pShown} more`, tone: 'dim' as const }] : []),
+    { text: `PASS_TO_PASS (${task.PASS_TO_PASS.length}):${task.PASS_TO_PASS.length ? ` ${task.PASS_TO_PASS.slice(0, 3).join(', ')}${task.PASS_TO_PASS.length > 3 ? ', …' : ''}` : ''}`, tone: 'info' },
+    {
+      text: `gold patch: ${task.patch ? `${task.patch.split('\n').length} lines` : 'none'} · test patch: ${task.test_patch.split('\n').length} lines`,
+      tone: 'dim',
+    },
+    { text: `── problem statement (${task.problem_statement.length} chars; ↑/↓ scroll, Esc back) ──`, tone: 'dim' },
+  ];
+  const bodyRows = Math.max(0, height - lines.length);
+  const statement = wrapLines(task.problem_statement.trim(), width);
+  const maxScroll = Math.max(0, statement.length - bodyRows);
+  const from = Math.min(scroll, maxScroll);
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {lines.slice(0, height).map((l, i) => (
+        <T key={i} tone={l.tone} bold={i === 0}>
+          {truncate(l.text, width) || ' '}
+        </T>
+      ))}
+      {statement.slice(from, from + bodyRows).map((l, i) => (
+        <T key={`s${i}`}>{l || ' '}</T>
+      ))}
+    </Box>
+  );
+}
+
+function DataView({ services, width, height, focus }: ScreenProps) {
+  const status = useSel(services.data, (s) => s.status);
+  const detail = useSel(services.data, (s) => s.detail);
+  const filtering = useSel(services.data, (s) => s.filtering);
+  const hasDownload = useSel(services.data, (s) => s.download !== undefined);
+
+  useEffect(() => {
+    if (services.data.getState().status === 'idle') void loadData(services);
+  }, [services]);
+
+  // The filter field owns the keyboard while typing (the app suspends global keys while inputCaptured).
+  useInput(
+    (input, key) => {
+      const s = services.data.getState();
+      if (key.escape) {
+        s.set({ filtering: false, filter: '', selected: 0 });
+        services.app.getState().setInputCaptured(false);
+      } else if (key.return) {
+        s.set({ filtering: false });
+        services.app.getState().setInputCaptured(false);
+      } else if (key.backspace || key.delete) {
+        s.set({ filter: [...s.filter].slice(0, -1).join(''), selected: 0 });
+      } else if (input && !key.ctrl && !key.meta && !key.upArrow && !key.downArrow && !key.tab) {
+        s.set({ filter: s.filter + input.replace(/[\r\n\t]/g, ''), selected: 0 });
+      }
+    },
+    { isActive: filtering },
+  );
+
+  const headerH = 2 + (hasDownload ? 1 : 0);
+  const bodyH = Math.max(0, height - headerH);
+  let body: React.ReactNode;
+  if (status !== 'loaded') body = <NotLoaded services={services} width={width} height={bodyH} />;
+  else if (detail) body = <TaskDetail services={services} width={width} height={bodyH} />;
+  else if (width >= 100) {
+    const left = Math.floor(width * 0.6);
+    body = (
+      <Box flexDirection="row" width={width} height={bodyH}>
+        <TaskTable services={services} width={left} height={bodyH} focused={focus === 0} />
+        <Box width={width - left} paddingLeft={1} height={bodyH}>
+          <SummaryPanel services={services} width={width - left - 1} height={bodyH} focused={focus === 1} />
+        </Box>
+      </Box>
+    );
+  } else {
+    // Compact: one panel at a time; Tab switches.
+    body = focus === 1 ? <SummaryPanel services={services} width={width} height={bodyH} focused /> : <TaskTable services={services} width={width} height={bodyH} focused />;
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <Header services={services} width={width} />
+      <DownloadLine services={services} width={width} />
+      {body}
+    </Box>
+  );
+}
+
+function dataBindings(services: AppServices): Binding[] {
+  const st = () => services.data.getState();
+  const loaded = () => st().status === 'loaded';
+  const inTable = () => loaded() && !st().detail && services.app.getState().focus === 0;
+  const move = (delta: number | 'home' | 'end') => () => {
+    const s = st();
+    if (s.detail) {
+      const next = delta === 'home' ? 0 : delta === 'end' ? 1e9 : Math.max(0, s.detailScroll + delta);
+      s.set({ detailScroll: next });
+      return;
+    }
+    const n = visibleTasks(s).length;
+    if (!n) return;
+    const next = delta === 'home' ? 0 : delta === 'end' ? n - 1 : Math.max(0, Math.min(n - 1, s.selected + delta));
+    s.set({ selected: next });
+  };
+  return [
+    {
+      keys: ['/'],
+      description: 'filter',
+      match: (i, k) => is.char('/')(i, k) && inTable(),
+      run: () => {
+        st().set({ filtering: true });
+        services.app.getState().setInputCaptured(true);
+      },
+    },
+    { keys: ['↑', 'k'], description: 'up', match: (i, k) => is.up(i, k) && loaded(), run: move(-1), footer: false },
+    { keys: ['↓', 'j'], description: 'down', match: (i, k) => is.down(i, k) && loaded(), run: move(1), footer: false },
+    { keys: ['PgUp'], description: 'page up', match: (i, k) => is.pageUp(i, k) && loaded(), run: move(-10), footer: false },
+    { keys: ['PgDn'], description: 'page down', match: (i, k) => is.pageDown(i, k) && loaded(), run: move(10), footer: false },
+    { keys: ['g'], description: 'first', match: (i, k) => is.home(i, k) && loaded(), run: move('home'), footer: false },
+    { keys: ['G'], description: 'last', match: (i, k) => is.end(i, k) && loaded(), run: move('end'), footer: false },
+    {
+      keys: ['Enter'],
+      description: 'open task',
+      match: (i, k) => is.enter(i, k) && inTable(),
+      run: () => {
+        const s = st();
+        const task = visibleTasks(s)[s.selected];
+        if (task) s.set({ detail: task.instance_id, detailScroll: 0 });
+      },
+    },
+    {
+      keys: ['Esc'],
+      description: 'close task / clear filter',
+      match: (i, k) => is.escape(i, k) && (st().detail !== undefined || st().filter !== ''),
+      run: () => {
+        const s = st();
+        if (s.detail) s.set({ detail: undefined, detailScroll: 0 });
+        else s.set({ filter: '', selected: 0 });
+      },
+      footer: false,
+    },
+    { keys: ['d'], description: 'download split', match: is.char('d'), run: () => void startDownload(services) },
+    {
+      keys: ['c'],
+      description: 'cancel download',
+      match: (i, k) => is.char('c')(i, k) && Boolean(st().download?.running),
+      run: () => {
+        const split = st().download?.split;
+        services.jobs.getState().jobs[`data-download-${split}`]?.cancel?.();
+      },
+      footer: false,
+    },
+    { keys: ['i'], description: 'write image list', match: is.char('i'), run: () => void writeImages(services) },
+    { keys: ['s'], description: 'train/validation', match: (i, k) => is.char('s')(i, k) && !st().download?.running, run: () => switchSplit(services) },
+    { keys: ['r'], description: 'reload', match: is.char('r'), run: () => void loadData(services) },
+  ];
+}
+
+export const dataScreen: ScreenModule = {
+  id: 'data',
+  title: 'Data',
+  hotkey: '2',
+  panels: ['tasks', 'summary'],
+  Component: DataView,
+  bindings: dataBindings,
+};
