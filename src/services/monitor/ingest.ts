@@ -45,7 +45,7 @@ export async function ingestFile(file: string, opts: { name?: string; tailBytes?
 }
 
 /** Drops bytes up to and including the first newline, then forwards to the real scanner. */
-class SkipFirstLine extends LineScanner {
+export class SkipFirstLine extends LineScanner {
   private skipping = true;
   constructor(private readonly inner: LineScanner) {
     super(() => {});

@@ -1,0 +1,31 @@
+// The provider behind the sandboxes panel. Dressage's training sandboxes are created with DRESSAGE_E2B_API_KEY
+// (recipe §8 trap 2); listing works with any key of the same E2B team, so that key is preferred, then E2B_API_KEY.
+import type { SandboxProvider } from '../sandbox/types.js';
+import { MonitorService, type MonitorServiceOptions } from './session.js';
+import { createMonitorStore } from '../../state/monitor.js';
+import type { RecipePaths } from '../workspace/paths.js';
+
+export async function openMonitorProvider(name: 'e2b' | 'local', env: NodeJS.ProcessEnv): Promise<SandboxProvider | undefined> {
+  if (name !== 'e2b') return undefined; // Dressage's local_bwrap sandboxes are not listed through a console provider.
+  const apiKey = (env.DRESSAGE_E2B_API_KEY ?? '').trim() || (env.E2B_API_KEY ?? '').trim();
+  if (!apiKey) return undefined;
+  const { E2bProvider, e2bSettingsFromEnv } = await import('../sandbox/e2b.js');
+  return new E2bProvider(e2bSettingsFromEnv(env, { apiKey }));
+}
+
+/** E2B plan limit on concurrent sandboxes: SWEGYM_E2B_SANDBOX_LIMIT, else 100 (Pro; Hobby is 20). */
+export function sandboxLimitFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = Number(env.SWEGYM_E2B_SANDBOX_LIMIT);
+  return Number.isInteger(v) && v > 0 ? v : 100;
+}
+
+export function createMonitorService(paths: RecipePaths, provider: 'e2b' | 'local', env: NodeJS.ProcessEnv, extra: Partial<MonitorServiceOptions> = {}): MonitorService {
+  return new MonitorService({
+    paths,
+    store: createMonitorStore(),
+    env,
+    provider: () => openMonitorProvider(provider, env),
+    sandboxLimit: sandboxLimitFromEnv(env),
+    ...extra,
+  });
+}

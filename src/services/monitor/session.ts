@@ -1,0 +1,373 @@
+// The live monitor of one run: reads the log (tail or from start), follows it, polls GPUs, the Ray dashboard, the
+// Dressage proxy and the sandbox provider, and publishes a snapshot into the monitor store at most `hz` times a
+// second when something changed. Nothing here touches React; the dashboard only reads the store.
+import { stat, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecipePaths } from '../workspace/paths.js';
+import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
+import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, ChartSeries } from '../../state/monitor.js';
+import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
+import { metricNumber } from './lines.js';
+import { LineScanner, FileFollower, scanFile } from './tail.js';
+import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
+import { SkipFirstLine } from './ingest.js';
+import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
+import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
+import { listDressageSandboxes, readAgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import { computeAlerts } from './alerts.js';
+import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { ConsoleError, formatError } from '../errors.js';
+
+/** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
+export const CHARTS: [string, string, 'step' | 'rollout'][] = [
+  ['rollout/raw_reward_trajectory_mean', 'reward (trajectory mean)', 'rollout'],
+  ['rollout/raw_reward', 'raw reward', 'rollout'],
+  ['train/loss', 'loss', 'step'],
+  ['train/grad_norm', 'grad norm', 'step'],
+  ['train/kl_loss', 'KL loss', 'step'],
+  ['train/train_rollout_logprob_abs_diff', 'train/rollout logprob diff', 'step'],
+  ['rollout/response_len/mean', 'response length', 'rollout'],
+];
+
+export interface MonitorServiceOptions {
+  paths: RecipePaths;
+  store: MonitorStore;
+  env?: NodeJS.ProcessEnv;
+  /** Publish rate (Hz); 5 by default. */
+  hz?: number;
+  clock?: () => number;
+  gpuRunner?: GpuRunner;
+  /** The sandbox provider for the sandboxes panel; undefined = no panel. Created lazily. */
+  provider?: () => Promise<SandboxProvider | undefined>;
+  /** E2B concurrent sandbox limit of the plan (Hobby 20, Pro 100). */
+  sandboxLimit?: number;
+  rayDashboardUrl?: string;
+  fetchImpl?: typeof fetch;
+  /** Start live reads this far from the end unless fromStart (256 MiB). */
+  tailBytes?: number;
+  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number };
+}
+
+export class MonitorService {
+  model: RunModel | undefined;
+  target: MonitorTarget | undefined;
+  private follower: FileFollower | undefined;
+  private gpu: GpuMonitor | undefined;
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private published = -1;
+  private dirty = 0;
+  private proxyLast: ProxyHealth | undefined;
+  private proxyFailures = 0;
+  private sandboxes: SandboxSnapshot | undefined;
+  private rayNodes: RayNode[] | undefined;
+  private stream: { id: string; sandbox?: Sandbox; events: StreamEventView[]; steps: number | undefined; error: string | undefined } | undefined;
+  private trajectories: TrajectoryEntry[] = [];
+  private trajectory: TrajectoryView | undefined;
+  private live = false;
+  private generation = 0;
+  private providerPromise: Promise<SandboxProvider | undefined> | undefined;
+  readonly clock: () => number;
+
+  constructor(private readonly opts: MonitorServiceOptions) {
+    this.clock = opts.clock ?? Date.now;
+  }
+
+  get store(): MonitorStore {
+    return this.opts.store;
+  }
+
+  /** Opens a run (registry name, run dir or log file; undefined = newest). Replaces any open run. */
+  async open(arg?: string, opts: { fromStart?: boolean; live?: boolean } = {}): Promise<void> {
+    await this.close();
+    const gen = ++this.generation;
+    const store = this.opts.store;
+    store.getState().set({ status: 'loading', error: undefined, loading: undefined, snapshot: undefined, detail: 'none' });
+    let target: MonitorTarget;
+    try {
+      target = await resolveMonitorTarget(arg, this.opts.paths);
+    } catch (err) {
+      store.getState().set({ status: 'error', error: err instanceof ConsoleError ? formatError(err) : (err as Error).message });
+      return;
+    }
+    if (gen !== this.generation) return;
+    this.target = target;
+    const model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
+    this.model = model;
+    this.live = opts.live ?? true;
+    await this.readCheckpoint();
+    try {
+      if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, 5000);
+      if (target.logFile) {
+        const scanner = new LineScanner((l) => model.ingestLine(l));
+        const size = (await stat(target.logFile)).size;
+        const tail = this.opts.tailBytes ?? 256 * 1024 * 1024;
+        const start = opts.fromStart || size <= tail ? 0 : size - tail;
+        store.getState().set({ loading: { bytes: 0, total: size - start } });
+        const reader = start > 0 ? new SkipFirstLine(scanner) : scanner;
+        const res = await scanFile(target.logFile, reader, { offset: start });
+        if (gen !== this.generation) return;
+        if (this.live) {
+          this.follower = new FileFollower(target.logFile, scanner, { offset: res.offset, intervalMs: this.opts.pollMs?.log ?? 1000 });
+          this.follower.start();
+        } else {
+          scanner.end();
+        }
+      }
+    } catch (err) {
+      store.getState().set({ status: 'error', error: err instanceof ConsoleError ? formatError(err) : `Cannot read ${target.logFile}: ${(err as Error).message}` });
+      return;
+    }
+    if (gen !== this.generation) return;
+    store.getState().set({ status: this.live ? 'live' : 'offline', loading: undefined });
+    if (this.live) this.startPollers();
+    this.startTicker();
+    this.publish(true);
+  }
+
+  private startPollers(): void {
+    const p = this.opts.pollMs ?? {};
+    this.gpu = new GpuMonitor(this.opts.gpuRunner ?? nvidiaSmiRunner(this.opts.paths.root), { intervalMs: p.gpu ?? 2000, clock: this.clock });
+    this.gpu.start();
+    const every = (ms: number, f: () => Promise<void>) => {
+      let busy = false;
+      const run = async () => {
+        if (busy) return;
+        busy = true;
+        try {
+          await f();
+        } catch {
+        } finally {
+          busy = false;
+        }
+      };
+      void run();
+      const t = setInterval(() => void run(), ms);
+      t.unref?.();
+      this.timers.push(t);
+    };
+    every(p.proxy ?? 5000, () => this.pollProxy());
+    every(p.sandboxes ?? 10_000, () => this.pollSandboxes());
+    every(p.ray ?? 15_000, () => this.pollRay());
+    every(p.stream ?? 3000, () => this.pollStream());
+  }
+
+  async pollProxy(): Promise<void> {
+    const url = proxyUrlFrom(this.model?.effective ?? {}, this.target?.proxyUrl);
+    if (!url) return;
+    const h = await fetchProxyHealth(url, { fetchImpl: this.opts.fetchImpl, clock: this.clock });
+    this.proxyLast = h;
+    this.proxyFailures = h.ok ? 0 : this.proxyFailures + 1;
+    this.dirty++;
+  }
+
+  private provider(): Promise<SandboxProvider | undefined> {
+    if (!this.opts.provider) return Promise.resolve(undefined);
+    this.providerPromise ??= this.opts.provider().catch(() => undefined);
+    return this.providerPromise;
+  }
+
+  async pollSandboxes(): Promise<void> {
+    const provider = await this.provider();
+    if (!provider) return;
+    this.sandboxes = await listDressageSandboxes(provider, { limit: this.opts.sandboxLimit ?? 100, clock: this.clock });
+    this.dirty++;
+  }
+
+  async pollRay(): Promise<void> {
+    const url = this.opts.rayDashboardUrl ?? 'http://127.0.0.1:8265';
+    const r = await fetchRayNodes(url, { fetchImpl: this.opts.fetchImpl });
+    this.rayNodes = r.ok ? r.nodes : undefined;
+    this.dirty++;
+  }
+
+  /** Drill into one sandbox: follow its Claude Code stream-json log. */
+  async followSandbox(id: string | undefined): Promise<void> {
+    if (!id) {
+      this.stream = undefined;
+      this.dirty++;
+      return;
+    }
+    this.stream = { id, events: [], steps: undefined, error: undefined };
+    this.dirty++;
+    await this.pollStream();
+  }
+
+  async pollStream(): Promise<void> {
+    const s = this.stream;
+    if (!s) return;
+    const provider = await this.provider();
+    if (!provider) {
+      s.error = 'no sandbox provider configured';
+      this.dirty++;
+      return;
+    }
+    try {
+      s.sandbox ??= await provider.connect(s.id);
+      const p = await readAgentProgress(s.sandbox);
+      if (this.stream !== s) return;
+      s.events = p.events;
+      s.steps = p.steps;
+      s.error = p.error;
+    } catch (err) {
+      s.error = (err as Error).message;
+    }
+    this.dirty++;
+  }
+
+  async openTrajectory(entry: TrajectoryEntry | undefined): Promise<void> {
+    this.trajectory = entry ? await loadTrajectory(entry) : undefined;
+    this.dirty++;
+    this.publish(true);
+  }
+
+  /** Re-lists the trajectory files (offline browser refresh). */
+  async refreshTrajectories(): Promise<void> {
+    if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, 5000);
+    this.dirty++;
+  }
+
+  private startTicker(): void {
+    const hz = Math.min(10, Math.max(1, this.opts.hz ?? 5));
+    this.ticker = setInterval(() => this.publish(), Math.round(1000 / hz));
+    this.ticker.unref?.();
+  }
+
+  /** Builds and publishes a snapshot when the model or a live source changed (or `force`). */
+  publish(force = false): void {
+    const m = this.model;
+    if (!m) return;
+    const v = m.version + this.dirty * 1_000_003 + (this.gpu?.version ?? 0) * 7919;
+    if (!force && v === this.published) return;
+    this.published = v;
+    this.opts.store.getState().set({ snapshot: this.snapshot() });
+  }
+
+  /** The snapshot the dashboard renders (bounded: only what panels can show). */
+  snapshot(): MonitorSnapshot {
+    const m = this.model as RunModel;
+    const now = this.clock();
+    const rs = m.sortedRollouts();
+    const charts: ChartSeries[] = CHARTS.map(([key, label, source]) => ({ key, label, ...m.series(source, key, 1000) }));
+    const rollouts: RolloutRow[] = rs.slice(-500).map((r) => {
+      const reasons = Object.entries(r.samples.by_reason)
+        .filter(([k]) => k !== '')
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([k, n]) => `${k}:${n}`)
+        .join(' ');
+      return {
+        rollout: r.rollout,
+        samples: r.samples.total,
+        resolved: r.samples.total ? r.samples.reward_one / r.samples.total : NaN,
+        rawTrajMean: metricNumber(r.metrics['rollout/raw_reward_trajectory_mean']),
+        topReasons: reasons,
+        zeroStd: zeroStdGroups(r.metrics),
+        failedGroups: r.failures.failed_groups,
+        aborted: r.failures.aborted_samples,
+        earlyStops: Object.values(r.failures.early_stops).reduce((a, b) => a + b, 0),
+      };
+    });
+    const feed: FeedRow[] = m.feed.tail(300).map((f) => ({
+      rollout: f.rollout,
+      at: f.at,
+      reward: f.sample.reward,
+      raw: f.sample.raw,
+      integrity: f.sample.integrity,
+      instance: f.sample.instance,
+      f2p: f.sample.f2p ? `${f.sample.f2p[0]}/${f.sample.f2p[1]}` : '?',
+      p2p: f.sample.p2p ? `${f.sample.p2p[0]}/${f.sample.p2p[1]}` : '?',
+      reason: f.sample.reason,
+    }));
+    const ts = m.taskSummary();
+    const taskRows: TaskRow[] = ts.tasks
+      .slice()
+      .sort((a, b) => b.solved / Math.max(1, b.attempts) - a.solved / Math.max(1, a.attempts) || a.instance.localeCompare(b.instance))
+      .slice(0, 1000)
+      .map((t) => ({
+        instance: t.instance,
+        attempts: t.attempts,
+        solved: t.solved,
+        recent: t.recent
+          .toArray()
+          .map(([, n, s]) => (s === 0 ? '·' : s === n ? '█' : '▄'))
+          .join(''),
+      }));
+    const phase = m.phase;
+    const gpuLatest = this.gpu?.latest ?? [];
+    const util: Record<number, number[]> = {};
+    const mem: Record<number, number[]> = {};
+    for (const [i, h] of this.gpu?.history ?? []) {
+      util[i] = h.util.toArray();
+      mem[i] = h.mem.toArray();
+    }
+    const ck = m.lastCheckpoint;
+    return {
+      version: m.version,
+      header: {
+        run: this.target?.name ?? m.name ?? '',
+        source: this.target?.logFile ? path.basename(this.target.logFile) : this.target?.runDir ?? '',
+        phase: phaseLabel(phase),
+        phaseKind: phase.kind,
+        rollout: m.inProgressRollout,
+        totalRollouts: m.numRollout,
+        samplesDone: m.pending.total,
+        samplesPerRollout: m.samplesPerRollout,
+        elapsedMs: m.firstAt !== undefined && m.lastAt !== undefined ? m.lastAt - m.firstAt : undefined,
+        etaSec: m.etaSeconds(),
+        lastCheckpoint: ck ? `iter ${ck.iteration}` : this.checkpointFromDisk,
+        rayNodes: m.rayNodes ? `${m.rayNodes.count}/${m.rayNodes.expected}` : undefined,
+        router: m.router ? `${m.router.host}:${m.router.port}` : undefined,
+      },
+      charts,
+      rollouts,
+      feed,
+      failures: m.failures.tail(200).map((f) => ({ rollout: f.rollout, kind: f.kind, text: f.text })),
+      totals: m.totals,
+      tasks: { always: ts.always, sometimes: ts.sometimes, never: ts.never, rows: taskRows },
+      alerts: computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuLatest, live: this.live }),
+      gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
+      rayNodes: this.rayNodes,
+      proxy: { url: proxyUrlFrom(m.effective, this.target?.proxyUrl), last: this.proxyLast, failures: this.proxyFailures },
+      sandboxes: this.sandboxes,
+      sandboxStream: this.stream ? { id: this.stream.id, events: this.stream.events.slice(-300), steps: this.stream.steps, error: this.stream.error } : undefined,
+      trajectories: this.trajectories.slice(0, 2000),
+      trajectory: this.trajectory,
+      live: this.live,
+    };
+  }
+
+  private checkpointFromDisk: string | undefined;
+
+  /** Reads latest_checkpointed_iteration.txt (Megatron layout, recipe §6.3). */
+  async readCheckpoint(): Promise<void> {
+    const dir = this.target?.checkpointDir;
+    if (!dir) return;
+    try {
+      const text = (await readFile(path.join(dir, 'latest_checkpointed_iteration.txt'), 'utf8')).trim();
+      if (/^\d+$/.test(text)) this.checkpointFromDisk = `iter ${Number(text)} (disk)`;
+    } catch {}
+  }
+
+  async close(): Promise<void> {
+    this.generation++;
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    this.gpu?.stop();
+    this.gpu = undefined;
+    const f = this.follower;
+    this.follower = undefined;
+    await f?.stop();
+    this.stream = undefined;
+    this.trajectory = undefined;
+    this.trajectories = [];
+    this.sandboxes = undefined;
+    this.proxyLast = undefined;
+    this.proxyFailures = 0;
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+}
