@@ -5,6 +5,7 @@ import { open, stat } from 'node:fs/promises';
 import { ConsoleError, ExitCode, preconditionError } from '../errors.js';
 import { SPLIT_ROWS, type Split } from '../workspace/paths.js';
 import { imageForInstance, instanceIdProblem } from './imageName.js';
+import { loadParquetWasm } from './parquetWasm.js';
 import { formatProblem, type DataProblem, type SplitData, type SweGymTask, type TestListEncoding } from './types.js';
 
 export const REQUIRED_FIELDS = [
@@ -161,7 +162,7 @@ function combineEncoding(a: TestListEncoding, b: 'list' | 'json'): TestListEncod
  */
 export async function readSplit(file: string, opts: ReadSplitOptions = {}): Promise<SplitData> {
   const bytes = await readParquetBytes(file, opts.split);
-  const [arrow, pw] = await Promise.all([import('apache-arrow'), import('parquet-wasm')]);
+  const [arrow, pw] = await Promise.all([import('apache-arrow'), loadParquetWasm()]);
   let table: import('apache-arrow').Table;
   try {
     table = arrow.tableFromIPC(pw.readParquet(bytes).intoIPCStream());
