@@ -447,9 +447,10 @@ export class TemplateFactory {
           } else {
             this.pushLog(image, 'the recipe or the artifacts changed since this template was built; rebuilding');
           }
-        } else if (!rec || this.freshImages.has(image)) {
+        } else if (this.freshImages.has(image) && this.map[image]) {
           // Built outside the console (a manual Dressage build recorded in the map) or before the journal was lost.
-          const candidate = this.map[image] ?? name;
+          // Only a name the map records is adopted: E2B also says "exists" for an alias another team owns (403).
+          const candidate = this.map[image];
           if (await this.withRetry(image, 'check template', () => cfg.provider.templateExists(candidate))) {
             this.skippedCount++;
             await this.ensureMapped(image, candidate);
