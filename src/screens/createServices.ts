@@ -10,6 +10,8 @@ import { createDataStore } from '../state/data.js';
 import { createTemplatesStore } from '../state/templates.js';
 import { createTemplatesService } from '../services/templates/controller.js';
 import { openSandboxProvider } from '../services/templates/provider.js';
+import { createTrainStore } from '../state/train.js';
+import { discoverRuns } from './trainActions.js';
 import { commandLog as globalCommandLog, CommandLog } from '../services/process/commandLog.js';
 
 export function createAppServices(global: GlobalOptions, opts: { commandLog?: CommandLog; initialScreen?: string } = {}): AppServices {
@@ -24,6 +26,7 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     monitor: createMonitorService(recipePaths(global.workspace), global.provider, process.env),
     data: createDataStore(),
     templates: undefined as unknown as AppServices['templates'],
+    train: createTrainStore(process.env),
     dispose() {
       for (const d of disposers.splice(0)) d();
     },
@@ -37,5 +40,7 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     openProvider: () => openSandboxProvider(global.provider, process.env, services.paths),
   });
   disposers.push(() => services.templates.controller.dispose());
+  // Runs launched by an earlier console are found again from the registry (they are detached).
+  void discoverRuns(services);
   return services;
 }

@@ -4,6 +4,8 @@ import { homeScreen } from './HomeScreen.js';
 import { stepInfoScreen } from './StepInfoScreen.js';
 import { templatesScreen } from './TemplatesScreen.js';
 import { dataScreen } from './DataScreen.js';
+import { dashboardScreen } from './DashboardScreen.js';
+import { trainScreen } from './TrainScreen.js';
 
 export const SCREENS: ScreenModule[] = [
   homeScreen,
@@ -29,26 +31,8 @@ export const SCREENS: ScreenModule[] = [
     manual: '(no Dressage tool for this)',
     headless: 'swegym-console validate harness --all',
   }),
-  stepInfoScreen({
-    id: 'train',
-    title: 'Train',
-    hotkey: '6',
-    what: 'Check every launcher setting and trap, then start the 4-node GRPO run detached.',
-    why: 'A misconfigured launch wastes a cluster allocation; a detached run survives SSH drops.',
-    files: ['.swegym-console/runs/<run>/', 'outputs/logs/<RUN_NAME>/'],
-    manual: 'bash examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh',
-    headless: 'swegym-console train launch --dry-run',
-  }),
-  stepInfoScreen({
-    id: 'dashboard',
-    title: 'Dashboard',
-    hotkey: '7',
-    what: 'Live training curves, per-sample rewards and failures, sandboxes, GPUs and E2B quota.',
-    why: 'What an operator watches for days, over SSH.',
-    files: ['outputs/logs/<RUN_NAME>/'],
-    manual: 'ray job logs -f … | grep …',
-    headless: 'swegym-console monitor RUN --once --json',
-  }),
+  trainScreen,
+  dashboardScreen,
 ];
 
 export function screenById(id: string): ScreenModule {

@@ -9,6 +9,7 @@ import type { HomeStore } from '../state/home.js';
 import type { MonitorService } from '../services/monitor/session.js';
 import type { DataStore } from '../state/data.js';
 import type { TemplatesService } from '../services/templates/controller.js';
+import type { TrainStore } from '../state/train.js';
 
 export interface AppServices {
   global: GlobalOptions;
@@ -21,6 +22,8 @@ export interface AppServices {
   monitor: MonitorService;
   data: DataStore;
   templates: TemplatesService;
+  /** Train screen: launch form, derived values, checks, run registry view. */
+  train: TrainStore;
   /** Stops timers and watchers when the app exits. */
   dispose(): void;
 }

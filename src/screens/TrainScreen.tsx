@@ -1,0 +1,319 @@
+// Train: the launch form by group (defaults, explanations, validation), the derived values and the effective_*
+// lines the launcher will print, the blocking checks, and the runs of the registry with their status. Launch and
+// stop ask first. The launched run is detached: quitting the console never stops it.
+import React, { useEffect } from 'react';
+import { Box, useInput } from 'ink';
+import type { ScreenModule, ScreenProps } from './types.js';
+import type { AppServices } from './services.js';
+import { useSel } from '../ui/hooks.js';
+import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
+import { formatAge, padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { is, type Binding } from '../ui/keymap.js';
+import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
+import { describeDerived } from '../services/train/derive.js';
+import { describeSecret } from '../services/secrets.js';
+import type { RunView } from '../services/train/registry.js';
+import { FIELD_KEYS, applyResume, commitField, initTrain, launch, recompute, refreshRuns, resetField, runChecks, stop, toggleStoreSecrets } from './trainActions.js';
+
+const INTRO = [
+  'Check every launcher setting and trap, then start the 4-node GRPO run detached: a misconfigured launch wastes a cluster allocation; a detached run survives SSH drops.',
+  'manual: bash examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh · headless: swegym-console train launch --dry-run · writes .swegym-console/runs/<run>/, outputs/logs/<RUN_NAME>/',
+];
+
+const SOURCE_TAG: Record<string, string> = { environment: 'env', saved: 'form', console: 'console', 'env-file': 'file', set: 'set', default: '' };
+
+function shownValue(key: string, value: string | undefined): string {
+  if (isSecretSetting(key)) return describeSecret(value);
+  return value === undefined || value === '' ? '(unset)' : value;
+}
+
+function runStatusText(r: RunView): string {
+  if (r.status === 'exited') return `exited ${r.exitCode ?? '?'}`;
+  return r.remote ? `${r.status}?` : r.status;
+}
+
+function runTone(r: RunView): 'ok' | 'warn' | 'fail' | 'info' | 'dim' {
+  if (r.status === 'running' || r.status === 'starting') return 'info';
+  if (r.status === 'exited') return r.exitCode === 0 ? 'ok' : 'fail';
+  if (r.status === 'lost') return 'warn';
+  return 'dim';
+}
+
+function SettingsPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+  const effective = useSel(services.train, (s) => s.effective);
+  const sources = useSel(services.train, (s) => s.sources);
+  const values = useSel(services.train, (s) => s.values);
+  const selected = useSel(services.train, (s) => s.selected);
+  const editing = useSel(services.train, (s) => s.editing);
+  const storeSecrets = useSel(services.train, (s) => s.storeSecrets);
+  // Rows: group headers and fields.
+  const rows: ({ kind: 'group'; title: string } | { kind: 'field'; key: string; index: number })[] = [];
+  let index = 0;
+  for (const g of GROUPS) {
+    rows.push({ kind: 'group', title: g.title });
+    for (const key of FIELD_KEYS) if (SETTING_BY_KEY.get(key)?.group === g.id) rows.push({ kind: 'field', key, index: index++ });
+  }
+  const selRow = rows.findIndex((r) => r.kind === 'field' && r.index === selected);
+  const detailLines = 3;
+  const listRows = Math.max(1, height - 1 - detailLines);
+  const [start, end] = visibleWindow(rows.length, selRow, listRows);
+  const key = FIELD_KEYS[selected] ?? '';
+  const def = SETTING_BY_KEY.get(key);
+  const problem = values[key] !== undefined ? validateSetting(key, values[key] as string) : undefined;
+  const keyWidth = Math.min(36, Math.max(20, Math.floor(width * 0.45)));
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <T tone={focused ? 'accent' : 'plain'} bold>
+        {truncate(`Launch settings (${Object.keys(values).length} set${storeSecrets ? '; secrets saved 0600' : ''})`, width)}
+      </T>
+      {rows.slice(start, end).map((r, i) => {
+        if (r.kind === 'group') return <T key={`g${start + i}`} tone="dim">{truncate(`── ${r.title} ──`, width)}</T>;
+        const isSel = r.index === selected;
+        const src = SOURCE_TAG[sources[r.key] ?? 'default'] ?? '';
+        const bad = values[r.key] !== undefined && validateSetting(r.key, values[r.key] as string) !== undefined;
+        const text =
+          editing && editing.key === r.key
+            ? `› ${padEnd(r.key, keyWidth)} = ${isSecretSetting(r.key) ? '*'.repeat(editing.draft.length) : editing.draft}▌`
+            : `${isSel ? '›' : ' '} ${padEnd(r.key, keyWidth)} ${shownValue(r.key, effective[r.key])}${src ? `  [${src}]` : ''}`;
+        return (
+          <T key={r.key} tone={bad ? 'fail' : src ? 'plain' : 'dim'} inverse={isSel && focused && !editing}>
+            {truncate(text, width)}
+          </T>
+        );
+      })}
+      <Box flexDirection="column" height={detailLines} overflow="hidden">
+        <T tone="info">{truncate(def ? `${key}: ${def.help}` : '', width)}</T>
+        <T tone="dim">{truncate(def ? `default: ${def.defaultText}${def.consoleOnly ? ' (console only, not passed to the launcher)' : ''}` : '', width)}</T>
+        {problem ? <T tone="fail">{truncate(problem, width)}</T> : <T tone="dim">{truncate(editing ? 'Enter saves · Esc cancels · empty = default' : 'Enter edit · x reset to default', width)}</T>}
+      </Box>
+    </Box>
+  );
+}
+
+function DerivedPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+  const derived = useSel(services.train, (s) => s.derived);
+  const staticChecks = useSel(services.train, (s) => s.staticChecks);
+  const checks = useSel(services.train, (s) => s.checks);
+  const checking = useSel(services.train, (s) => s.checking);
+  const checkedAt = useSel(services.train, (s) => s.checkedAt);
+  // The probes know more than the pure checks; a pure failure stands.
+  const merged = new Map(staticChecks.map((c) => [c.id, c]));
+  for (const c of checks) if (merged.get(c.id)?.status !== 'fail') merged.set(c.id, c);
+  const all = [...merged.values()];
+  const order = { fail: 0, warn: 1, skip: 2, ok: 3 } as const;
+  all.sort((a, b) => order[a.status] - order[b.status]);
+  const lines: { text: string; tone: 'ok' | 'warn' | 'fail' | 'info' | 'dim' | 'plain' | 'accent' }[] = [];
+  if (derived) {
+    for (const d of describeDerived(derived)) lines.push({ text: `${d.label}: ${d.value}`, tone: d.tone ?? 'plain' });
+    lines.push({ text: 'the launcher will print:', tone: 'accent' });
+    for (const l of derived.effectiveLines) lines.push({ text: `  ${l}`, tone: 'dim' });
+  }
+  const fails = all.filter((c) => c.status === 'fail').length;
+  const warns = all.filter((c) => c.status === 'warn').length;
+  lines.push({
+    text: `checks: ${fails} blocking, ${warns} warn${checking ? ' (checking…)' : checkedAt ? ` (disk/network/Ray checked ${formatAge(Date.now() - checkedAt)} ago)` : ' (c checks disk, network, Ray)'}`,
+    tone: fails ? 'fail' : warns ? 'warn' : 'ok',
+  });
+  for (const c of all) {
+    lines.push({ text: `${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status) });
+    if (c.fix && (c.status === 'fail' || (focused && c.status === 'warn'))) lines.push({ text: `    fix: ${c.fix}`, tone: 'dim' });
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <T tone={focused ? 'accent' : 'plain'} bold>
+        {truncate('Derived values and checks', width)}
+      </T>
+      {lines.slice(0, Math.max(0, height - 1)).map((l, i) => (
+        <T key={i} tone={l.tone}>
+          {truncate(l.text, width) || ' '}
+        </T>
+      ))}
+    </Box>
+  );
+}
+
+function RunsPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+  const runs = useSel(services.train, (s) => s.runs);
+  const sel = useSel(services.train, (s) => s.runSelected);
+  const checkpoint = useSel(services.train, (s) => s.checkpoint);
+  const rowsAvail = Math.max(0, height - 2);
+  const [start, end] = visibleWindow(runs.length, sel, rowsAvail);
+  const now = Date.now();
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <T tone={focused ? 'accent' : 'plain'} bold>
+        {truncate(`Runs (${runs.length}) — detached; they outlive the console`, width)}
+      </T>
+      {runs.length === 0 ? <T tone="dim">{truncate('no runs yet: l launches one', width)}</T> : null}
+      {runs.slice(start, end).map((r, i) => (
+        <T key={r.name} tone={runTone(r)} inverse={focused && start + i === sel}>
+          {truncate(`${start + i === sel ? '›' : ' '} ${padEnd(runStatusText(r), 10)} ${r.name}  pid ${r.pid ?? '-'}  ${formatAge(now - Date.parse(r.startedAt ?? r.createdAt))}`, width)}
+        </T>
+      ))}
+      {checkpoint && runs.length < rowsAvail ? (
+        <T tone="info">{truncate(`checkpoint iter ${checkpoint.step} in ${checkpoint.root} — R resumes from it`, width)}</T>
+      ) : null}
+    </Box>
+  );
+}
+
+function Train({ services, width, height, focus }: ScreenProps) {
+  const editing = useSel(services.train, (s) => s.editing);
+  const confirm = useSel(services.train, (s) => s.confirm);
+  const busy = useSel(services.train, (s) => s.busy);
+  const loaded = useSel(services.train, (s) => s.loaded);
+
+  useEffect(() => {
+    if (!services.train.getState().loaded) void initTrain(services);
+    else recompute(services);
+    const timer = setInterval(() => void refreshRuns(services), 2000);
+    return () => clearInterval(timer);
+  }, [services]);
+
+  useInput(
+    (input, key) => {
+      const st = services.train.getState();
+      const ed = st.editing;
+      if (!ed) return;
+      if (key.escape) {
+        st.set({ editing: undefined });
+        services.app.getState().setInputCaptured(false);
+      } else if (key.return) {
+        void commitField(services, ed.key, ed.draft).then((ok) => {
+          if (ok) services.app.getState().setInputCaptured(false);
+        });
+      } else if (key.backspace || key.delete) {
+        st.set({ editing: { ...ed, draft: ed.draft.slice(0, -1) } });
+      } else if (input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) {
+        st.set({ editing: { ...ed, draft: ed.draft + input.replace(/[\r\n]/g, '') } });
+      }
+    },
+    { isActive: editing !== undefined },
+  );
+
+  const compact = width < 110;
+  const status = confirm
+    ? confirm.kind === 'launch'
+      ? 'Launch the run now (detached)? y launch · n cancel'
+      : `Stop ${confirm.run}? TERM, then KILL after 30 s; checkpoints kept. y stop · Y stop + ray stop --force · n cancel`
+    : busy ?? (loaded ? 'Enter edit · c check · l launch · s stop run · R resume · p save secrets (0600) · Tab panels' : 'loading settings…');
+  // What the step does and why, and the manual twin (DESIGN: the console teaches the recipe while it runs it).
+  const intro = height >= 16 ? INTRO : INTRO.slice(0, 1);
+  const bodyH = height - 1 - intro.length;
+  const statusLine = (
+    <Box flexDirection="column" width={width} height={1 + intro.length} overflow="hidden">
+      {intro.map((l, i) => (
+        <T key={i} tone={i === 0 ? 'plain' : 'dim'}>
+          {truncate(l, width)}
+        </T>
+      ))}
+      <T tone={confirm ? 'warn' : busy ? 'info' : 'dim'} bold={confirm !== undefined}>
+        {truncate(status, width)}
+      </T>
+    </Box>
+  );
+  if (compact) {
+    const settingsH = Math.max(5, Math.floor(bodyH * 0.5));
+    const runsH = Math.min(6, Math.max(2, Math.floor(bodyH * 0.2)));
+    const derivedH = Math.max(0, bodyH - settingsH - runsH);
+    return (
+      <Box flexDirection="column" width={width} height={height} overflow="hidden">
+        {statusLine}
+        <SettingsPanel services={services} width={width} height={settingsH} focused={focus === 0} />
+        <DerivedPanel services={services} width={width} height={derivedH} focused={focus === 1} />
+        <RunsPanel services={services} width={width} height={runsH} focused={focus === 2} />
+      </Box>
+    );
+  }
+  const leftW = Math.floor(width * 0.5);
+  const rightW = width - leftW - 1;
+  const runsH = Math.min(10, Math.max(4, Math.floor(bodyH * 0.3)));
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {statusLine}
+      <Box flexDirection="row" width={width} height={bodyH} overflow="hidden">
+        <SettingsPanel services={services} width={leftW} height={bodyH} focused={focus === 0} />
+        <Box width={1} />
+        <Box flexDirection="column" width={rightW} height={bodyH} overflow="hidden">
+          <DerivedPanel services={services} width={rightW} height={bodyH - runsH} focused={focus === 1} />
+          <RunsPanel services={services} width={rightW} height={runsH} focused={focus === 2} />
+        </Box>
+      </Box>
+    </Box>
+  );
+}
+
+function bindings(services: AppServices): Binding[] {
+  const st = () => services.train.getState();
+  const focus = () => services.app.getState().focus;
+  const confirming = () => st().confirm !== undefined;
+  const move = (delta: number) => () => {
+    if (focus() === 2) {
+      const n = st().runs.length;
+      if (n) st().set({ runSelected: Math.max(0, Math.min(n - 1, st().runSelected + delta)) });
+    } else st().set({ selected: Math.max(0, Math.min(FIELD_KEYS.length - 1, st().selected + delta)) });
+  };
+  const selectedRun = () => st().runs[st().runSelected];
+  return [
+    { keys: ['y'], description: 'confirm', match: (i, k) => confirming() && is.char('y')(i, k), run: () => confirmYes(services, false), footer: false },
+    { keys: ['Y'], description: 'confirm stop and also ray stop --force', match: (i, k) => confirming() && is.char('Y')(i, k), run: () => confirmYes(services, true), footer: false },
+    {
+      keys: ['n', 'Esc'],
+      description: 'cancel',
+      match: (i, k) => confirming() && (is.char('n')(i, k) || is.escape(i, k)),
+      run: () => st().set({ confirm: undefined }),
+      footer: false,
+    },
+    { keys: ['↑', 'k'], description: 'previous', match: is.up, run: move(-1), footer: false },
+    { keys: ['↓', 'j'], description: 'next', match: is.down, run: move(1), footer: false },
+    { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
+    { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
+    {
+      keys: ['Enter'],
+      description: 'edit setting',
+      match: (i, k) => focus() === 0 && is.enter(i, k),
+      run: () => {
+        const key = FIELD_KEYS[st().selected];
+        if (!key) return;
+        // Secrets start empty (their value is never put on screen); others start from the explicit value.
+        st().set({ editing: { key, draft: isSecretSetting(key) ? '' : st().values[key] ?? '' } });
+        services.app.getState().setInputCaptured(true);
+      },
+    },
+    { keys: ['x'], description: 'reset to default', match: (i, k) => focus() === 0 && is.char('x')(i, k), run: () => void resetField(services, FIELD_KEYS[st().selected] ?? '') },
+    { keys: ['c'], description: 'run checks', match: is.char('c'), run: () => void runChecks(services) },
+    { keys: ['l'], description: 'launch', match: is.char('l'), run: () => st().set({ confirm: { kind: 'launch' } }) },
+    {
+      keys: ['s'],
+      description: 'stop run',
+      match: is.char('s'),
+      run: () => {
+        const r = selectedRun();
+        if (!r) services.app.getState().setFlash('no run selected (Tab to the runs panel)', 'warn');
+        else if (!(r.alive || r.status === 'running' || r.status === 'starting')) services.app.getState().setFlash(`${r.name} is not running (${r.status})`, 'warn');
+        else st().set({ confirm: { kind: 'stop', run: r.name, rayStop: false } });
+      },
+    },
+    { keys: ['R'], description: 'resume from latest checkpoint', match: is.char('R'), run: () => void applyResume(services) },
+    { keys: ['p'], description: 'save secrets in a 0600 file (toggle)', match: is.char('p'), run: () => void toggleStoreSecrets(services), footer: false },
+    { keys: ['r'], description: 'refresh runs', match: is.char('r'), run: () => void refreshRuns(services), footer: false },
+  ];
+}
+
+function confirmYes(services: AppServices, rayStop: boolean): void {
+  const c = services.train.getState().confirm;
+  if (!c) return;
+  if (c.kind === 'launch') {
+    if (rayStop) return;
+    void launch(services);
+  } else void stop(services, c.run, rayStop);
+}
+
+export const trainScreen: ScreenModule = {
+  id: 'train',
+  title: 'Train',
+  hotkey: '6',
+  panels: ['settings', 'derived', 'runs'],
+  Component: Train,
+  bindings,
+};

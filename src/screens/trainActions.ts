@@ -1,0 +1,171 @@
+// Train screen actions: they call the train services and publish into the train store. No process is spawned here:
+// the services own the launcher (detached), `ray status` and `ray stop`.
+import type { AppServices } from './services.js';
+import { GROUPS, SETTINGS, isSecretSetting, loadTrainSettings, saveTrainSettings, validateSetting } from '../services/train/settings.js';
+import { buildLaunchPlan, launchDetached, type LaunchPlan } from '../services/train/launch.js';
+import { runLaunchChecks, staticChecks } from '../services/train/checks.js';
+import { findLatestCheckpoint, listRuns, resumeSettings } from '../services/train/registry.js';
+import { stopRun } from '../services/train/stop.js';
+import { redact } from '../services/secrets.js';
+
+/** Setting keys in form order (grouped). */
+export const FIELD_KEYS: string[] = GROUPS.flatMap((g) => SETTINGS.filter((s) => s.group === g.id).map((s) => s.key));
+
+function plan(services: AppServices): LaunchPlan {
+  const { env, values } = services.train.getState();
+  return buildLaunchPlan({ paths: services.paths, env, saved: values });
+}
+
+function flash(services: AppServices, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {
+  services.app.getState().setFlash(redact(text, services.train.getState().env), tone);
+}
+
+/** Recomputes effective values, derived values and the pure checks for the current form. */
+export function recompute(services: AppServices): void {
+  const p = plan(services);
+  services.train.getState().set({ effective: p.effective, sources: p.sources, derived: p.derived, staticChecks: staticChecks(p) });
+  void findLatestCheckpoint(p.checkpointDir).then((checkpoint) => services.train.getState().set({ checkpoint }));
+}
+
+export async function initTrain(services: AppServices): Promise<void> {
+  try {
+    const saved = await loadTrainSettings(services.paths);
+    services.train.getState().set({ values: { ...saved.values, ...saved.secrets }, storeSecrets: saved.storeSecrets, loaded: true });
+  } catch (err) {
+    services.train.getState().set({ loaded: true });
+    flash(services, `settings not loaded: ${(err as Error).message}`, 'error');
+  }
+  recompute(services);
+  await refreshRuns(services);
+}
+
+export async function refreshRuns(services: AppServices): Promise<void> {
+  try {
+    const runs = await listRuns(services.paths);
+    const { runSelected } = services.train.getState();
+    services.train.getState().set({ runs, runSelected: Math.min(runSelected, Math.max(0, runs.length - 1)) });
+  } catch (err) {
+    flash(services, `run registry unreadable: ${(err as Error).message}`, 'error');
+  }
+}
+
+async function persist(services: AppServices): Promise<void> {
+  const { values, storeSecrets } = services.train.getState();
+  try {
+    await saveTrainSettings(services.paths, values, { storeSecrets });
+  } catch (err) {
+    flash(services, `settings not saved: ${(err as Error).message}`, 'error');
+  }
+}
+
+/** Commits one field; an invalid value is refused (the draft stays for correction). Empty = back to the default. */
+export async function commitField(services: AppServices, key: string, value: string): Promise<boolean> {
+  const trimmed = value.trim();
+  const problem = trimmed === '' ? undefined : validateSetting(key, trimmed);
+  if (problem) {
+    flash(services, problem, 'error');
+    return false;
+  }
+  const values = { ...services.train.getState().values };
+  if (trimmed === '') delete values[key];
+  else values[key] = trimmed;
+  services.train.getState().set({ values, editing: undefined });
+  recompute(services);
+  await persist(services);
+  if (isSecretSetting(key) && trimmed !== '' && !services.train.getState().storeSecrets) {
+    flash(services, `${key} kept in memory only (p stores secrets in a 0600 file)`, 'info');
+  }
+  return true;
+}
+
+export async function resetField(services: AppServices, key: string): Promise<void> {
+  await commitField(services, key, '');
+}
+
+export async function toggleStoreSecrets(services: AppServices): Promise<void> {
+  const next = !services.train.getState().storeSecrets;
+  services.train.getState().set({ storeSecrets: next });
+  await persist(services);
+  flash(services, next ? 'secrets are saved in .swegym-console/train-secrets.env (mode 0600)' : 'secrets are no longer saved to disk');
+}
+
+export async function runChecks(services: AppServices): Promise<void> {
+  const store = services.train.getState();
+  if (store.checking) return;
+  store.set({ checking: true });
+  try {
+    const checks = await runLaunchChecks(plan(services), { log: services.commandLog });
+    services.train.getState().set({ checks, checkedAt: Date.now() });
+  } catch (err) {
+    flash(services, `checks failed to run: ${(err as Error).message}`, 'error');
+  } finally {
+    services.train.getState().set({ checking: false });
+  }
+}
+
+export async function launch(services: AppServices): Promise<void> {
+  const store = services.train.getState();
+  store.set({ confirm: undefined, busy: 'checking before launch…' });
+  try {
+    const p = plan(services);
+    const checks = await runLaunchChecks(p, { log: services.commandLog });
+    services.train.getState().set({ checks, checkedAt: Date.now() });
+    const failing = checks.filter((c) => c.status === 'fail');
+    if (failing.length > 0) {
+      flash(services, `not launched: ${failing.length} blocking check(s) — ${failing[0]?.title}: ${failing[0]?.detail}`, 'error');
+      return;
+    }
+    const resumed = p.effective.RESUME_FROM_CKPT === '1' ? { root: p.effective.RESUME_CKPT_ROOT ?? '', ...(p.effective.RESUME_CKPT_STEP ? { step: Number(p.effective.RESUME_CKPT_STEP) } : {}) } : undefined;
+    const run = await launchDetached(p, { checks, log: services.commandLog, ...(resumed ? { resumedFrom: resumed } : {}) });
+    flash(services, `launched ${run.name} (pid ${run.pid}), detached: it keeps running when the console quits`);
+    await refreshRuns(services);
+  } catch (err) {
+    flash(services, `launch failed: ${(err as Error).message}`, 'error');
+  } finally {
+    services.train.getState().set({ busy: undefined });
+  }
+}
+
+export async function stop(services: AppServices, name: string, rayStop: boolean): Promise<void> {
+  services.train.getState().set({ confirm: undefined, busy: `stopping ${name}…` });
+  const jobId = `train-stop-${name}`;
+  services.jobs.getState().start({ id: jobId, title: `stop ${name}`, startedAt: Date.now() });
+  try {
+    const r = await stopRun(services.paths, name, { rayStop, log: services.commandLog, env: services.train.getState().env });
+    const how = r.signal === 'none' ? 'had already ended' : r.signal === 'KILL' ? 'stopped (needed KILL)' : 'stopped';
+    flash(services, `${name} ${how}${r.rayStop ? `; ${r.rayStop.detail}` : ''}`, r.rayStop && !r.rayStop.ok ? 'warn' : 'info');
+  } catch (err) {
+    flash(services, `stop failed: ${(err as Error).message}`, 'error');
+  } finally {
+    services.jobs.getState().finish(jobId);
+    services.train.getState().set({ busy: undefined });
+    await refreshRuns(services);
+  }
+}
+
+/** Fills RESUME_FROM_CKPT / RESUME_CKPT_ROOT / RESUME_CKPT_STEP from the latest checkpoint under SAVE_ROOT. */
+export async function applyResume(services: AppServices): Promise<void> {
+  const ckpt = services.train.getState().checkpoint;
+  if (!ckpt) {
+    flash(services, 'no checkpoint under SAVE_ROOT to resume from', 'warn');
+    return;
+  }
+  services.train.getState().set({ values: { ...services.train.getState().values, ...resumeSettings(ckpt) } });
+  recompute(services);
+  await persist(services);
+  flash(services, `resume set: ${ckpt.root} step ${ckpt.step}`);
+}
+
+/**
+ * At start-up: reads the run registry so that runs launched by an earlier console (before a disconnect, a crash or a
+ * reboot of the terminal) are found again, and says so. Returns the active ones (the dashboard may open on them).
+ */
+export async function discoverRuns(services: AppServices): Promise<string[]> {
+  await refreshRuns(services);
+  const active = services.train.getState().runs.filter((r) => r.status === 'running' || r.status === 'starting');
+  if (active.length > 0) {
+    const names = active.map((r) => r.name).join(', ');
+    flash(services, `training ${active.length === 1 ? 'run' : 'runs'} still ${active[0]?.status}: ${names} (6 Train lists runs, 7 Dashboard)`);
+  }
+  return active.map((r) => r.name);
+}

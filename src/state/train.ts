@@ -1,0 +1,59 @@
+// Train screen state: the launch form (explicit values), the derived values and checks of the current plan, the
+// run registry view, and pending confirmations. Services compute; this store only holds what the screen shows.
+import { createStore } from 'zustand/vanilla';
+import type { Derived } from '../services/train/derive.js';
+import type { LaunchCheck } from '../services/train/checks.js';
+import type { RunView, CheckpointInfo } from '../services/train/registry.js';
+import type { SettingSource } from '../services/train/launch.js';
+
+export interface TrainState {
+  /** The environment the launcher will inherit (process.env in the app; injected by tests). */
+  env: NodeJS.ProcessEnv;
+  loaded: boolean;
+  /** Values set in the form or loaded from the saved settings (secrets included, in memory only). */
+  values: Record<string, string>;
+  /** Whether secrets are saved in the 0600 secrets file. */
+  storeSecrets: boolean;
+  /** Effective value and source of every setting, for the form. */
+  effective: Record<string, string>;
+  sources: Record<string, SettingSource>;
+  derived?: Derived;
+  /** Pure checks, recomputed on every edit. */
+  staticChecks: LaunchCheck[];
+  /** Full checks (disk, network, Ray), run on demand and before a launch. */
+  checks: LaunchCheck[];
+  checking: boolean;
+  checkedAt?: number;
+  /** Selected row in the settings list (index into the field list). */
+  selected: number;
+  editing?: { key: string; draft: string };
+  runs: RunView[];
+  runSelected: number;
+  /** The latest checkpoint under the configured SAVE_ROOT, when one exists. */
+  checkpoint?: CheckpointInfo;
+  confirm?: { kind: 'launch' } | { kind: 'stop'; run: string; rayStop: boolean };
+  busy?: string;
+  set(partial: Partial<Omit<TrainState, 'set'>>): void;
+}
+
+export function createTrainStore(env: NodeJS.ProcessEnv = process.env) {
+  return createStore<TrainState>()((set) => ({
+    env,
+    loaded: false,
+    values: {},
+    storeSecrets: false,
+    effective: {},
+    sources: {},
+    staticChecks: [],
+    checks: [],
+    checking: false,
+    selected: 0,
+    runs: [],
+    runSelected: 0,
+    set(partial) {
+      set(partial);
+    },
+  }));
+}
+
+export type TrainStore = ReturnType<typeof createTrainStore>;
