@@ -161,6 +161,13 @@ test('data show: summary for people, one JSON document with every instance', asy
     const missing = await fails(dataShowCommand(run(['data', 'show', '-w', ws, '--split', 'validation']).ctx));
     assert.equal(missing.exitCode, 3);
     assert.match(missing.fix ?? '', /data download --split validation/);
+    // --json: a failure is still one JSON document on stdout.
+    const jm = run(['data', 'show', '-w', ws, '--split', 'validation', '--json']);
+    await fails(dataShowCommand(jm.ctx));
+    const failDoc = JSON.parse(jm.stdout());
+    assert.equal(failDoc.ok, false);
+    assert.equal(failDoc.exitCode, 3);
+    assert.match(failDoc.error.what, /parquet not found/);
   } finally {
     await removeDir(ws);
   }

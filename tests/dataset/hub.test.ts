@@ -150,7 +150,7 @@ test('a dropped connection is resumed with Range from the .part file; the result
     assert.equal(gets[0]?.range, undefined);
     assert.match(gets[1]?.range ?? '', /^bytes=\d+-$/);
     assert.equal(gets[1]?.status, 206);
-    assert.ok(Number(/=(\d+)-/.exec(gets[2]?.range ?? '')?.[1]) > Number(/=(\d+)-/.exec(gets[1]?.range ?? '')?.[1]));
+    assert.ok(Number(/=(\d+)-/.exec(gets[2]?.range ?? '')?.[1]) >= Number(/=(\d+)-/.exec(gets[1]?.range ?? '')?.[1]));
     assert.ok(seen.some((p) => p.phase === 'retrying'));
   } finally {
     await s.hub.close();
@@ -168,8 +168,8 @@ test('a drop that outlasts the retries leaves a .part that the next run resumes'
     assert.match(err.fix ?? '', /by hand/);
     await assert.rejects(stat(s.target), 'no half file under the final name');
     const partSize = (await stat(s.target + '.part')).size;
-    assert.ok(partSize > 0, `part ${partSize}`);
-    assert.ok(partSize >= 100_000 && partSize < 500_000);
+    // What was read before each drop is kept (the last piece in flight may be lost with the connection).
+    assert.ok(partSize > 0 && partSize <= 200_000, `part ${partSize}`);
     const r = await downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env });
     assert.equal(r.resumedFrom, partSize);
     assert.deepEqual(await readFile(s.target), s.content);
@@ -303,6 +303,25 @@ test('cancelling keeps the .part for a later resume', async () => {
     const r = await downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env });
     assert.equal(r.resumedFrom, part);
     assert.deepEqual(await readFile(s.target), s.content);
+  } finally {
+    await s.hub.close();
+    await removeDir(s.dir);
+  }
+});
+
+test('HF_HUB_OFFLINE and an HF_ENDPOINT with credentials are refused before any request', async () => {
+  const s = await setup();
+  try {
+    const off = await expectError(downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: { ...s.env, HF_HUB_OFFLINE: '1' } }));
+    assert.equal(off.exitCode, 3);
+    assert.match(off.what, /HF_HUB_OFFLINE is set/);
+    const u = new URL(s.hub.endpoint);
+    u.username = 'me';
+    u.password = 'hunter22secret';
+    const cred = await expectError(downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: { ...s.env, HF_ENDPOINT: u.toString() } }));
+    assert.equal(cred.exitCode, 2);
+    assert.doesNotMatch(formatError(cred, true), /hunter22secret/);
+    assert.equal(s.hub.requests.length, 0);
   } finally {
     await s.hub.close();
     await removeDir(s.dir);

@@ -226,11 +226,15 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
     if (drop) {
       drop.times--;
       const n = Math.min(drop.bytes, slice.length - 1);
-      // Half-close after the bytes are flushed (FIN, not RST, so the client really receives them), then the client
-      // sees the body end early: a dropped connection.
-      res.write(slice.subarray(0, n), () => {
-        res.socket?.end();
-      });
+      // Send the bytes in pieces (a client reads them as they come), then half-close: FIN, not RST, so what was
+      // sent really arrives; the client then sees the body end early, i.e. a dropped connection.
+      const piece = Math.max(1, Math.ceil(n / 8));
+      for (let off = 0; off < n; off += piece) {
+        if (res.destroyed) return;
+        res.write(slice.subarray(off, Math.min(n, off + piece)));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      res.socket?.end();
       return;
     }
     const throttle = faults.throttle;

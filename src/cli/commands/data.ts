@@ -1,7 +1,8 @@
 // `data download | images | show`: the dataset step headless. Progress goes to stderr; --json prints one document.
 import type { CommandContext } from '../context.js';
 import { note, optString, say, writeJson } from '../context.js';
-import { ExitCode, formatError } from '../../services/errors.js';
+import { ConsoleError, ExitCode, formatError } from '../../services/errors.js';
+import { redact } from '../../services/secrets.js';
 import { displayPath } from '../../services/workspace/paths.js';
 import { DataValidationError } from '../../services/dataset/read.js';
 import { downloadSplit, loadSplit, parseExpectRows, parseSplit, writeSplitImages } from '../../services/dataset/split.js';
@@ -40,6 +41,18 @@ function progressPrinter(ctx: CommandContext): { onProgress: (p: DownloadProgres
   };
 }
 
+/** With --json, a failure is still one document on stdout ({ok: false, error}); the person-readable text goes to stderr. */
+async function jsonOnFailure(ctx: CommandContext, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (ctx.global.json && err instanceof ConsoleError && !(err instanceof DataValidationError)) {
+      writeJson(ctx, { ok: false, error: { what: redact(err.what, ctx.env), cause: err.causeText ? redact(err.causeText, ctx.env) : null, fix: err.fix ? redact(err.fix, ctx.env) : null }, exitCode: err.exitCode });
+    }
+    throw err;
+  }
+}
+
 /** Prints a validation failure: every problem on stderr; with --json also the problems as one document. */
 function reportValidation(ctx: CommandContext, err: DataValidationError): number {
   if (ctx.global.json) {
@@ -50,6 +63,10 @@ function reportValidation(ctx: CommandContext, err: DataValidationError): number
 }
 
 export async function dataDownloadCommand(ctx: CommandContext): Promise<number> {
+  return jsonOnFailure(ctx, () => dataDownload(ctx));
+}
+
+async function dataDownload(ctx: CommandContext): Promise<number> {
   const split = parseSplit(optString(ctx, 'split'));
   const dir = optString(ctx, 'dir');
   const printer = progressPrinter(ctx);
@@ -96,6 +113,10 @@ export async function dataDownloadCommand(ctx: CommandContext): Promise<number> 
 }
 
 export async function dataImagesCommand(ctx: CommandContext): Promise<number> {
+  return jsonOnFailure(ctx, () => dataImages(ctx));
+}
+
+async function dataImages(ctx: CommandContext): Promise<number> {
   const split = parseSplit(optString(ctx, 'split'));
   const expectRows = parseExpectRows(optString(ctx, 'expect-rows'));
   let result;
@@ -127,6 +148,10 @@ function dist(d: Distribution): string {
 }
 
 export async function dataShowCommand(ctx: CommandContext): Promise<number> {
+  return jsonOnFailure(ctx, () => dataShow(ctx));
+}
+
+async function dataShow(ctx: CommandContext): Promise<number> {
   const split = parseSplit(optString(ctx, 'split'));
   const expectRows = parseExpectRows(optString(ctx, 'expect-rows'));
   let data;

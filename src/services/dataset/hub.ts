@@ -223,6 +223,30 @@ function isAbort(err: unknown, signal?: AbortSignal): boolean {
 export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadResult> {
   const env = opts.env ?? process.env;
   const cfg = await hubConfig(env);
+  if (/^(1|true|yes|on)$/i.test(env.HF_HUB_OFFLINE ?? '')) {
+    throw new ConsoleError({
+      what: `not downloading ${opts.filename}: HF_HUB_OFFLINE is set`,
+      cause: 'Hugging Face downloads are switched off in this environment',
+      fix: `Unset HF_HUB_OFFLINE to download, or place ${opts.filename} at ${path.resolve(opts.target)} by hand.`,
+      exitCode: ExitCode.precondition,
+    });
+  }
+  let endpointUrl: URL;
+  try {
+    endpointUrl = new URL(cfg.endpoint);
+  } catch {
+    throw new ConsoleError({ what: `HF_ENDPOINT is not a URL`, fix: 'Set HF_ENDPOINT to the base URL of the hub or a mirror, e.g. https://huggingface.co.', exitCode: ExitCode.usage });
+  }
+  if (endpointUrl.username || endpointUrl.password) {
+    throw new ConsoleError({
+      what: 'HF_ENDPOINT contains credentials',
+      fix: 'Remove user:password from HF_ENDPOINT and put the token in HF_TOKEN (it is sent as a bearer token to the hub only).',
+      exitCode: ExitCode.usage,
+    });
+  }
+  if (endpointUrl.protocol !== 'https:' && endpointUrl.protocol !== 'http:') {
+    throw new ConsoleError({ what: `HF_ENDPOINT must be an http(s) URL, got ${endpointUrl.protocol}`, exitCode: ExitCode.usage });
+  }
   const undici: Undici = await import('undici');
   const t = opts.timeouts ?? {};
   const dispatcher = new undici.EnvHttpProxyAgent({
