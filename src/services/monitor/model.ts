@@ -213,8 +213,8 @@ export class RunModel {
     this.events++;
     this.version++;
     if (time !== undefined && Number.isFinite(time)) {
-      if (this.firstAt === undefined) this.firstAt = time;
-      this.lastAt = time;
+      if (this.firstAt === undefined || time < this.firstAt) this.firstAt = time;
+      if (this.lastAt === undefined || time > this.lastAt) this.lastAt = time;
     }
     const rollout = this.inProgressRollout;
     switch (ev.kind) {

@@ -133,6 +133,23 @@ export async function findLogInRunDir(dir: string): Promise<string | undefined> 
   return candidates[0]?.file;
 }
 
+async function newestRunDir(logsDir: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(logsDir);
+  } catch {
+    return undefined;
+  }
+  let best: { dir: string; mtime: number } | undefined;
+  for (const n of names) {
+    if (n === 'ray' || n.startsWith('.')) continue;
+    const dir = path.join(logsDir, n);
+    const st = await statOrUndefined(dir);
+    if (st?.isDirectory() && (!best || st.mtimeMs > best.mtime)) best = { dir, mtime: st.mtimeMs };
+  }
+  return best?.dir;
+}
+
 export async function resolveMonitorTarget(arg: string | undefined, paths: RecipePaths): Promise<MonitorTarget> {
   if (!arg) {
     const runs = await listRegistryRuns(paths);
@@ -140,9 +157,12 @@ export async function resolveMonitorTarget(arg: string | undefined, paths: Recip
     if (newest) return resolveMonitorTarget(newest.name, paths);
     const dir = paths.runLogDir(DEFAULT_RUN_NAME);
     if (await statOrUndefined(dir)) return resolveMonitorTarget(dir, paths);
+    // A run started by hand with another RUN_NAME: the newest directory under outputs/logs (not Ray's temp dir).
+    const newestDir = await newestRunDir(paths.outputsLogs);
+    if (newestDir) return resolveMonitorTarget(newestDir, paths);
     throw new ConsoleError({
-      what: 'No run to monitor: the run registry is empty and there is no default run directory.',
-      cause: `Looked in ${paths.runsDir} and ${dir}.`,
+      what: 'No run to monitor: the run registry is empty and there is no run directory under outputs/logs.',
+      cause: `Looked in ${paths.runsDir} and ${paths.outputsLogs}.`,
       fix: 'Launch one (swegym-console train launch), or name a run, a run directory or a log file: swegym-console monitor <RUN|RUN_DIR|LOG_FILE>.',
       exitCode: ExitCode.usage,
     });

@@ -66,6 +66,7 @@ export class MonitorService {
   private trajectory: TrajectoryView | undefined;
   private live = false;
   private generation = 0;
+  private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
   private providerPromise: Promise<SandboxProvider | undefined> | undefined;
   readonly clock: () => number;
 
@@ -79,6 +80,7 @@ export class MonitorService {
 
   /** Opens a run (registry name, run dir or log file; undefined = newest). Replaces any open run. */
   async open(arg?: string, opts: { fromStart?: boolean; live?: boolean } = {}): Promise<void> {
+    this.lastOpen = { arg, opts };
     await this.close();
     const gen = ++this.generation;
     const store = this.opts.store;
@@ -123,6 +125,11 @@ export class MonitorService {
     if (this.live) this.startPollers();
     this.startTicker();
     this.publish(true);
+  }
+
+  /** Opens the last run again (after an error, or to re-read from scratch). */
+  reopen(): Promise<void> {
+    return this.open(this.lastOpen?.arg, this.lastOpen?.opts ?? {});
   }
 
   private startPollers(): void {

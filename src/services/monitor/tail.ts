@@ -301,7 +301,13 @@ export class FileFollower {
     } catch (err) {
       this.opts.onError?.(err);
     }
-    if (this.stopped) return;
+    if (this.stopped) {
+      // stop() ran while this poll was reading: close what the poll may have opened.
+      const fh = this.fh;
+      this.fh = undefined;
+      await fh?.close().catch(() => {});
+      return;
+    }
     this.timer = setTimeout(() => void this.loop(), this.opts.intervalMs ?? 500);
     this.timer.unref?.();
   }

@@ -1,0 +1,551 @@
+// The run dashboard (hotkey 7): header (run, phase, rollout i/N, samples this rollout, elapsed, ETA, checkpoint),
+// alerts, charts, rollout table, live sample feed, sandboxes, GPUs + proxy, per-task history and the trajectory
+// browser. Data comes from the monitor store (a snapshot published at ≤ 5 Hz); every panel has a fixed height and
+// clips. Small terminals get one panel at a time (Tab cycles).
+import React, { useEffect } from 'react';
+import { Box, useInput } from 'ink';
+import type { ScreenModule, ScreenProps } from './types.js';
+import type { AppServices } from './services.js';
+import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
+import { useSel } from '../ui/hooks.js';
+import { T, type Tone } from '../ui/theme.js';
+import { LineChart, Sparkline } from '../ui/Chart.js';
+import { fmtNum } from '../ui/charts.js';
+import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
+import { is, type Binding } from '../ui/keymap.js';
+
+export const PANELS = ['charts', 'rollouts', 'samples', 'sandboxes', 'gpus', 'tasks', 'trajectories'] as const;
+export type PanelName = (typeof PANELS)[number];
+
+/** Wide layout needs this much room; below it one panel is shown at a time. */
+export const WIDE = { width: 100, height: 26 };
+
+type Line = { text: string; tone?: Tone; bold?: boolean; inverse?: boolean };
+
+function Lines({ lines, width, height }: { lines: Line[]; width: number; height: number }) {
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {lines.slice(0, height).map((l, i) => (
+        <T key={i} tone={l.tone} bold={l.bold} inverse={l.inverse}>
+          {truncate(l.text, width) || ' '}
+        </T>
+      ))}
+    </Box>
+  );
+}
+
+function pct(v: number): string {
+  return Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–';
+}
+
+function dur(sec: number | undefined): string {
+  if (sec === undefined || !Number.isFinite(sec)) return '–';
+  return formatAge(sec * 1000);
+}
+
+// ---- panel contents (pure: snapshot + UI state → lines) ----
+
+function matches(filter: string, ...fields: string[]): boolean {
+  if (!filter) return true;
+  const f = filter.toLowerCase();
+  return fields.some((x) => x.toLowerCase().includes(f));
+}
+
+export function feedRows(s: MonitorSnapshot, filter: string) {
+  return s.feed.filter((f) => matches(filter, f.instance, f.reason));
+}
+
+export function sandboxRows(s: MonitorSnapshot, filter: string) {
+  return (s.sandboxes?.rows ?? []).filter((r) => matches(filter, r.template, r.trajectoryId, r.id, r.kind));
+}
+
+export function taskRows(s: MonitorSnapshot, filter: string) {
+  return s.tasks.rows.filter((t) => matches(filter, t.instance));
+}
+
+export function trajRows(s: MonitorSnapshot, filter: string) {
+  return s.trajectories.filter((t) => matches(filter, t.instance, t.session, t.kind));
+}
+
+function rowCount(s: MonitorSnapshot, panel: PanelName, filter: string): number {
+  switch (panel) {
+    case 'charts':
+      return s.charts.length;
+    case 'rollouts':
+      return s.rollouts.length;
+    case 'samples':
+      return feedRows(s, filter).length;
+    case 'sandboxes':
+      return sandboxRows(s, filter).length;
+    case 'gpus':
+      return s.gpus.latest.length;
+    case 'tasks':
+      return taskRows(s, filter).length;
+    case 'trajectories':
+      return trajRows(s, filter).length;
+  }
+}
+
+/** The selected row of a panel; panels in follow mode select the newest. */
+function selectedIndex(ui: Pick<MonitorState, 'selected' | 'follow' | 'filter'>, s: MonitorSnapshot, panel: PanelName): number {
+  const n = rowCount(s, panel, ui.filter);
+  if (n === 0) return 0;
+  if (ui.follow && (panel === 'samples' || panel === 'rollouts')) return n - 1;
+  return Math.min(n - 1, ui.selected[panel] ?? 0);
+}
+
+function title(name: string, focused: boolean, extra: string): Line {
+  return { text: `${focused ? '▸ ' : '  '}${name}${extra ? ` — ${extra}` : ''}`, tone: focused ? 'accent' : 'plain', bold: true };
+}
+
+function windowed<T>(items: T[], sel: number, rows: number): { items: T[]; start: number } {
+  const [a, b] = visibleWindow(items.length, sel, rows);
+  return { items: items.slice(a, b), start: a };
+}
+
+function rolloutLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
+  const rows = h - 2;
+  const sel = selectedIndex(ui, s, 'rollouts');
+  const { items, start } = windowed(s.rollouts, sel, rows);
+  const lines: Line[] = [title('Rollouts', focused, `${s.rollouts.length}`), { text: `${padStart('#', 5)} ${padStart('solved', 7)} ${padStart('traj', 6)} ${padStart('n', 4)} ${padStart('0std', 4)} ${padStart('fail', 4)} ${padStart('abrt', 4)}  reasons`, tone: 'dim' }];
+  items.forEach((r, i) => {
+    const tone: Tone = r.failedGroups > 0 || r.aborted > 0 ? 'warn' : 'plain';
+    lines.push({
+      text: `${padStart(String(r.rollout), 5)} ${padStart(pct(r.resolved), 7)} ${padStart(fmtNum(r.rawTrajMean), 6)} ${padStart(String(r.samples), 4)} ${padStart(String(r.zeroStd), 4)} ${padStart(String(r.failedGroups), 4)} ${padStart(String(r.aborted), 4)}  ${r.topReasons}`,
+      tone,
+      inverse: focused && start + i === sel,
+    });
+  });
+  if (s.rollouts.length === 0) lines.push({ text: '  no rollout has finished yet', tone: 'dim' });
+  return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
+}
+
+function sampleLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
+  const rows = feedRows(s, ui.filter);
+  const sel = selectedIndex(ui, s, 'samples');
+  const { items, start } = windowed(rows, sel, h - 1);
+  const t = s.totals;
+  const lines: Line[] = [title('Samples', focused, `${ui.follow ? 'follow' : 'paused'}${ui.filter ? ` · /${ui.filter}` : ''} · ${t.total} total · reward=1 ${t.reward_one} · raw=1 ${t.raw_one} · integrity ${t.integrity_violations}`)];
+  items.forEach((f, i) => {
+    const tone: Tone = f.integrity ? 'fail' : f.reward === 1 ? 'ok' : f.raw === 1 ? 'warn' : 'plain';
+    const mark = f.reward === 1 ? '✓' : f.integrity ? '!' : '✗';
+    lines.push({ text: `${mark} r${f.rollout} ${padEnd(f.instance, 34)} f2p ${padEnd(f.f2p, 5)} p2p ${padEnd(f.p2p, 7)} ${f.reason}`, tone, inverse: focused && start + i === sel });
+  });
+  if (rows.length === 0) lines.push({ text: ui.filter ? '  no sample matches the filter' : '  no per-sample line yet (SWE-Gym reward=…)', tone: 'dim' });
+  return lines;
+}
+
+function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
+  const sb = s.sandboxes;
+  const rows = sandboxRows(s, ui.filter);
+  const sel = selectedIndex(ui, s, 'sandboxes');
+  const quota = sb ? `${sb.rows.length}/${sb.limit}` : '';
+  const head = sb ? (sb.ok ? `${sb.agents} agent · ${sb.evals} eval · ${quota} of plan` : `list failed: ${sb.error ?? ''}`) : s.live ? 'no sandbox provider (set DRESSAGE_E2B_API_KEY or E2B_API_KEY)' : 'offline';
+  const lines: Line[] = [title('Sandboxes', focused, head)];
+  const { items, start } = windowed(rows, sel, h - 1);
+  items.forEach((r, i) => {
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)} ${r.trajectoryId}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+  });
+  if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
+  return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
+}
+
+function gpuLines(s: MonitorSnapshot, w: number, h: number, focused: boolean): Line[] {
+  const g = s.gpus;
+  const p = s.proxy;
+  const proxy = p.url ? (p.last ? (p.last.ok ? `proxy ok · ${p.last.activeSessions ?? '?'} sessions${p.last.paused ? ' · paused' : ''}` : `proxy DOWN (${p.last.error ?? ''})`) : 'proxy: checking…') : 'proxy: URL unknown';
+  const ray = s.rayNodes?.length ? `ray ${s.rayNodes.filter((n) => n.state === 'ALIVE').length}/${s.rayNodes.length} nodes alive` : '';
+  const lines: Line[] = [title('GPUs', focused, [proxy, ray].filter(Boolean).join(' · '))];
+  if (p.url && p.last && !p.last.ok) lines[0] = { ...lines[0]!, tone: 'fail' };
+  if (g.error && g.latest.length === 0) lines.push({ text: `  ${g.error}`, tone: 'dim' });
+  for (const x of g.latest) {
+    const memPct = x.memTotal && x.memUsed !== undefined ? (x.memUsed / x.memTotal) * 100 : undefined;
+    const tone: Tone = (x.temp ?? 0) >= 90 ? 'fail' : (x.temp ?? 0) >= 83 || (memPct ?? 0) >= 92 ? 'warn' : 'ok';
+    const hist = g.util[x.index] ?? [];
+    lines.push({
+      text: `${padStart(String(x.index), 2)} ${padStart(x.util === undefined ? '–' : `${x.util}%`, 4)} mem ${padStart(memPct === undefined ? '–' : `${Math.round(memPct)}%`, 4)} ${padStart(x.temp === undefined ? '–' : `${x.temp}C`, 4)} ${padStart(x.power === undefined ? '–' : `${Math.round(x.power)}W`, 5)}${hist.length > 1 ? ` avg ${Math.round(hist.filter(Number.isFinite).reduce((a, b) => a + b, 0) / Math.max(1, hist.filter(Number.isFinite).length))}%` : ''}`,
+      tone,
+    });
+  }
+  return lines.slice(0, h).map((l) => ({ ...l, text: truncate(l.text, w) }));
+}
+
+function taskLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
+  const rows = taskRows(s, ui.filter);
+  const sel = selectedIndex(ui, s, 'tasks');
+  const lines: Line[] = [title('Tasks', focused, `solved always ${s.tasks.always} · sometimes ${s.tasks.sometimes} · never ${s.tasks.never}`)];
+  const { items, start } = windowed(rows, sel, h - 1);
+  items.forEach((t, i) => {
+    lines.push({ text: `${padEnd(t.instance, 36)} ${padStart(`${t.solved}/${t.attempts}`, 7)} ${t.recent}`, tone: t.solved === 0 ? 'dim' : t.solved === t.attempts ? 'ok' : 'plain', inverse: focused && start + i === sel });
+  });
+  if (rows.length === 0) lines.push({ text: '  tasks appear when a rollout finishes', tone: 'dim' });
+  return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
+}
+
+function trajLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
+  const rows = trajRows(s, ui.filter);
+  const sel = selectedIndex(ui, s, 'trajectories');
+  const errs = s.trajectories.filter((t) => t.kind === 'error').length;
+  const lines: Line[] = [title('Trajectories', focused, `${s.trajectories.length} files · ${errs} errors`)];
+  const { items, start } = windowed(rows, sel, h - 1);
+  items.forEach((t, i) => {
+    lines.push({ text: `${t.kind === 'error' ? '✗ err ' : '  traj'} ${padEnd(t.instance, 36)} ${t.session}`, tone: t.kind === 'error' ? 'fail' : 'plain', inverse: focused && start + i === sel });
+  });
+  if (rows.length === 0) lines.push({ text: '  no traj_payload / traj_err files found for this run', tone: 'dim' });
+  return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
+}
+
+function Charts({ s, ui, width, height, focused }: { s: MonitorSnapshot; ui: MonitorState; width: number; height: number; focused: boolean }) {
+  const perRow = Math.max(1, Math.min(4, Math.floor(width / 28)));
+  const chartH = Math.max(2, Math.min(6, Math.floor(height / Math.ceil(s.charts.length / perRow))));
+  const rowsFit = Math.max(1, Math.floor(height / chartH));
+  const sel = selectedIndex(ui, s, 'charts');
+  const shown = s.charts.slice(0, rowsFit * perRow);
+  const cw = Math.floor(width / perRow);
+  const grid: (typeof shown)[] = [];
+  for (let i = 0; i < shown.length; i += perRow) grid.push(shown.slice(i, i + perRow));
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {grid.map((row, r) => (
+        <Box key={r} flexDirection="row" height={chartH} width={width}>
+          {row.map((c, i) => (
+            <Box key={c.key} width={cw} height={chartH} paddingRight={1}>
+              <LineChart title={c.label} values={c.y} width={cw - 1} height={chartH} focused={focused && r * perRow + i === sel} tone={c.key.includes('reward') ? 'ok' : 'info'} />
+            </Box>
+          ))}
+        </Box>
+      ))}
+    </Box>
+  );
+}
+
+function header(s: MonitorSnapshot): Line[] {
+  const h = s.header;
+  const phaseTone: Tone = h.phaseKind === 'failed' ? 'fail' : h.phaseKind === 'finished' ? 'ok' : h.phaseKind === 'waiting_workers' || h.phaseKind === 'starting' ? 'warn' : 'info';
+  const total = h.totalRollouts !== undefined ? `/${h.totalRollouts}` : '';
+  const line1 = `${h.run} · ${h.phase} · rollout ${h.rollout}${total} · samples ${h.samplesDone}/${h.samplesPerRollout} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)} · ETA ${dur(h.etaSec)} · ckpt ${h.lastCheckpoint ?? '–'}`;
+  const last = s.rollouts[s.rollouts.length - 1];
+  const parts = [
+    `reward(traj) ${fmtNum(last?.rawTrajMean)}`,
+    `solved ${s.totals.reward_one}/${s.totals.total}`,
+    h.rayNodes ? `nodes ${h.rayNodes}` : '',
+    h.router ? `router ${h.router}` : '',
+    s.proxy.last ? (s.proxy.last.ok ? `proxy ${s.proxy.last.activeSessions ?? '?'} sessions` : 'proxy DOWN') : '',
+    s.sandboxes?.ok ? `sandboxes ${s.sandboxes.rows.length}/${s.sandboxes.limit}` : '',
+    s.live ? 'live' : 'offline',
+    h.source,
+  ].filter(Boolean);
+  return [
+    { text: line1, tone: phaseTone, bold: true },
+    { text: parts.join(' · '), tone: 'dim' },
+  ];
+}
+
+function alertLine(s: MonitorSnapshot): Line {
+  if (s.alerts.length === 0) return { text: 'no alerts', tone: 'dim' };
+  const worst = s.alerts.some((a) => a.level === 'fail') ? 'fail' : 'warn';
+  return { text: `⚠ ${s.alerts.map((a) => a.text).join(' | ')}`, tone: worst };
+}
+
+// ---- drill-in views ----
+
+function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: number): Line[] {
+  const out: Line[] = [];
+  const push = (text: string, tone?: Tone) => out.push({ text, tone });
+  if (panel === 'rollouts') {
+    const r = s.rollouts[selectedIndex(ui, s, 'rollouts')];
+    if (!r) return [{ text: 'no rollout selected', tone: 'dim' }];
+    push(`Rollout ${r.rollout}: ${r.samples} samples, solved ${pct(r.resolved)}, trajectory mean ${fmtNum(r.rawTrajMean)}`, 'accent');
+    push(`zero-std groups ${r.zeroStd} · failed groups ${r.failedGroups} · aborted samples ${r.aborted} · early stops ${r.earlyStops}`);
+    push(`failure reasons: ${r.topReasons || '(none)'}`);
+    push('');
+    push('failures logged during this rollout:', 'dim');
+    for (const f of s.failures.filter((x) => x.rollout === r.rollout).slice(-50)) push(`  ${f.kind}: ${f.text}`, 'warn');
+  } else if (panel === 'samples' || panel === 'tasks') {
+    const inst = panel === 'samples' ? feedRows(s, ui.filter)[selectedIndex(ui, s, 'samples')]?.instance : taskRows(s, ui.filter)[selectedIndex(ui, s, 'tasks')]?.instance;
+    if (!inst) return [{ text: 'nothing selected', tone: 'dim' }];
+    const t = s.tasks.rows.find((x) => x.instance === inst);
+    push(`Task ${inst}`, 'accent');
+    push(t ? `solved ${t.solved}/${t.attempts} across rollouts · history (oldest→newest, █ all solved, ▄ some, · none): ${t.recent}` : 'no finished rollout includes this task yet');
+    push('');
+    push('recent samples of this task:', 'dim');
+    for (const f of s.feed.filter((x) => x.instance === inst).slice(-40)) push(`  r${f.rollout} reward=${f.reward} raw=${f.raw} integrity=${f.integrity} f2p=${f.f2p} p2p=${f.p2p} ${f.reason}`, f.reward === 1 ? 'ok' : 'plain');
+    const traj = s.trajectories.filter((x) => x.instance === inst).length;
+    if (traj) push(`${traj} trajectory file(s) — see the Trajectories panel (filter /${inst})`, 'dim');
+  } else if (panel === 'sandboxes') {
+    const st = s.sandboxStream;
+    if (!st) return [{ text: 'opening the sandbox…', tone: 'dim' }];
+    push(`Sandbox ${st.id} · steps so far ${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''} (Claude Code stream-json, refreshed every few seconds)`, 'accent');
+    for (const e of st.events.slice(-200)) push(`  ${padEnd(e.type, 11)} ${e.text}`, e.type === 'result' ? 'ok' : e.type === 'tool_result' ? 'dim' : 'plain');
+  } else if (panel === 'trajectories') {
+    const v = s.trajectory;
+    if (!v) return [{ text: 'loading the trajectory…', tone: 'dim' }];
+    push(`${v.entry.kind === 'error' ? 'Aborted sample' : 'Trajectory'} ${v.entry.instance} / ${v.entry.session}`, 'accent');
+    if (v.error) push(`error: ${v.error.type ?? ''} ${v.error.summary ?? v.error.message ?? ''}${v.error.httpStatus ? ` (HTTP ${v.error.httpStatus})` : ''}`, 'fail');
+    if (v.reward !== undefined && v.entry.kind === 'payload') push(`reward ${v.reward} · marker ${v.marker ? JSON.stringify({ resolved: v.marker['resolved'], f2p: `${v.marker['fail_to_pass_success']}/${v.marker['fail_to_pass_total']}`, p2p: `${v.marker['pass_to_pass_success']}/${v.marker['pass_to_pass_total']}`, failure_reason: v.marker['failure_reason'] }) : v.markerError}${v.earlyStop ? ` · early stop ${v.earlyStop}` : ''}`, v.reward === 1 ? 'ok' : 'warn');
+    for (const iv of v.integrityViolations.slice(0, 10)) push(`integrity: ${JSON.stringify(iv)}`, 'fail');
+    for (const p of v.problems) push(`problem: ${p}`, 'warn');
+    push('');
+    for (const m of v.messages) {
+      push(`[${m.role}] ${m.text.replace(/\s+/g, ' ')}`, m.role === 'assistant' ? 'plain' : 'dim');
+      for (const c of m.toolCalls) push(`    → ${c.name} ${c.args.replace(/\s+/g, ' ')}`, 'info');
+    }
+    if (v.patch) {
+      push('');
+      push('patch:', 'accent');
+      for (const l of v.patch.split('\n').slice(0, 400)) push(`  ${l}`, l.startsWith('+') ? 'ok' : l.startsWith('-') ? 'fail' : 'plain');
+    }
+  } else if (panel === 'charts') {
+    const c = s.charts[selectedIndex(ui, s, 'charts')];
+    if (c) {
+      push(`${c.label} (${c.key}) — ${c.y.length} points`, 'accent');
+      const tail = c.y.slice(-20).map((v, i) => `${c.x[c.y.length - 20 + i] ?? ''}:${fmtNum(v)}`);
+      push(`last values: ${tail.join('  ')}`);
+    }
+  } else if (panel === 'gpus') {
+    for (const g of s.gpus.latest) push(`GPU ${g.index} ${g.name} · util ${g.util ?? '–'}% · mem ${g.memUsed ?? '–'}/${g.memTotal ?? '–'} MiB · ${g.temp ?? '–'}C · ${g.power ?? '–'}/${g.powerLimit ?? '–'} W · ${g.pstate ?? ''}`);
+    for (const n of s.rayNodes ?? []) push(`node ${n.ip} ${n.name} ${n.state}${n.isHead ? ' (head)' : ''} GPUs ${n.gpus ?? '?'}`, n.state === 'ALIVE' ? 'ok' : 'fail');
+  }
+  return out.map((l) => ({ ...l, text: truncate(l.text, w) }));
+}
+
+function Detail({ s, ui, panel, width, height }: { s: MonitorSnapshot; ui: MonitorState; panel: PanelName; width: number; height: number }) {
+  const lines = detailLines(s, ui, panel, width);
+  if (panel === 'charts') {
+    const c = s.charts[selectedIndex(ui, s, 'charts')];
+    return (
+      <Box flexDirection="column" width={width} height={height} overflow="hidden">
+        <Lines lines={lines} width={width} height={2} />
+        {c ? <LineChart title={c.label} values={c.y} width={width} height={Math.max(3, height - 3)} /> : null}
+        <T tone="dim">{truncate('Esc back · ↑↓ another chart', width)}</T>
+      </Box>
+    );
+  }
+  // The detail scrolls with ↑↓ through its lines (selected.detail).
+  const off = Math.min(Math.max(0, lines.length - (height - 1)), ui.selected['detail'] ?? 0);
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <Lines lines={lines.slice(off, off + height - 1)} width={width} height={height - 1} />
+      <T tone="dim">{truncate(`Esc back · ↑↓ scroll (${Math.min(lines.length, off + height - 1)}/${lines.length})`, width)}</T>
+    </Box>
+  );
+}
+
+// ---- the screen ----
+
+function Panel({ name, s, ui, width, height, focused }: { name: PanelName; s: MonitorSnapshot; ui: MonitorState; width: number; height: number; focused: boolean }) {
+  if (name === 'charts') return <Charts s={s} ui={ui} width={width} height={height} focused={focused} />;
+  const lines =
+    name === 'rollouts'
+      ? rolloutLines(s, ui, width, height, focused)
+      : name === 'samples'
+        ? sampleLines(s, ui, width, height, focused)
+        : name === 'sandboxes'
+          ? sandboxLines(s, ui, width, height, focused)
+          : name === 'gpus'
+            ? gpuLines(s, width, height, focused)
+            : name === 'tasks'
+              ? taskLines(s, ui, width, height, focused)
+              : trajLines(s, ui, width, height, focused);
+  if (name === 'gpus') {
+    return (
+      <Box flexDirection="column" width={width} height={height} overflow="hidden">
+        <Lines lines={lines} width={width} height={Math.min(height, lines.length)} />
+        {s.gpus.latest.length > 0 && height > lines.length ? (
+          <Box flexDirection="column" height={height - lines.length} overflow="hidden">
+            {s.gpus.latest.slice(0, height - lines.length).map((g) => (
+              <Box key={g.index} width={width}>
+                <T tone="dim">{padEnd(`util ${g.index}`, 8)}</T>
+                <Sparkline values={s.gpus.util[g.index] ?? []} width={Math.max(1, width - 8)} min={0} max={100} tone="info" />
+              </Box>
+            ))}
+          </Box>
+        ) : null}
+      </Box>
+    );
+  }
+  return <Lines lines={lines} width={width} height={height} />;
+}
+
+function Dashboard({ services, width, height, focus }: ScreenProps) {
+  const store = services.monitor.store;
+  const status = useSel(store, (s) => s.status);
+  const error = useSel(store, (s) => s.error);
+  const snap = useSel(store, (s) => s.snapshot);
+  const loading = useSel(store, (s) => s.loading);
+  // UI state: subscribe to the pieces that change frames.
+  const follow = useSel(store, (s) => s.follow);
+  const filter = useSel(store, (s) => s.filter);
+  const filterEditing = useSel(store, (s) => s.filterEditing);
+  const selected = useSel(store, (s) => s.selected);
+  const detail = useSel(store, (s) => s.detail);
+  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail };
+
+  useEffect(() => {
+    if (store.getState().status === 'idle') void services.monitor.open();
+  }, [services, store]);
+
+  // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured).
+  useInput(
+    (input, key) => {
+      const st = store.getState();
+      if (key.escape || key.return) {
+        st.set({ filterEditing: false, ...(key.escape ? { filter: '' } : {}) });
+        services.app.getState().setInputCaptured(false);
+        return;
+      }
+      if (key.backspace || key.delete) {
+        st.set({ filter: st.filter.slice(0, -1) });
+        return;
+      }
+      if (input && !key.ctrl && !key.meta) st.set({ filter: (st.filter + input).slice(0, 80) });
+    },
+    { isActive: filterEditing },
+  );
+
+  const focused = PANELS[focus % PANELS.length] as PanelName;
+  if (!snap) {
+    const lines: Line[] =
+      status === 'error'
+        ? [{ text: 'Cannot open the run', tone: 'fail', bold: true }, ...(error ?? '').split('\n').map((t) => ({ text: t, tone: 'plain' as Tone })), { text: 'r retries · swegym-console monitor RUN|RUN_DIR|LOG_FILE opens another run', tone: 'dim' }]
+        : [{ text: status === 'loading' ? `Reading the run log${loading ? ` (${Math.round(loading.total / 1048576)} MiB)` : ''}…` : 'No run open.', tone: 'info' }, { text: 'The dashboard follows the newest run in the registry; `monitor RUN` opens another.', tone: 'dim' }];
+    return <Lines lines={lines} width={width} height={height} />;
+  }
+
+  const head = header(snap);
+  const top: Line[] = [...head, alertLine(snap)];
+  if (filterEditing || filter) top.push({ text: `filter: ${filter}${filterEditing ? '▏ (Enter keep · Esc clear)' : ''}`, tone: 'accent' });
+  const bodyH = Math.max(1, height - top.length);
+  let body: React.ReactNode;
+  if (detail !== 'none') {
+    body = <Detail s={snap} ui={ui} panel={focused} width={width} height={bodyH} />;
+  } else if (width < WIDE.width || height < WIDE.height) {
+    // Compact: one panel at a time.
+    body = <Panel name={focused} s={snap} ui={ui} width={width} height={bodyH} focused />;
+  } else {
+    const chartH = Math.min(bodyH >= 34 ? 12 : 6, Math.floor(bodyH / 3));
+    const rest = bodyH - chartH;
+    const midH = Math.ceil(rest / 2);
+    const lowH = rest - midH;
+    const left = Math.floor(width * 0.5);
+    const right = width - left;
+    const leftMid: PanelName = focused === 'tasks' || focused === 'trajectories' ? focused : 'rollouts';
+    body = (
+      <Box flexDirection="column" width={width} height={bodyH} overflow="hidden">
+        <Panel name="charts" s={snap} ui={ui} width={width} height={chartH} focused={focused === 'charts'} />
+        <Box flexDirection="row" height={midH} width={width}>
+          <Panel name={leftMid} s={snap} ui={ui} width={left - 1} height={midH} focused={focused === leftMid} />
+          <Box width={1} />
+          <Panel name="samples" s={snap} ui={ui} width={right} height={midH} focused={focused === 'samples'} />
+        </Box>
+        <Box flexDirection="row" height={lowH} width={width}>
+          <Panel name="sandboxes" s={snap} ui={ui} width={left - 1} height={lowH} focused={focused === 'sandboxes'} />
+          <Box width={1} />
+          <Panel name="gpus" s={snap} ui={ui} width={right} height={lowH} focused={focused === 'gpus'} />
+        </Box>
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <Lines lines={top} width={width} height={top.length} />
+      {body}
+    </Box>
+  );
+}
+
+function dashboardBindings(services: AppServices): Binding[] {
+  const store = services.monitor.store;
+  const focusedPanel = (): PanelName => PANELS[services.app.getState().focus % PANELS.length] as PanelName;
+  const move = (delta: number) => () => {
+    const st = store.getState();
+    const s = st.snapshot;
+    if (!s) return;
+    if (st.detail !== 'none' && focusedPanel() !== 'charts') {
+      st.select('detail', (st.selected['detail'] ?? 0) + delta);
+      return;
+    }
+    const p = focusedPanel();
+    const n = rowCount(s, p, st.filter);
+    const cur = selectedIndex(st, s, p);
+    // Moving the selection in a followed panel pauses following.
+    if (st.follow && (p === 'samples' || p === 'rollouts')) st.set({ follow: false });
+    st.select(p, Math.max(0, Math.min(n - 1, cur + delta)));
+  };
+  const enter = () => {
+    const st = store.getState();
+    const s = st.snapshot;
+    if (!s || st.detail !== 'none') return;
+    const p = focusedPanel();
+    st.select('detail', 0);
+    if (p === 'sandboxes') {
+      const row = sandboxRows(s, st.filter)[selectedIndex(st, s, p)];
+      if (!row) return;
+      void services.monitor.followSandbox(row.id);
+      st.set({ detail: 'sandbox' });
+    } else if (p === 'trajectories') {
+      const row = trajRows(s, st.filter)[selectedIndex(st, s, p)];
+      if (!row) return;
+      void services.monitor.openTrajectory(row);
+      st.set({ detail: 'trajectory' });
+    } else if (p === 'rollouts') st.set({ detail: 'rollout' });
+    else st.set({ detail: 'task' });
+  };
+  return [
+    { keys: ['↑', 'k'], description: 'previous row', match: is.up, run: move(-1) },
+    { keys: ['↓', 'j'], description: 'next row', match: is.down, run: move(1) },
+    { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
+    { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
+    { keys: ['Enter'], description: 'drill in', match: is.enter, run: enter },
+    {
+      keys: ['Esc'],
+      description: 'close detail',
+      match: (i, k) => is.escape(i, k) && store.getState().detail !== 'none',
+      run: () => {
+        store.getState().set({ detail: 'none' });
+        void services.monitor.followSandbox(undefined);
+        void services.monitor.openTrajectory(undefined);
+      },
+      footer: false,
+    },
+    {
+      keys: ['f'],
+      description: 'toggle follow',
+      match: is.char('f'),
+      run: () => {
+        const st = store.getState();
+        const s = st.snapshot;
+        // Pausing keeps the rows where they are: pin the selection to the newest row.
+        if (st.follow && s) {
+          for (const p of ['samples', 'rollouts'] as const) st.select(p, rowCount(s, p, st.filter) - 1);
+        }
+        st.set({ follow: !st.follow });
+      },
+    },
+    {
+      keys: ['/'],
+      description: 'filter',
+      match: is.char('/'),
+      run: () => {
+        store.getState().set({ filterEditing: true });
+        services.app.getState().setInputCaptured(true);
+      },
+    },
+    {
+      keys: ['r'],
+      description: 'reopen run',
+      match: is.char('r'),
+      run: () => void services.monitor.reopen(),
+      footer: false,
+    },
+  ];
+}
+
+export const dashboardScreen: ScreenModule = {
+  id: 'dashboard',
+  title: 'Dashboard',
+  hotkey: '7',
+  panels: [...PANELS],
+  Component: Dashboard,
+  bindings: dashboardBindings,
+};

@@ -1,0 +1,224 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import React from 'react';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { App } from '../../src/screens/App.js';
+import { createAppServices } from '../../src/screens/createServices.js';
+import { CommandLog } from '../../src/services/process/commandLog.js';
+import { MonitorService } from '../../src/services/monitor/session.js';
+import { createMonitorStore } from '../../src/state/monitor.js';
+import type { Sandbox, SandboxInfo, SandboxProvider } from '../../src/services/sandbox/types.js';
+import { renderInk, KEYS } from '../helpers/ink.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait.js';
+import { EFFECTIVE_LINES, rolloutLines, sampleLine, RM, pyLog } from './builders.js';
+
+const FIX = path.join(import.meta.dirname, '..', 'fixtures', 'nvidia-smi');
+
+/** A tiny provider double: lists what it is given, connects to a sandbox whose command prints a Claude Code log. */
+function providerDouble(list: SandboxInfo[], agentLog: string): SandboxProvider {
+  const sandbox = {
+    id: list[0]?.id ?? 'x',
+    provider: 'memory',
+    template: 't',
+    run: async () => ({ exitCode: 0, stdout: agentLog, stderr: '', timedOut: false }),
+  } as unknown as Sandbox;
+  return {
+    name: 'memory',
+    list: async (filter: { metadata?: Record<string, string> }) => list.filter((s) => Object.entries(filter.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)),
+    connect: async () => sandbox,
+  } as unknown as SandboxProvider;
+}
+
+async function setup(size: { width: number; height: number }) {
+  const ws = await tempDir();
+  const runDir = path.join(ws, 'outputs', 'logs', 'demo-run');
+  await mkdir(runDir, { recursive: true });
+  const lines = [...EFFECTIVE_LINES, 'Current Ray node count: 4; expected ACTOR_NUM_NODES: 4', 'Router launched at 10.0.0.1:8000, Prometheus port: 29000'];
+  for (let r = 0; r < 4; r++) lines.push(...rolloutLines(r, 128, { mean: 0.2 + r * 0.1 }));
+  for (let i = 0; i < 5; i++) lines.push(sampleLine({ reward: 1, instance: `live__task-${i}` }, 20_000 + i));
+  lines.push(RM + pyLog('x.py', 1, 'blackbox rollout failed for session_id=bbs-dead: blackbox agent returned failed state \'desynced\''));
+  await writeFile(path.join(runDir, 'train.log'), lines.join('\n') + '\n');
+  // One trajectory file pair (success) for the browser.
+  const sess = path.join(runDir, 'traj_payload', 'demo-run', 'task__repo-1', 'bbs-0001');
+  await mkdir(path.join(sess, 'samples'), { recursive: true });
+  await writeFile(path.join(sess, 'session.json'), JSON.stringify({ success: true, mode: 'trajectory', data: [{ messages: [{ role: 'user', content: 'Fix the bug' }, { role: 'assistant', content: 'Looking', tool_calls: [{ id: '1', type: 'function', function: { name: 'Bash', arguments: '{"command":"pytest -x"}' } }] }] }] }));
+  await writeFile(path.join(sess, 'samples', '0.json'), JSON.stringify({ metadata: { execute_cmds: [{ stage: 'after_agent', name: 'swegym_harness', cmd: 'x', cmd_result: { stdout: 'noise\nDRESSAGE_SWEGYM_REWARD_JSON={"resolved":true,"fail_to_pass_success":2,"fail_to_pass_total":2,"pass_to_pass_success":40,"pass_to_pass_total":40}\n' } }, { stage: 'after_agent', name: 'patch', cmd: 'cd /testbed && git add -A && git diff --cached --binary', cmd_result: { stdout: 'diff --git a/x.py b/x.py\n+fixed\n' } }] } }));
+  const services = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard' });
+  services.monitor.dispose();
+  const gpuCsv = await readFile(path.join(FIX, 'query-common-load-nounits.csv'), 'utf8');
+  const now = Date.now();
+  const sandboxes: SandboxInfo[] = [
+    { id: 'sbx-agent-1', template: 'swegym-getmoto-moto-1', metadata: { trajectory_id: 'bbs-1234', paddock_mode: 'blackbox' }, startedAt: new Date(now - 600_000).toISOString(), state: 'running', provider: 'memory' },
+    { id: 'sbx-eval-1', template: 'swegym-getmoto-moto-1', metadata: { trajectory_id: 'swegym-eval-abcd', paddock_mode: 'blackbox' }, startedAt: new Date(now - 60_000).toISOString(), state: 'running', provider: 'memory' },
+    { id: 'not-dressage', template: 'other', metadata: { swegym_console: '1' }, startedAt: new Date(now).toISOString(), state: 'running', provider: 'memory' },
+  ];
+  const agentLog = ['STEPS=7', '{"type":"system","subtype":"init"}', JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'Let me run the tests' }, { type: 'tool_use', name: 'Bash', input: { command: 'pytest tests/test_x.py' } }] } }), '{"type":"result","num_turns":7,"is_error":false}'].join('\n');
+  const fetchImpl = (async () => new Response(JSON.stringify({ status: 'ok', active_sessions: 42, rollout_pause: { paused: false } }), { status: 200 })) as typeof fetch;
+  services.monitor = new MonitorService({
+    paths: services.paths,
+    store: createMonitorStore(),
+    gpuRunner: async () => ({ ok: true, stdout: gpuCsv }),
+    provider: async () => providerDouble(sandboxes, agentLog),
+    sandboxLimit: 20,
+    fetchImpl,
+    hz: 10,
+    pollMs: { log: 50, gpu: 50, proxy: 50, sandboxes: 50, ray: 10_000, stream: 50 },
+  });
+  const ui = renderInk(<App services={services} size={size} />);
+  return { ws, runDir, services, ui };
+}
+
+async function teardown(x: Awaited<ReturnType<typeof setup>>) {
+  x.ui.unmount();
+  await x.services.monitor.close();
+  await removeDir(x.ws);
+}
+
+function assertFits(frame: string, size: { width: number; height: number }) {
+  const rows = frame.split('\n');
+  assert.ok(rows.length <= size.height, `frame has ${rows.length} rows for a ${size.height}-row terminal`);
+  for (const r of rows) assert.ok([...r].length <= size.width, `row wider than ${size.width}: ${r}`);
+}
+
+test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, proxy, alerts', async () => {
+  const size = { width: 160, height: 48 };
+  const x = await setup(size);
+  try {
+    await x.ui.waitForText('rollout 4 generating 5/128');
+    await x.ui.waitForText('proxy 42 sessions');
+    await x.ui.waitForText('1 agent · 1 eval · 2/20 of plan');
+    await x.ui.waitForText(/0\s+99%\s+mem\s+29%\s+56C\s+690W/);
+    const f = x.ui.frame();
+    assert.match(f, /demo-run · rollout 4 generating 5\/128 · rollout 4\/500 · samples 5\/128/);
+    assert.match(f, /ckpt –/);
+    assert.match(f, /reward \(trajectory mean\) 0\.5/);
+    assert.match(f, /loss /);
+    assert.match(f, /grad norm 0\.31/);
+    assert.match(f, /Rollouts — 4/);
+    assert.match(f, /\s+3\s+34%\s+0\.5\s+128\s+4\s+0\s+0\s+fail_to_pass_failure:85/);
+    assert.match(f, /✓ r4 live__task-4/);
+    assert.match(f, /agent swegym-getmoto-moto-1 .* bbs-1234/);
+    assert.doesNotMatch(f, /not-dressage/);
+    assert.match(f, /nodes 4\/4 · router 10\.0\.0\.1:8000/);
+    assertFits(f, size);
+    // Live: a new rollout summary arrives in the log and shows up without any key press.
+    await writeFile(path.join(x.runDir, 'train.log'), rolloutLines(4, 0, { mean: 0.9 }).join('\n') + '\n', { flag: 'a' });
+    await x.ui.waitForText('Rollouts — 5');
+    await x.ui.waitForText('rollout 5 generating 0/128');
+  } finally {
+    await teardown(x);
+  }
+});
+
+test('Tab cycles panels, Enter drills into a sandbox stream and a trajectory, Esc goes back', async () => {
+  const size = { width: 140, height: 40 };
+  const x = await setup(size);
+  try {
+    await x.ui.waitForText('1 agent · 1 eval');
+    for (let i = 0; i < 3; i++) await x.ui.press(KEYS.tab);
+    await x.ui.waitForText('▸ Sandboxes');
+    await x.ui.press(KEYS.enter);
+    await x.ui.waitForText('steps so far 7');
+    assert.match(x.ui.frame(), /assistant\s+Let me run the tests · Bash\(pytest tests\/test_x\.py\)/);
+    assert.match(x.ui.frame(), /result\s+num_turns=7 is_error=false/);
+    await x.ui.press(KEYS.escape);
+    await x.ui.waitForText('▸ Sandboxes');
+    await x.ui.press(KEYS.tab);
+    await x.ui.press(KEYS.tab);
+    await x.ui.press(KEYS.tab);
+    await x.ui.waitForText('▸ Trajectories');
+    await x.ui.press(KEYS.enter);
+    await x.ui.waitForText('reward 1 · marker');
+    const f = x.ui.frame();
+    assert.match(f, /\[user\] Fix the bug/);
+    assert.match(f, /→ Bash \{"command":"pytest -x"\}/);
+    assert.match(f, /\+fixed/);
+    assert.match(f, /"f2p":"2\/2"/);
+    assertFits(f, size);
+    await x.ui.press(KEYS.escape);
+    await x.ui.waitForText('▸ Trajectories');
+  } finally {
+    await teardown(x);
+  }
+});
+
+test('/ filters the sample feed; f toggles follow; the filter field owns the keyboard', async () => {
+  const size = { width: 120, height: 30 };
+  const x = await setup(size);
+  try {
+    await x.ui.waitForText('live__task-4');
+    await x.ui.press(KEYS.tab);
+    await x.ui.press(KEYS.tab);
+    await x.ui.waitForText('▸ Samples');
+    await x.ui.press('f');
+    await x.ui.waitForText('Samples — paused');
+    assert.match(x.ui.frame(), /live__task-4/, 'pausing keeps the newest rows in view');
+    await x.ui.press('/');
+    for (const c of 'task-2') await x.ui.press(c);
+    await x.ui.waitForText('filter: task-2');
+    // '2' typed in the filter did not jump to screen 2.
+    assert.match(x.ui.frame(), /▸ Samples/);
+    await x.ui.press(KEYS.enter);
+    const f = x.ui.frame();
+    assert.match(f, /live__task-2/);
+    assert.doesNotMatch(f, /live__task-3/);
+    assertFits(f, size);
+  } finally {
+    await teardown(x);
+  }
+});
+
+test('small terminals get one panel at a time and every frame fits', async () => {
+  for (const size of [
+    { width: 80, height: 24 },
+    { width: 60, height: 16 },
+    { width: 40, height: 10 },
+  ]) {
+    const x = await setup(size);
+    try {
+      await x.ui.waitForText(/rollout 4 gen/);
+      assertFits(x.ui.frame(), size);
+      for (let i = 0; i < 7; i++) {
+        await x.ui.press(KEYS.tab);
+        assertFits(x.ui.frame(), size);
+      }
+    } finally {
+      await teardown(x);
+    }
+  }
+});
+
+test('a run that cannot be opened explains itself', async () => {
+  const ws = await tempDir();
+  try {
+    const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard' });
+    const ui = renderInk(<App services={services} size={{ width: 100, height: 30 }} />);
+    await ui.waitForText('Cannot open the run');
+    assert.match(ui.frame(), /No run to monitor/);
+    ui.unmount();
+    await services.monitor.close();
+  } finally {
+    await removeDir(ws);
+  }
+});
+
+test('no setState per log line: publishing is bounded by the ticker', async () => {
+  const size = { width: 120, height: 30 };
+  const x = await setup(size);
+  try {
+    await x.ui.waitForText('rollout 4 generating 5/128');
+    let sets = 0;
+    const unsub = x.services.monitor.store.subscribe(() => sets++);
+    const extra: string[] = [];
+    for (let i = 0; i < 3000; i++) extra.push(sampleLine({ reward: 0, instance: `burst-${i}` }));
+    await writeFile(path.join(x.runDir, 'train.log'), extra.join('\n') + '\n', { flag: 'a' });
+    await waitFor(() => x.services.monitor.model!.pending.total === 3005, { timeoutMs: 10_000 });
+    await x.ui.waitForText('samples 3005/128');
+    unsub();
+    assert.ok(sets < 100, `store updated ${sets} times for 3000 lines`);
+  } finally {
+    await teardown(x);
+  }
+});
