@@ -327,3 +327,41 @@ test('HF_HUB_OFFLINE and an HF_ENDPOINT with credentials are refused before any 
     await removeDir(s.dir);
   }
 });
+
+test('one download per target: a second concurrent one is refused, the lock goes away afterwards', async () => {
+  const s = await setup({ content: randomBytes(300_000) });
+  try {
+    s.hub.faults.throttle = { chunkBytes: 30_000, pauseMs: 10 };
+    const first = downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env });
+    await waitFor(async () => (await readdir(path.dirname(s.target)).catch((): string[] => [])).includes('train.parquet.lock'));
+    const err = await expectError(downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env }));
+    assert.match(err.what, /already being downloaded by this console/);
+    await first;
+    assert.deepEqual(await readdir(path.dirname(s.target)), ['train.parquet']);
+    // A lock left by a dead process is taken over.
+    await writeFile(s.target + '.lock', JSON.stringify({ pid: 2 ** 22 + 12345 }));
+    const r = await downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env });
+    assert.equal(r.upToDate, true);
+    assert.deepEqual(await readdir(path.dirname(s.target)), ['train.parquet']);
+  } finally {
+    await s.hub.close();
+    await removeDir(s.dir);
+  }
+});
+
+test('a proxy given without a scheme works like curl; a malformed one is a clear usage error', async () => {
+  const s = await setup();
+  const proxy = await startFakeProxy();
+  try {
+    await downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: { ...s.env, HTTP_PROXY: proxy.url.replace('http://', '') } });
+    assert.ok(proxy.targets.length >= 2);
+    const err = await expectError(downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target + '.b', env: { ...s.env, HTTP_PROXY: 'http://us er:pw@[bad' } }));
+    assert.equal(err.exitCode, 2);
+    assert.match(err.what, /proxy settings are not usable/);
+    assert.doesNotMatch(formatError(err, false), /us er:pw/);
+  } finally {
+    await proxy.close();
+    await s.hub.close();
+    await removeDir(s.dir);
+  }
+});

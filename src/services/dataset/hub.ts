@@ -3,7 +3,7 @@
 // resume from a `.part` file with Range, size and sha256 verification, atomic rename. The token is sent only to the
 // hub's own origin, never to the CDN it redirects to, and never printed.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,12 @@ function firstSet(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
     if (v !== undefined && v.trim() !== '') return v.trim();
   }
   return undefined;
+}
+
+/** `proxy:3128` → `http://proxy:3128` (curl and requests accept a proxy without a scheme). */
+function withScheme(proxy: string | undefined): string | undefined {
+  if (!proxy) return undefined;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
 }
 
 /** Endpoint, token and proxies from the environment, the way huggingface_hub reads them. */
@@ -54,8 +60,8 @@ export async function hubConfig(env: NodeJS.ProcessEnv = process.env): Promise<H
     token,
     tokenSource,
     proxy: {
-      http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),
-      https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
+      http: withScheme(firstSet(env, ['http_proxy', 'HTTP_PROXY'])),
+      https: withScheme(firstSet(env, ['https_proxy', 'HTTPS_PROXY'])),
       noProxy: firstSet(env, ['no_proxy', 'NO_PROXY']),
     },
   };
@@ -216,6 +222,51 @@ function isAbort(err: unknown, signal?: AbortSignal): boolean {
   return Boolean(signal?.aborted) || (err as Error)?.name === 'AbortError';
 }
 
+const activeTargets = new Set<string>();
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One download per target, across this process and others (a lock file holding the pid; stale locks are taken over). */
+async function lockTarget(target: string): Promise<() => Promise<void>> {
+  const file = `${target}.lock`;
+  const busy = (who: string) =>
+    new ConsoleError({
+      what: `${path.basename(target)} is already being downloaded ${who}`,
+      fix: 'Wait for that download to finish (or stop it); its partial file is resumed by the next run.',
+      exitCode: ExitCode.precondition,
+    });
+  if (activeTargets.has(target)) throw busy('by this console');
+  await mkdir(path.dirname(target), { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const h = await open(file, 'wx', 0o644);
+      await h.writeFile(JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+      await h.close();
+      activeTargets.add(target);
+      return async () => {
+        activeTargets.delete(target);
+        await rm(file, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let pid = 0;
+      try {
+        pid = Number((JSON.parse(await readFile(file, 'utf8')) as { pid?: unknown }).pid);
+      } catch {}
+      if (pid && pid !== process.pid && pidAlive(pid)) throw busy(`by process ${pid}`);
+      await rm(file, { force: true });
+    }
+  }
+  throw busy('(the lock file could not be taken)');
+}
+
 /**
  * Downloads one file of a hub repo to `target`: resumable, verified, atomic. Progress is reported through
  * `onProgress` (throttled). Throws ConsoleError with the host it could not reach and how to work around it.
@@ -249,14 +300,24 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
   }
   const undici: Undici = await import('undici');
   const t = opts.timeouts ?? {};
-  const dispatcher = new undici.EnvHttpProxyAgent({
-    httpProxy: cfg.proxy.http ?? '',
-    httpsProxy: cfg.proxy.https ?? '',
-    noProxy: cfg.proxy.noProxy ?? '',
-    connect: { timeout: t.connectMs ?? 30_000 },
-    headersTimeout: t.headersMs ?? 60_000,
-    bodyTimeout: t.bodyMs ?? 60_000,
-  });
+  let dispatcher: InstanceType<Undici['EnvHttpProxyAgent']>;
+  try {
+    dispatcher = new undici.EnvHttpProxyAgent({
+      httpProxy: cfg.proxy.http ?? '',
+      httpsProxy: cfg.proxy.https ?? '',
+      noProxy: cfg.proxy.noProxy ?? '',
+      connect: { timeout: t.connectMs ?? 30_000 },
+      headersTimeout: t.headersMs ?? 60_000,
+      bodyTimeout: t.bodyMs ?? 60_000,
+    });
+  } catch (err) {
+    throw new ConsoleError({
+      what: 'the proxy settings are not usable',
+      cause: `HTTP_PROXY/HTTPS_PROXY must be URLs like http://proxy.example:3128 (${(err as Error).message.replace(/\/\/[^@/]*@/g, '//')})`,
+      fix: 'Fix or unset HTTP_PROXY / HTTPS_PROXY (and their lower-case forms).',
+      exitCode: ExitCode.usage,
+    });
+  }
   const url = resolveUrl(cfg.endpoint, opts.repo, opts.filename, opts.revision ?? 'main');
   const hubOrigin = new URL(url).origin;
   const target = path.resolve(opts.target);
@@ -289,7 +350,8 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
         `Check the network${via ? ' and the proxy' : ' (behind a proxy, set HTTPS_PROXY)'}, then run the download again; the partial file is kept and resumed.`,
         `Or point HF_ENDPOINT at a reachable mirror of the hub (now ${cfg.endpoint}).`,
         `Or fetch ${url} on another machine and place it at ${target} by hand.`,
-      ].join(' '),
+        existsSync(target) ? `(The ${path.basename(target)} already there was left as it is.)` : '',
+      ].filter(Boolean).join(' '),
       exitCode: ExitCode.failed,
       inner,
     });
@@ -484,6 +546,13 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
     return received;
   };
 
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockTarget(target);
+  } catch (err) {
+    await dispatcher.close().catch(() => {});
+    throw err;
+  }
   try {
     let info: RemoteInfo | undefined;
     let lastError: RetryableError | undefined;
@@ -590,6 +659,7 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
   } finally {
     progress.stop();
     await dispatcher.close().catch(() => {});
+    await unlock();
   }
 }
 
