@@ -247,8 +247,9 @@ function DataView({ services, width, height, focus }: ScreenProps) {
   const filtering = useSel(services.data, (s) => s.filtering);
   const hasDownload = useSel(services.data, (s) => s.download !== undefined);
 
+  // Each time the screen opens: reload when the files changed on disk (a manual step, another console).
   useEffect(() => {
-    if (services.data.getState().status === 'idle') void loadData(services);
+    void loadData(services, { ifChanged: true });
   }, [services]);
 
   // The filter field owns the keyboard while typing (the app suspends global keys while inputCaptured).

@@ -15,12 +15,21 @@ function toDataError(err: unknown): DataError {
   return { what: String((err as Error)?.message ?? err) };
 }
 
-/** Reads the split of the store's `split`, its image list status and the template map. */
-export async function loadData(services: AppServices): Promise<void> {
+/**
+ * Reads the split of the store's `split`, its image list status and the template map. With `ifChanged`, does
+ * nothing when those files are as they were at the last load (opening the screen again costs a few stats).
+ * A reload keeps showing the previous data until the new one is ready.
+ */
+export async function loadData(services: AppServices, opts: { ifChanged?: boolean } = {}): Promise<void> {
   const store = services.data;
   const token = ++loadToken;
   const { split } = store.getState();
-  store.getState().set({ status: 'loading', error: undefined });
+  const { splitStamp } = await import('../services/dataset/split.js');
+  const stamp = await splitStamp(services.paths, split);
+  if (token !== loadToken) return;
+  const before = store.getState();
+  if (opts.ifChanged && before.stamp === stamp && before.stampSplit === split && before.status !== 'idle') return;
+  if (before.status !== 'loaded' || before.stampSplit !== split) store.getState().set({ status: 'loading', error: undefined });
   try {
     const [{ loadSplit, imageListStatus }, { summarize }, { uniqueImages }, { inspectTemplateMap }] = await Promise.all([
       import('../services/dataset/split.js'),
@@ -36,6 +45,8 @@ export async function loadData(services: AppServices): Promise<void> {
     const mapped = images.filter((i) => map.map[i]).length;
     const { selected } = store.getState();
     store.getState().set({
+      stamp,
+      stampSplit: split,
       status: 'loaded',
       file: data.file,
       rows: data.rows,
@@ -49,7 +60,7 @@ export async function loadData(services: AppServices): Promise<void> {
   } catch (err) {
     if (token !== loadToken) return;
     const missing = err instanceof ConsoleError && err.exitCode === 3 && /not found/.test(err.what);
-    store.getState().set({ status: missing ? 'missing' : 'invalid', rows: [], summary: undefined, error: toDataError(err), detail: undefined });
+    store.getState().set({ stamp, stampSplit: split, status: missing ? 'missing' : 'invalid', rows: [], summary: undefined, error: toDataError(err), detail: undefined });
   }
 }
 

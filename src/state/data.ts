@@ -43,6 +43,9 @@ export interface DataState {
   detail?: string;
   detailScroll: number;
   download?: DataDownload;
+  /** Fingerprint of the files at the last load, and the split it was for (see loadData's ifChanged). */
+  stamp?: string;
+  stampSplit?: Split;
   set(partial: Partial<Omit<DataState, 'set'>>): void;
 }
 

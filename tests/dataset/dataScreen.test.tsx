@@ -208,3 +208,21 @@ test('compact terminal: one panel at a time (Tab switches), no line wider than t
     await removeDir(s.ws);
   }
 });
+
+test('opening the screen again picks up files changed on disk meanwhile (a manual step)', async () => {
+  const s = await setup();
+  const ui = s.render();
+  try {
+    await ui.waitForText('train.parquet is not downloaded yet');
+    await ui.press('1');
+    await ui.waitForText('[1 Home]');
+    // The operator downloads the file by hand while the console runs.
+    await writeParquetFixture(path.join(s.ws, 'data/swegym-source/train.parquet'), makeInstances(293, { seed: 30 }));
+    await ui.press('2');
+    await ui.waitForText('293 tasks');
+    await ui.waitForText('Summary — 293 tasks');
+  } finally {
+    ui.unmount();
+    await removeDir(s.ws);
+  }
+});

@@ -112,3 +112,17 @@ export async function imageListStatus(file: string, images: readonly string[]): 
   const lines = text.split('\n').filter((l) => l !== '').length;
   return { state: text === imageListText(images) ? 'current' : 'differs', lines };
 }
+
+/** A cheap fingerprint of the files the Data view shows (parquet, image list, template map): size and mtime. */
+export async function splitStamp(paths: RecipePaths, split: Split): Promise<string> {
+  const { stat } = await import('node:fs/promises');
+  const one = async (file: string) => {
+    try {
+      const s = await stat(file);
+      return `${s.size}:${s.mtimeMs}`;
+    } catch {
+      return '-';
+    }
+  };
+  return (await Promise.all([paths.parquet(split), paths.imageList, paths.templateMap].map(one))).join('|');
+}
