@@ -21,7 +21,7 @@ export function LineChart({ title, values, width, height, smoothing = 0.6, tone 
   const plotRows = Math.max(1, height - 1);
   const labelW = width >= 24 ? 7 : 0;
   const { rows, range } = brailleChart(smooth, Math.max(1, width - labelW), plotRows);
-  const head = `${title} ${fmtNum(last)}${smoothing > 0 && finite.length > 1 ? ` (ema ${fmtNum(sVal(sLast))})` : ''}${finite.length ? '' : ' — no data yet'}`;
+  const head = `${title} ${fmtNum(last)}${smoothing > 0 && finite.length > 1 ? ` (ema ${fmtNum(sLast)})` : ''}${finite.length ? '' : ' — no data yet'}`;
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone={focused ? 'accent' : 'plain'} bold={focused}>
@@ -38,8 +38,4 @@ export function LineChart({ title, values, width, height, smoothing = 0.6, tone 
       })}
     </Box>
   );
-}
-
-function sVal(v: number | undefined): number | undefined {
-  return v;
 }

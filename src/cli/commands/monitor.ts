@@ -35,6 +35,11 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 
   if (!once) {
     if (ctx.global.json) throw usageError('--json needs --once (one document)', 'swegym-console monitor RUN --once --json');
+    const stdout = ctx.stdout as NodeJS.WriteStream;
+    if (stdout.isTTY && process.stdin.isTTY) {
+      const { startDashboard } = await import('./monitorInteractive.js');
+      return startDashboard(ctx.global, ctx.positionals[0], { fromStart });
+    }
     return followHeadless(ctx, target, fromStart);
   }
 

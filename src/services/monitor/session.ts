@@ -81,10 +81,11 @@ export class MonitorService {
   /** Opens a run (registry name, run dir or log file; undefined = newest). Replaces any open run. */
   async open(arg?: string, opts: { fromStart?: boolean; live?: boolean } = {}): Promise<void> {
     this.lastOpen = { arg, opts };
+    const store = this.opts.store;
+    // Synchronously, so that a screen mounting meanwhile sees 'loading' and does not open another run.
+    store.getState().set({ status: 'loading', error: undefined, loading: undefined, snapshot: undefined, detail: 'none' });
     await this.close();
     const gen = ++this.generation;
-    const store = this.opts.store;
-    store.getState().set({ status: 'loading', error: undefined, loading: undefined, snapshot: undefined, detail: 'none' });
     let target: MonitorTarget;
     try {
       target = await resolveMonitorTarget(arg, this.opts.paths);

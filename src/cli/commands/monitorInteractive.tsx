@@ -1,0 +1,25 @@
+// `monitor RUN` in a terminal: the full-screen console opened on the dashboard, following that run.
+import React from 'react';
+import { render } from 'ink';
+import type { GlobalOptions } from '../context.js';
+import { App } from '../../screens/App.js';
+import { createAppServices } from '../../screens/createServices.js';
+import { ExitCode } from '../../services/errors.js';
+
+export async function startDashboard(global: GlobalOptions, arg: string | undefined, opts: { fromStart: boolean }): Promise<number> {
+  const services = createAppServices(global, { initialScreen: 'dashboard' });
+  // Open before the first frame so the screen does not open the newest run instead.
+  const opening = services.monitor.open(arg, { fromStart: opts.fromStart });
+  const instance = render(<App services={services} />, {
+    alternateScreen: true,
+    incrementalRendering: true,
+    maxFps: 15,
+    patchConsole: false,
+    exitOnCtrlC: false,
+    interactive: true,
+  });
+  await opening;
+  await instance.waitUntilExit();
+  process.stdout.write('swegym-console closed. The training run keeps running; `swegym-console monitor` reattaches.\n');
+  return ExitCode.ok;
+}
