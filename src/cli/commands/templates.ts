@@ -13,6 +13,7 @@ import { inspectTemplateMap } from '../../services/templates/map.js';
 import { acquireLock } from '../../services/workspace/lock.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
 import { formatAge } from '../../services/templates/format.js';
+import { localBaseResolver } from '../../services/templates/localBases.js';
 
 /** Tests replace the provider (a child process running this command against a scripted provider). */
 let providerOverride: ((ctx: CommandContext) => Promise<SandboxProvider>) | undefined;
@@ -69,6 +70,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
     rebuild: optFlag(ctx, 'rebuild'),
     skipCache: optFlag(ctx, 'skip-cache'),
     signal: ctx.signal,
+    baseFor: p.name === 'local' ? localBaseResolver(ctx.paths) : undefined,
     onEvent: (e) => {
       if (total === 0) total = factory.snapshot().records.length;
       const line = progressLine(e, done);

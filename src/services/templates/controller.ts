@@ -12,6 +12,7 @@ import { acquireLock } from '../workspace/lock.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
+import { localBaseResolver } from './localBases.js';
 
 export interface TemplatesControllerOptions {
   paths: RecipePaths;
@@ -107,6 +108,7 @@ export class TemplatesController {
         rebuild: opts.rebuild,
         concurrency: Math.min(max, this.opts.concurrency ?? defaultConcurrency(provider)),
         maxConcurrency: max,
+        baseFor: provider.name === 'local' ? localBaseResolver(paths) : undefined,
       });
     } catch (err) {
       store.getState().set({ message: { text: message(err), tone: 'error' } });

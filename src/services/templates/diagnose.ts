@@ -24,7 +24,7 @@ const RULES: { code: string; test: RegExp; hint: string }[] = [
   { code: 'invalid_name', test: /invalid alias|invalid template name/i, hint: 'invalid template name: E2B refused the alias; use a simpler --prefix' },
   {
     code: 'artifact_missing',
-    test: /missing sandbox artifact|ENOENT|no such file/i,
+    test: /missing sandbox artifact|copy source not found/i,
     hint: 'artifacts missing: build them first (swegym-console artifacts build) with the same versions as the templates',
   },
   {
