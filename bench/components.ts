@@ -1,0 +1,226 @@
+// Benchmark 4: the pieces behind the pipeline steps, each against its floor.
+//   parquet  — reading the realistic 293-row split with the dataset service (validation included) vs the bare
+//              parquet-wasm → Arrow decode of the same bytes; plus a cold read in a fresh process.
+//   sandbox  — local (bubblewrap) sandbox create + run `echo` + kill vs a bare `bwrap … /bin/true`.
+//   factory  — N template builds at concurrency C against a provider whose build takes a fixed time, vs the
+//              ideal ceil(N/C) × build time.
+// Code that has not landed yet is reported as "not available yet", never faked.
+import { mkdtemp, rm, mkdir, writeFile, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { NODE, REPO, fmt, median, result, timeCommand, type BenchResult } from './lib.js';
+
+/** Bounds a step: a benchmark never hangs the suite. */
+async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms)))]);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+type Loaded<T> = { ok: true; mod: T } | { ok: false; why: string };
+
+async function load<T>(spec: string, need: string[]): Promise<Loaded<T>> {
+  try {
+    const mod = (await import(spec)) as Record<string, unknown>;
+    const missing = need.filter((n) => !(n in mod));
+    if (missing.length) return { ok: false, why: `${path.relative(REPO, new URL(spec, import.meta.url).pathname)} has no ${missing.join(', ')}` };
+    return { ok: true, mod: mod as T };
+  } catch (err) {
+    return { ok: false, why: `${spec.replace(/^\.\.\//, '')}: ${(err as Error).message.split('\n')[0]}` };
+  }
+}
+
+// ---- parquet ------------------------------------------------------------------------------------
+
+export async function benchParquet(runs: number): Promise<BenchResult> {
+  const res = result('parquet', 'read the 293-row train split (realistic text)');
+  const fx = await load<typeof import('../tests/fixtures/parquetFixtures.js')>('../tests/fixtures/parquetFixtures.js', ['writeRealisticSplit']);
+  const ds = await load<{ readSplit: (file: string, opts?: { split?: 'train' }) => Promise<{ tasks?: unknown[] } & Record<string, unknown>> }>('../src/services/dataset/index.js', ['readSplit']);
+  if (!fx.ok || !ds.ok) {
+    res.status = 'not available yet';
+    res.notes.push(fx.ok ? '' : fx.why, ds.ok ? '' : ds.why);
+    res.notes = res.notes.filter(Boolean);
+    return res;
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'swegym-bench-pq-'));
+  try {
+    const file = path.join(dir, 'train.parquet');
+    const { bytes } = await fx.mod.writeRealisticSplit(file, { rows: 293 });
+    res.metrics.push({ label: 'file', value: fmt(bytes / 1e6, 2), unit: 'MB (snappy)' });
+    const data = new Uint8Array(await readFile(file));
+    const { readParquet } = await import('parquet-wasm');
+    const { tableFromIPC } = await import('apache-arrow');
+    const bare: number[] = [];
+    const svc: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < runs + 1; i++) {
+      const t0 = performance.now();
+      const table = tableFromIPC(readParquet(data).intoIPCStream());
+      const t1 = performance.now();
+      const split = await ds.mod.readSplit(file, { split: 'train' });
+      const t2 = performance.now();
+      if (i === 0) {
+        rows = table.numRows;
+        void split;
+        continue; // warm-up (wasm instantiation, JIT)
+      }
+      bare.push(t1 - t0);
+      svc.push(t2 - t1);
+    }
+    res.metrics.push({ label: 'rows', value: rows });
+    res.metrics.push({ label: 'bare parquet-wasm → Arrow (median, warm)', value: fmt(median(bare)), unit: 'ms' });
+    res.metrics.push({ label: 'dataset readSplit incl. validation (median, warm)', value: fmt(median(svc)), unit: 'ms' });
+    // Cold: a fresh process that imports the service and reads once, vs a fresh process that does nothing.
+    const script = `import(${JSON.stringify(path.join(REPO, 'src/services/dataset/index.ts'))}).then(m => m.readSplit(${JSON.stringify(file)}, { split: 'train' }))`;
+    const cold: number[] = [];
+    const idle: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      idle.push((await timeCommand(NODE, ['--import', 'tsx', '-e', ''])).ms);
+      const r = await timeCommand(NODE, ['--import', 'tsx', '-e', script]);
+      if (r.code !== 0) {
+        res.notes.push(`cold read failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`);
+        break;
+      }
+      cold.push(r.ms);
+    }
+    if (cold.length) res.metrics.push({ label: 'cold read in a fresh process, net of tsx start-up', value: fmt(median(cold) - median(idle), 0), unit: 'ms' });
+    res.ratio = { value: median(svc) / median(bare), what: 'readSplit ÷ bare decode' };
+    return res;
+  } catch (err) {
+    res.status = 'failed';
+    res.notes.push((err as Error).message.split('\n')[0] ?? '');
+    return res;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- local sandbox --------------------------------------------------------------------------------
+
+export async function benchLocalSandbox(runs: number): Promise<BenchResult> {
+  const res = result('sandbox', 'local sandbox create + run + kill (bubblewrap)');
+  const lp = await load<{ LocalProvider: new (s: { storeDir: string }) => import('../src/services/sandbox/types.js').SandboxProvider }>('../src/services/sandbox/local.js', ['LocalProvider']);
+  if (!lp.ok) {
+    res.status = 'not available yet';
+    res.notes.push(lp.why);
+    return res;
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'swegym-bench-sbx-'));
+  try {
+    const bareRuns: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await timeCommand('bwrap', ['--die-with-parent', '--unshare-pid', '--unshare-net', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--proc', '/proc', '--dev', '/dev', '/bin/true']);
+      if (r.code !== 0) {
+        res.notes.push(`bare bwrap failed: ${r.stderr.trim().slice(0, 200)}`);
+        break;
+      }
+      bareRuns.push(r.ms);
+    }
+    const base = path.join(dir, 'base');
+    await mkdir(base, { recursive: true });
+    await writeFile(path.join(base, 'README'), 'bench task tree\n');
+    const provider = new lp.mod.LocalProvider({ storeDir: path.join(dir, 'store') });
+    const t0 = performance.now();
+    await within(60_000, 'template build', provider.buildTemplate({ name: 'bench-tpl', baseImage: base, cpuCount: 1, memoryMb: 512, copies: [], runCommands: [], aptPackages: [], startCommand: '', readyPort: 0, readyPath: '/', contextDir: dir }));
+    res.metrics.push({ label: 'template build (tiny tree, no commands)', value: fmt(performance.now() - t0, 0), unit: 'ms' });
+    const create: number[] = [];
+    const run: number[] = [];
+    const kill: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const a = performance.now();
+      const sbx = await within(60_000, 'sandbox create', provider.create({ template: 'bench-tpl', timeoutMs: 60_000 }));
+      const b = performance.now();
+      const r = await within(40_000, 'sandbox run', sbx.run('echo ok', { timeoutMs: 30_000 }));
+      const c = performance.now();
+      await within(30_000, 'sandbox kill', sbx.kill());
+      const d = performance.now();
+      if (r.exitCode !== 0 || !r.stdout.includes('ok')) throw new Error(`echo in the sandbox gave exit ${r.exitCode}: ${r.stderr.slice(0, 200)}`);
+      create.push(b - a);
+      run.push(c - b);
+      kill.push(d - c);
+    }
+    const total = create.map((x, i) => x + (run[i] as number) + (kill[i] as number));
+    res.metrics.push({ label: 'create (median)', value: fmt(median(create), 0), unit: 'ms' });
+    res.metrics.push({ label: 'run `echo ok` (median)', value: fmt(median(run), 0), unit: 'ms' });
+    res.metrics.push({ label: 'kill (median)', value: fmt(median(kill), 0), unit: 'ms' });
+    if (bareRuns.length) {
+      res.metrics.push({ label: 'bare `bwrap … /bin/true` (median)', value: fmt(median(bareRuns), 0), unit: 'ms' });
+      res.ratio = { value: median(total) / median(bareRuns), what: 'create+run+kill ÷ bare bwrap' };
+    }
+    return res;
+  } catch (err) {
+    res.status = 'failed';
+    res.notes.push((err as Error).message.split('\n')[0] ?? '');
+    return res;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- template factory ---------------------------------------------------------------------------------
+
+export async function benchFactory(n: number, concurrency: number, buildMs: number): Promise<BenchResult> {
+  const res = result('factory', `template factory: ${n} builds at concurrency ${concurrency}, ${buildMs} ms each`);
+  const fac = await load<typeof import('../src/services/templates/factory.js')>('../src/services/templates/factory.js', ['runTemplateFactory']);
+  const mem = await load<typeof import('../src/services/sandbox/memory.js')>('../src/services/sandbox/memory.js', ['MemoryProvider']);
+  const helpers = await load<typeof import('../tests/templates/helpers.js')>('../tests/templates/helpers.js', ['templateWorkspace', 'imageNames', 'VERSIONS']);
+  if (!fac.ok || !mem.ok || !helpers.ok) {
+    res.status = 'not available yet';
+    for (const l of [fac, mem, helpers]) if (!l.ok) res.notes.push(l.why);
+    return res;
+  }
+  const images = helpers.mod.imageNames(n);
+  const { ws, paths } = await helpers.mod.templateWorkspace(images);
+  try {
+    const inner = new mem.mod.MemoryProvider();
+    let inFlight = 0;
+    let peak = 0;
+    // The same provider with a fixed build time: the factory's own overhead is what is left.
+    const provider = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === 'buildTemplate') {
+          return async (...args: Parameters<typeof inner.buildTemplate>) => {
+            inFlight++;
+            peak = Math.max(peak, inFlight);
+            try {
+              await new Promise((r) => setTimeout(r, buildMs));
+              return await target.buildTemplate(...args);
+            } finally {
+              inFlight--;
+            }
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const t0 = performance.now();
+    const out = await within(300_000, 'template factory', fac.mod.runTemplateFactory({
+      provider,
+      paths,
+      artifacts: { artifactDir: paths.artifactDir, versions: helpers.mod.VERSIONS },
+      concurrency,
+      maxConcurrency: concurrency,
+      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    }));
+    const wall = performance.now() - t0;
+    const ideal = Math.ceil(n / concurrency) * buildMs;
+    res.metrics.push({ label: 'built / failed / skipped', value: `${out.built} / ${out.failed} / ${out.skipped}` });
+    res.metrics.push({ label: 'peak builds in flight', value: peak });
+    res.metrics.push({ label: 'wall time (incl. journal + map writes)', value: fmt(wall, 0), unit: 'ms' });
+    res.metrics.push({ label: 'ideal ceil(N/C) × build time', value: ideal, unit: 'ms' });
+    res.metrics.push({ label: 'overhead per build', value: fmt((wall - ideal) / n, 1), unit: 'ms' });
+    if (out.built !== n) res.notes.push(`expected ${n} built, got ${out.built}${out.fatal ? ` (${out.fatal})` : ''}`);
+    res.ratio = { value: wall / ideal, what: 'factory wall ÷ ideal' };
+    return res;
+  } catch (err) {
+    res.status = 'failed';
+    res.notes.push((err as Error).message.split('\n')[0] ?? '');
+    return res;
+  } finally {
+    await rm(ws, { recursive: true, force: true });
+  }
+}

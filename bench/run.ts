@@ -1,0 +1,121 @@
+// `npm run bench` — the benchmark suite. Every benchmark is a ratio measured side by side in one run; the
+// results print as a table and are saved to bench/out/results-<date>.json. See bench/README.md.
+//
+//   npm run bench                              all benchmarks, default sizes (a few minutes on 2 cores)
+//   npm run bench -- --only ingest,startup     some of them (ingest, dashboard, startup, parquet, sandbox, factory)
+//   npm run bench -- --size 4GB --dashboard-seconds 300    bigger
+import { parseArgs } from 'node:util';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OUT, buildBundle, fmt, machine, type BenchResult, type Bundle } from './lib.js';
+import { benchIngest } from './ingest.js';
+import { benchDashboard, benchStartup } from './terminal.js';
+import { benchFactory, benchLocalSandbox, benchParquet } from './components.js';
+import { parseSize } from '../src/cli/commands/simulate.js';
+
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory'] as const;
+type Id = (typeof ALL)[number];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    size: { type: 'string', default: '1GB' },
+    'ingest-runs': { type: 'string', default: '2' },
+    'dashboard-seconds': { type: 'string', default: '60' },
+    'htop-seconds': { type: 'string', default: '20' },
+    'lines-per-second': { type: 'string', default: '2000' },
+    'startup-runs': { type: 'string', default: '10' },
+    'factory-builds': { type: 'string', default: '64' },
+    'factory-concurrency': { type: 'string', default: '8' },
+    'factory-build-ms': { type: 'string', default: '250' },
+    seed: { type: 'string', default: '1' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+if (values.help) {
+  process.stdout.write(`usage: npm run bench -- [--only ${ALL.join(',')}] [--size 1GB] [--dashboard-seconds 60] [--startup-runs 10] …\n`);
+  process.exit(0);
+}
+
+const only = (values.only ? values.only.split(',').map((s) => s.trim()) : [...ALL]) as Id[];
+for (const id of only) {
+  if (!(ALL as readonly string[]).includes(id)) {
+    process.stderr.write(`unknown benchmark "${id}"; choose from ${ALL.join(', ')}\n`);
+    process.exit(2);
+  }
+}
+const int = (name: keyof typeof values) => {
+  const n = Number(values[name]);
+  if (!Number.isFinite(n) || n <= 0) {
+    process.stderr.write(`--${name} must be a positive number\n`);
+    process.exit(2);
+  }
+  return n;
+};
+
+const log = (s: string) => process.stderr.write(s + '\n');
+
+async function main(): Promise<void> {
+  const m = machine();
+  log(`swegym-console benchmarks — ${m.date}, ${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadavg}`);
+  const results: BenchResult[] = [];
+  let bundle: Bundle | undefined;
+  let bundleError: string | undefined;
+  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup')) {
+    log('building the bundle …');
+    try {
+      bundle = await buildBundle();
+      log(`  ${bundle.note}`);
+    } catch (err) {
+      bundleError = (err as Error).message;
+      log(`  ${bundleError}`);
+    }
+  }
+  for (const id of only) {
+    log(`[${id}]`);
+    const t0 = performance.now();
+    let r: BenchResult;
+    try {
+      if ((id === 'ingest' || id === 'dashboard' || id === 'startup') && !bundle) {
+        r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
+      } else if (id === 'ingest') r = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed') }, log);
+      else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128 }, log);
+      else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
+      else if (id === 'parquet') r = await benchParquet(5);
+      else if (id === 'sandbox') r = await benchLocalSandbox(5);
+      else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
+    } catch (err) {
+      r = { id, title: id, status: 'failed', metrics: [], notes: [(err as Error).stack?.split('\n').slice(0, 3).join(' ') ?? String(err)] };
+    }
+    log(`  done in ${fmt((performance.now() - t0) / 1000)} s`);
+    results.push(r);
+  }
+  process.stdout.write(table(results));
+  await mkdir(OUT, { recursive: true });
+  const file = path.join(OUT, `results-${m.date.replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, JSON.stringify({ machine: m, bundle: bundle?.note, results }, null, 2) + '\n');
+  log(`results saved to ${path.relative(process.cwd(), file)}`);
+}
+
+function table(results: BenchResult[]): string {
+  const lines: string[] = [''];
+  lines.push('| benchmark | ratio | goal | status |');
+  lines.push('|---|---|---|---|');
+  for (const r of results) {
+    const ratio = r.ratio ? `${fmt(r.ratio.value, 2)}× (${r.ratio.what})` : '–';
+    const goal = r.ratio?.goal !== undefined ? `≤ ${r.ratio.goal}× ${r.ratio.pass ? 'met' : 'NOT met'}` : '–';
+    lines.push(`| ${r.title} | ${ratio} | ${goal} | ${r.status} |`);
+  }
+  for (const r of results) {
+    lines.push('', `${r.title} [${r.status}]`);
+    for (const mtr of r.metrics) lines.push(`  ${mtr.label}: ${mtr.value}${mtr.unit ? ` ${mtr.unit}` : ''}`);
+    for (const n of r.notes) lines.push(`  note: ${n}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+});
