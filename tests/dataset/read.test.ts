@@ -70,6 +70,19 @@ test('zstd, several row groups and a mix of encodings across files read the same
   });
 });
 
+test('large_string / large_list columns (other writers) read the same', async () => {
+  await withDir(async (dir) => {
+    const instances = makeInstances(30, { seed: 12 });
+    const a = path.join(dir, 'large.parquet');
+    const b = path.join(dir, 'plain.parquet');
+    await writeParquetFixture(a, instances, { largeTypes: true });
+    await writeParquetFixture(b, instances);
+    const ra = await readSplit(a, { expectRows: 30 });
+    assert.equal(ra.encoding.PASS_TO_PASS, 'list');
+    assert.deepEqual(ra.rows, (await readSplit(b, { expectRows: 30 })).rows);
+  });
+});
+
 test('the row count must be exact for the split; --expect-rows overrides it', async () => {
   await withDir(async (dir) => {
     const file = path.join(dir, 'train.parquet');
