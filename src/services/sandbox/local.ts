@@ -78,6 +78,9 @@ interface SandboxRecord {
   /** /proc/<pid>/stat start time of initPid, so a reused pid is never mistaken for the sandbox. */
   initStart: string;
   ownerPid: number;
+  /** The outer bwrap process (host side) and its start time. */
+  outerPid?: number;
+  outerStart?: string;
   startedAt: string;
   endAt: string;
   allowInternet: boolean;
@@ -370,6 +373,8 @@ export class LocalProvider implements SandboxProvider {
         initPid: launched.initPid,
         initStart: launched.initStart,
         ownerPid: process.pid,
+        outerPid: launched.child.pid,
+        outerStart: launched.child.pid ? procStartTime(launched.child.pid) : undefined,
         startedAt: new Date(now).toISOString(),
         endAt: new Date(now + opts.timeoutMs).toISOString(),
         allowInternet: opts.allowInternet ?? false,
@@ -428,8 +433,11 @@ export class LocalProvider implements SandboxProvider {
       const rec = await this.readRecord(id);
       if (!rec) continue;
       if (!isAlive(rec)) {
-        // Stale state of a sandbox that is gone (its console died): clean it up.
-        if (procStartTime(rec.ownerPid) === undefined || rec.ownerPid === process.pid) await rm(path.join(this.sandboxesDir, id), { recursive: true, force: true }).catch(() => {});
+        // Stale state of a sandbox that is gone (its console died): clean it up, including a bwrap left waiting.
+        if (procStartTime(rec.ownerPid) === undefined || rec.ownerPid === process.pid) {
+          if (rec.outerPid && rec.outerStart && procStartTime(rec.outerPid) === rec.outerStart) killQuietly(rec.outerPid);
+          await rm(path.join(this.sandboxesDir, id), { recursive: true, force: true }).catch(() => {});
+        }
         continue;
       }
       if (!Object.entries(filter.metadata ?? {}).every(([k, v]) => rec.metadata[k] === v)) continue;
@@ -722,6 +730,7 @@ export class LocalSandbox implements Sandbox {
     for (const c of this.running) this.killTree(c);
     if (wasAlive) killQuietly(this.rec.initPid);
     if (this.child?.pid) killQuietly(-this.child.pid);
+    else if (this.rec.outerPid && this.rec.outerStart && procStartTime(this.rec.outerPid) === this.rec.outerStart) killQuietly(this.rec.outerPid);
     // Wait (bounded) until the kernel has torn the pid namespace down.
     for (let i = 0; i < 200 && procStartTime(this.rec.initPid) === this.rec.initStart; i++) await sleep(5);
     this.owner.forget(this.id);
@@ -732,5 +741,53 @@ export class LocalSandbox implements Sandbox {
   /** For diagnostics: the sandbox's private copy of the template tree on the host. */
   get hostRoot(): string {
     return path.join(this.dir, 'root');
+  }
+}
+
+const MINIMAL_HEALTH_SERVER = `import http.server, json
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        ok = self.path.split("?")[0] == "/health"
+        body = json.dumps({"healthy": True, "version": "1.1.0"} if ok else {"error": "not found"}).encode()
+        self.send_response(200 if ok else 404)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("0.0.0.0", 31000), H).serve_forever()
+`;
+
+/**
+ * Builds a tiny local template (a /testbed with one file, a python3 stdlib server answering GET /health on
+ * port 31000 like the Blackbox Server) — enough to measure or test sandbox create/run/health/kill.
+ */
+export async function buildMinimalLocalTemplate(provider: LocalProvider, name = 'swegym-minimal', opts: TemplateBuildOptions = {}): Promise<TemplateBuildResult> {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const ctx = await mkdtemp(path.join(tmpdir(), 'swegym-minimal-'));
+  try {
+    await mkdir(path.join(ctx, 'image', 'testbed'), { recursive: true });
+    await writeFile(path.join(ctx, 'image', 'testbed', 'README'), 'minimal sandbox template\n');
+    await writeFile(path.join(ctx, 'health_server.py'), MINIMAL_HEALTH_SERVER);
+    return await provider.buildTemplate(
+      {
+        name,
+        baseImage: 'image',
+        contextDir: ctx,
+        cpuCount: 1,
+        memoryMb: 256,
+        copies: [{ src: 'health_server.py', dest: '/opt/swegym/health_server.py', mode: 0o644 }],
+        runCommands: [],
+        aptPackages: [],
+        startCommand: 'exec python3 /opt/swegym/health_server.py',
+        readyPort: 31000,
+        readyPath: '/health',
+      },
+      opts,
+    );
+  } finally {
+    await rm(ctx, { recursive: true, force: true });
   }
 }
