@@ -137,6 +137,16 @@ test('every problem is reported at once with row, instance and field', async () 
   });
 });
 
+test('a row whose instance is null is reported, like Dressage\'s "does not contain an instance object"', async () => {
+  await withDir(async (dir) => {
+    const file = path.join(dir, 'n.parquet');
+    await writeParquetFixture(file, makeInstances(5), { nullInstanceRows: [2] });
+    const err = await rejection(readSplit(file, { expectRows: 5 }));
+    assert.ok(err instanceof DataValidationError);
+    assert.deepEqual(err.problems.map(formatProblem), ['row 2: instance: the row does not contain an instance object (null)']);
+  });
+});
+
 test('a wrong type in the schema is a typed problem, not a crash', async () => {
   await withDir(async (dir) => {
     const file = path.join(dir, 'v.parquet');
