@@ -1,0 +1,257 @@
+// Agent validation: the real path for one task, as Dressage runs a sample (reference §4.4, §5.1): a sandbox from
+// the task's template, claude_code registered on its Blackbox Server with the given router, the row's sanitizer,
+// one async turn with long-polling and live progress (BBS usage + Claude Code's stream-json log), the patch
+// extracted exactly as Dressage does, then evaluated in a FRESH sandbox from the same template.
+import type { Sandbox, SandboxProvider } from '../sandbox/types.js';
+import type { DressageRow } from '../convert/schema.js';
+import { computeReward, describeMarker, findRewardMarker, type MarkerParse, type RewardOutcome } from '../marker/marker.js';
+import { redact } from '../secrets.js';
+import { BbsClient, BbsError, HARVESTABLE, TERMINAL_TURN, newSessionId, newTurnId, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
+import { applyPatch, evaluatorMarkerLine, prohibitedPaths, runHarness, shellQuote } from './evaluator.js';
+
+export const BLACKBOX_PORT = 31000;
+export const E2B_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
+
+export interface AgentProgress {
+  phase: 'creating' | 'registering' | 'sanitizing' | 'running' | 'extracting' | 'evaluating' | 'done' | 'failed';
+  turnStatus?: string;
+  steps: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  lastTool?: string;
+  elapsedMs: number;
+}
+
+export interface AgentValidationOptions {
+  provider: SandboxProvider;
+  row: DressageRow;
+  router: string;
+  /** The BBS base URL of a sandbox (E2B: its public host for port 31000). */
+  endpointFor: (sandbox: Sandbox, port: number) => string;
+  signal?: AbortSignal;
+  /** Long-poll wait per request (Dressage: 30 s). */
+  pollWaitSec?: number;
+  /** Overall budget for the turn (0 = unbounded, Dressage's default). */
+  turnTimeoutSec?: number;
+  retry?: Partial<BbsRetryPolicy>;
+  /** Delay base for patch-extraction retries (Dressage: 2 s × 2^(n-1)). */
+  extractRetryDelayMs?: number;
+  harnessMode?: 'background' | 'foreground';
+  pollIntervalMs?: number;
+  onProgress?: (p: AgentProgress) => void;
+}
+
+export interface AgentValidationResult {
+  instance_id: string;
+  ok: boolean;
+  error?: string;
+  agent: { turnStatus?: string; errorCode?: string; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string };
+  patch: string;
+  patchFiles: string[];
+  marker: Record<string, unknown> | null;
+  /** One line: `resolved F2P 1/1 P2P 3/3` or the failure. */
+  summary?: string;
+  reward?: RewardOutcome;
+  durationMs: number;
+}
+
+/** Progress from Claude Code's stream-json log (one JSON event per line). */
+export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> {
+  const out = { steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastTool: undefined as string | undefined };
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let ev: any;
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (ev?.type === 'assistant') {
+      out.steps++;
+      const usage = ev.message?.usage;
+      if (usage) {
+        out.inputTokens += Number(usage.input_tokens ?? 0);
+        out.outputTokens += Number(usage.output_tokens ?? 0);
+      }
+      for (const c of ev.message?.content ?? []) {
+        if (c?.type === 'tool_use') {
+          out.toolCalls++;
+          const input = c.input ?? {};
+          const arg = input.command ?? input.file_path ?? input.path ?? input.pattern ?? '';
+          out.lastTool = `${c.name}${arg ? `: ${String(arg).split('\n')[0]?.slice(0, 120)}` : ''}`;
+        }
+      }
+    } else if (ev?.type === 'result' && typeof ev.num_turns === 'number') {
+      out.steps = Math.max(out.steps, ev.num_turns);
+    }
+  }
+  return out;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export async function validateAgent(o: AgentValidationOptions): Promise<AgentValidationResult> {
+  const started = Date.now();
+  const m = o.row.metadata;
+  const result: AgentValidationResult = {
+    instance_id: m.instance_id,
+    ok: false,
+    agent: { steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 },
+    patch: '',
+    patchFiles: [],
+    marker: null,
+    durationMs: 0,
+  };
+  const progress: AgentProgress = { phase: 'creating', steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0 };
+  const emit = (patch: Partial<AgentProgress>) => {
+    Object.assign(progress, patch, { elapsedMs: Date.now() - started });
+    o.onProgress?.({ ...progress });
+  };
+  const fail = (error: string) => {
+    emit({ phase: 'failed' });
+    result.error = redact(error);
+    result.durationMs = Date.now() - started;
+    return result;
+  };
+  let source: Sandbox | undefined;
+  try {
+    emit({ phase: 'creating' });
+    source = await o.provider.create({ template: m.sandbox_image, timeoutMs: (m.sandbox_timeout_sec || 3600) * 1000, metadata: { purpose: 'validate-agent' }, signal: o.signal });
+    const bbs = new BbsClient(o.endpointFor(source, BLACKBOX_PORT), { retry: o.retry, signal: o.signal });
+    const health = await bbs.health().catch((err: Error) => ({ healthy: false, version: '', error: err.message }));
+    if (!health.healthy) return fail(`the Blackbox Server in sandbox ${source.id} is not healthy on port ${BLACKBOX_PORT}: ${(health as { error?: string }).error ?? 'unhealthy'}`);
+
+    emit({ phase: 'registering' });
+    const sessionId = newSessionId();
+    const reg = await bbs.register({
+      blackbox_type: m.blackbox_type || 'claude_code',
+      router: o.router,
+      bound_session_id: sessionId,
+      bound_instance_id: m.instance_id,
+      backend_options: (m.backend_options ?? {}) as Record<string, unknown>,
+      server_config: { runtime_root: E2B_RUNTIME_ROOT, backend_timeout: 1800 },
+    });
+    const logFile = `${reg.binding.runtime_dir}/logs/claude_code.stdout.log`;
+
+    emit({ phase: 'sanitizing' });
+    for (const c of m.blackbox_execute_cmds.before_agent ?? []) {
+      const r = await bbs.executeCmd(sessionId, c.cmd, c.timeout);
+      if ((r.returncode !== 0 || r.timed_out) && c.required) {
+        return fail(`required execute_cmd failed: name=${c.name} returncode=${r.returncode} timed_out=${r.timed_out ? 'True' : 'False'}: ${(r.stderr || r.stdout).trim().split('\n').at(-1) ?? ''}`);
+      }
+    }
+
+    emit({ phase: 'running' });
+    const turnId = newTurnId();
+    await bbs.submitTurn(sessionId, turnId, o.row.prompt);
+    const budgetMs = (o.turnTimeoutSec ?? 0) * 1000;
+    let snap: TurnSnapshot;
+    for (;;) {
+      snap = await bbs.getTurn(sessionId, turnId, o.pollWaitSec ?? 30);
+      const fromLog = await source.readFile(logFile, { signal: o.signal }).then(progressFromStreamJson, () => undefined);
+      const u = snap.usage ?? {};
+      emit({
+        turnStatus: snap.status,
+        steps: Math.max(u.steps ?? 0, fromLog?.steps ?? 0),
+        toolCalls: Math.max(u.tool_calls ?? 0, fromLog?.toolCalls ?? 0),
+        inputTokens: Math.max(u.input_tokens ?? 0, fromLog?.inputTokens ?? 0),
+        outputTokens: Math.max(u.output_tokens ?? 0, fromLog?.outputTokens ?? 0),
+        lastTool: fromLog?.lastTool ?? progress.lastTool,
+      });
+      if (TERMINAL_TURN.has(snap.status)) break;
+      if (budgetMs > 0 && Date.now() - started > budgetMs) {
+        await bbs.cancelTurn(sessionId, turnId).catch(() => undefined);
+        return fail(`the agent turn did not finish within ${o.turnTimeoutSec}s (cancelled)`);
+      }
+    }
+    Object.assign(result.agent, { turnStatus: snap.status, steps: progress.steps, toolCalls: progress.toolCalls, inputTokens: progress.inputTokens, outputTokens: progress.outputTokens, lastTool: progress.lastTool });
+    if (snap.status !== 'committed') {
+      const code = snap.error?.code;
+      result.agent.errorCode = code;
+      if (code && HARVESTABLE.has(code)) result.agent.earlyStop = code;
+      else if (code === 'backend_timeout') return fail(`blackbox agent backend timeout (HTTP 504): ${snap.error?.message ?? ''}`);
+      else return fail(`blackbox agent returned ${snap.status} state '${snap.state}'${snap.error ? `: ${snap.error.code}: ${snap.error.message}` : ''}`);
+    }
+
+    emit({ phase: 'extracting' });
+    const extract = `cd ${shellQuote(m.workdir || '/testbed')} && git add -A && git diff --cached --binary --submodule=diff ${shellQuote(m.base_commit)} --`;
+    let patch: string | undefined;
+    let lastErr = '';
+    for (let attempt = 1; attempt <= 5 && patch === undefined; attempt++) {
+      try {
+        const r = await bbs.executeCmd(sessionId, extract, 120);
+        if (r.returncode !== 0 || r.timed_out) {
+          lastErr = `returncode=${r.returncode}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`;
+          break;
+        }
+        patch = r.stdout;
+      } catch (err) {
+        lastErr = (err as Error).message;
+        const retry = err instanceof BbsError ? [409, 502, 503, 504].includes(err.status) : true;
+        if (!retry || attempt === 5 || o.signal?.aborted) break;
+        await sleep((o.extractRetryDelayMs ?? 2000) * 2 ** (attempt - 1), o.signal);
+      }
+    }
+    await source.kill().catch(() => false);
+    source = undefined;
+    if (patch === undefined) {
+      const parse = findRewardMarker({ stdout: evaluatorMarkerLine('patch_extract_failed', { error: { type: 'RuntimeError', message: redact(lastErr) } }) });
+      result.marker = parse.ok ? parse.payload : null;
+      result.summary = describeMarker(parse);
+      result.reward = computeReward(parse);
+      return fail(`patch extraction failed: ${lastErr}`);
+    }
+    result.patch = patch;
+    result.patchFiles = [...new Set([...patch.matchAll(/^diff --git a\/(.+?) b\//gm)].map((x) => x[1] as string))];
+
+    emit({ phase: 'evaluating' });
+    const evalRun = await evaluateInFreshSandbox(o, patch);
+    result.marker = evalRun.parse.ok ? evalRun.parse.payload : { resolved: false, parse_failure: true, failure_reason: evalRun.parse.reason };
+    result.reward = computeReward(evalRun.parse);
+    result.summary = describeMarker(evalRun.parse);
+    // The pipeline worked end to end when the fresh evaluation produced a real marker (the reward may be 0).
+    result.ok = evalRun.parse.ok;
+    if (evalRun.error) result.error = evalRun.error;
+    emit({ phase: 'done' });
+    result.durationMs = Date.now() - started;
+    return result;
+  } catch (err) {
+    if (o.signal?.aborted) throw err;
+    return fail(err instanceof BbsError ? `Blackbox Server answered ${err.status} ${err.code}: ${err.message}` : (err as Error).message);
+  } finally {
+    if (source) await source.kill().catch(() => false);
+  }
+}
+
+/** The fresh evaluation sandbox: empty/prohibited checks, apply, harness, marker. Always killed. */
+export async function evaluateInFreshSandbox(o: Pick<AgentValidationOptions, 'provider' | 'row' | 'signal' | 'harnessMode' | 'pollIntervalMs'>, patch: string): Promise<{ parse: MarkerParse; error?: string }> {
+  const m = o.row.metadata;
+  if (patch.trim() === '') return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('empty_generation') }), error: 'the agent produced an empty patch' };
+  const prohibited = prohibitedPaths(patch);
+  if (prohibited.length) return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('prohibited_test_modification') }), error: `the patch touches test/config paths: ${prohibited.join(', ')}` };
+  const sandbox = await o.provider.create({ template: m.sandbox_image, timeoutMs: (m.sandbox_timeout_sec || 3600) * 1000, metadata: { purpose: 'validate-eval' }, signal: o.signal });
+  try {
+    const applied = await applyPatch(sandbox, o.row, patch, o.signal);
+    if (!applied.ok) return { parse: findRewardMarker({ stdout: applied.markerLine ?? '' }), error: applied.step ? applied.step.stderrTail.trim().split('\n').at(-1) : undefined };
+    const cmd = m.blackbox_execute_cmds.after_agent[0];
+    if (!cmd) return { parse: { ok: false, reason: 'missing_reward_marker' }, error: 'the row has no after_agent command' };
+    const h = await runHarness(sandbox, cmd, { mode: o.harnessMode ?? (o.provider.name === 'e2b' ? 'background' : 'foreground'), pollIntervalMs: o.pollIntervalMs, signal: o.signal });
+    return { parse: h.marker };
+  } finally {
+    await sandbox.kill().catch(() => false);
+  }
+}

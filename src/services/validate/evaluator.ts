@@ -1,0 +1,222 @@
+// The evaluation steps of Dressage's fresh-sandbox evaluator (reference §5.1), on the console's Sandbox interface:
+// the prohibited-path rule for patches, applying a patch (`git reset --hard <base> && git clean -fd && git apply
+// --binary -v`), and running the row's `after_agent` harness command either in the background with polling (as
+// Dressage does on E2B, so no HTTP request lasts 20 minutes) or in the foreground (providers whose commands cannot
+// outlive the call). Evaluator-side failures become the synthesized marker Dressage writes.
+import { randomBytes } from 'node:crypto';
+import type { Sandbox } from '../sandbox/types.js';
+import { MARKER_PREFIX, findRewardMarker, type MarkerParse } from '../marker/marker.js';
+import type { DressageRow, ExecuteCmd } from '../convert/schema.js';
+
+export const MODEL_PATCH_PATH = '/tmp/dressage_swegym_model.patch';
+export const EVAL_OUTPUT_LIMIT = 16_384;
+export const PENDING = '__DRESSAGE_SWEGYM_EVAL_PENDING__';
+export const DONE = '__DRESSAGE_SWEGYM_EVAL_DONE__=';
+export const TRUNCATED = '__DRESSAGE_SWEGYM_EVAL_TRUNCATED__';
+
+const PROHIBITED_DIRS = new Set(['test', 'tests', 'testing', 'r2e_tests']);
+const PROHIBITED_FILES = new Set(['conftest.py', 'pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml']);
+
+/** Files a unified/git diff touches (both sides of renames). */
+export function patchPaths(patch: string): string[] {
+  const out = new Set<string>();
+  for (const line of patch.split('\n')) {
+    const git = /^diff --git a\/(.+?) b\/(.+)$/.exec(line);
+    if (git) {
+      out.add(git[1] as string);
+      out.add(git[2] as string);
+      continue;
+    }
+    const side = /^(?:---|\+\+\+) (?:a|b)\/(.+?)(?:\t.*)?$/.exec(line);
+    if (side) out.add(side[1] as string);
+  }
+  return [...out];
+}
+
+/** Dressage's rule: a path component test/tests/testing/r2e_tests, a test_*.py/_test.py basename, or a pytest config file. */
+export function isProhibitedPath(p: string): boolean {
+  const parts = p.split('/').filter(Boolean);
+  const base = parts.at(-1) ?? '';
+  if (parts.slice(0, -1).some((c) => PROHIBITED_DIRS.has(c)) || PROHIBITED_DIRS.has(base)) return true;
+  if (base.startsWith('test_') || base.endsWith('_test.py')) return true;
+  return PROHIBITED_FILES.has(base);
+}
+
+export function prohibitedPaths(patch: string): string[] {
+  return patchPaths(patch).filter(isProhibitedPath);
+}
+
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The marker Dressage's evaluator synthesizes for its own failures. */
+export function evaluatorMarkerLine(failure: string, extra: Record<string, unknown> = {}): string {
+  return MARKER_PREFIX + JSON.stringify({ resolved: false, failure_reason: failure, harness: 'swegym', fresh_sandbox: true, ...extra });
+}
+
+export interface StepLog {
+  step: string;
+  cmd: string;
+  exitCode: number;
+  timedOut: boolean;
+  durationMs: number;
+  stdoutTail: string;
+  stderrTail: string;
+}
+
+function tail(s: string, n: number): string {
+  return s.length > n ? s.slice(-n) : s;
+}
+
+export async function runStep(sandbox: Sandbox, step: string, cmd: string, timeoutSec: number, signal?: AbortSignal, cwd?: string): Promise<StepLog> {
+  const started = Date.now();
+  const r = await sandbox.run(cmd, { timeoutMs: Math.round(timeoutSec * 1000), signal, cwd, maxOutputBytes: 256 * 1024 });
+  return { step, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: Date.now() - started, stdoutTail: tail(r.stdout, 4000), stderrTail: tail(r.stderr, 4000) };
+}
+
+/** Runs the row's before_agent commands; a failing required one stops (Dressage aborts the sample). */
+export async function runBeforeAgent(sandbox: Sandbox, row: DressageRow, signal?: AbortSignal): Promise<{ ok: boolean; steps: StepLog[]; failed?: StepLog }> {
+  const steps: StepLog[] = [];
+  for (const c of row.metadata.blackbox_execute_cmds.before_agent ?? []) {
+    const s = await runStep(sandbox, c.name, c.cmd, c.timeout, signal);
+    steps.push(s);
+    if ((s.exitCode !== 0 || s.timedOut) && c.required) return { ok: false, steps, failed: s };
+  }
+  return { ok: true, steps };
+}
+
+export interface ApplyResult {
+  ok: boolean;
+  /** The synthesized marker line when the evaluator would stop here. */
+  markerLine?: string;
+  step?: StepLog;
+  prohibited?: string[];
+}
+
+/** Applies a patch exactly as the fresh evaluator does; empty → empty_generation, test paths → prohibited_test_modification. */
+export async function applyPatch(sandbox: Sandbox, row: DressageRow, patch: string, signal?: AbortSignal): Promise<ApplyResult> {
+  if (patch.trim() === '') return { ok: false, markerLine: evaluatorMarkerLine('empty_generation') };
+  const prohibited = prohibitedPaths(patch);
+  if (prohibited.length) return { ok: false, prohibited, markerLine: evaluatorMarkerLine('prohibited_test_modification') };
+  // Like Dressage, the patch travels through commands (the only channel BBS offers in the evaluation sandbox):
+  // base64, in chunks that stay far below the kernel's 128 KiB limit for one argument.
+  const b64 = Buffer.from(patch, 'utf8').toString('base64');
+  const CHUNK = 60_000;
+  for (let i = 0; i < b64.length || i === 0; i += CHUNK) {
+    const redirect = i === 0 ? '>' : '>>';
+    const w = await runStep(sandbox, 'write_patch', `printf '%s' '${b64.slice(i, i + CHUNK)}' ${redirect} ${MODEL_PATCH_PATH}.b64`, 60, signal);
+    if (w.exitCode !== 0) return { ok: false, step: w, markerLine: evaluatorMarkerLine('fresh_eval_exception', { error: { type: 'RuntimeError', message: `could not write the patch: ${w.stderrTail.trim()}` } }) };
+  }
+  const decode = await runStep(sandbox, 'decode_patch', `base64 -d ${MODEL_PATCH_PATH}.b64 > ${MODEL_PATCH_PATH} && rm -f ${MODEL_PATCH_PATH}.b64`, 60, signal);
+  if (decode.exitCode !== 0) return { ok: false, step: decode, markerLine: evaluatorMarkerLine('fresh_eval_exception', { error: { type: 'RuntimeError', message: `could not decode the patch: ${decode.stderrTail.trim()}` } }) };
+  const workdir = row.metadata.workdir || '/testbed';
+  const base = row.metadata.base_commit;
+  const cmd = `cd ${shellQuote(workdir)} && git reset --hard ${shellQuote(base)} && git clean -fd && git apply --binary -v ${MODEL_PATCH_PATH}`;
+  const step = await runStep(sandbox, 'apply_patch', cmd, 120, signal);
+  if (step.exitCode !== 0 || step.timedOut) {
+    return { ok: false, step, markerLine: evaluatorMarkerLine('failed_apply_patch', { returncode: step.exitCode, timed_out: step.timedOut, stderr_tail: tail(step.stderrTail, 2000) }) };
+  }
+  return { ok: true, step };
+}
+
+export interface HarnessRunOptions {
+  mode: 'background' | 'foreground';
+  /** Poll interval for background mode (Dressage: 15 s). */
+  pollIntervalMs?: number;
+  signal?: AbortSignal;
+  /** Called with each poll (attempt number) in background mode. */
+  onPoll?: (attempt: number) => void;
+}
+
+export interface HarnessRun {
+  /** The harness output (stdout+stderr, last 16 KiB) with the marker, or the synthesized marker line. */
+  output: string;
+  marker: MarkerParse;
+  exitCode?: number;
+  timedOut: boolean;
+  truncated: boolean;
+  durationMs: number;
+  pollAttempts: number;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Runs the row's after_agent harness command within its timeout and reads the marker from its output. */
+export async function runHarness(sandbox: Sandbox, cmd: ExecuteCmd, opts: HarnessRunOptions): Promise<HarnessRun> {
+  const started = Date.now();
+  const deadlineMs = cmd.timeout * 1000;
+  if (opts.mode === 'foreground') {
+    const r = await sandbox.run(cmd.cmd, { timeoutMs: deadlineMs, signal: opts.signal, maxOutputBytes: EVAL_OUTPUT_LIMIT * 4 });
+    const combined = r.stdout + (r.stderr ? (r.stdout.endsWith('\n') || !r.stdout ? '' : '\n') + r.stderr : '');
+    const truncated = combined.length > EVAL_OUTPUT_LIMIT;
+    if (r.timedOut) {
+      const line = evaluatorMarkerLine('fresh_eval_exception', { error: { type: 'TimeoutError', message: `SWE-Gym evaluator did not finish within ${cmd.timeout.toFixed(1)}s` } });
+      return { output: line, marker: findRewardMarker({ stdout: line }), timedOut: true, truncated, durationMs: Date.now() - started, pollAttempts: 0 };
+    }
+    return { output: tail(combined, EVAL_OUTPUT_LIMIT), marker: findRewardMarker({ stdout: r.stdout, stderr: r.stderr }), exitCode: r.exitCode, timedOut: false, truncated, durationMs: Date.now() - started, pollAttempts: 0 };
+  }
+
+  const token = randomBytes(16).toString('hex');
+  const out = `/tmp/dressage_swegym_eval_${token}.out`;
+  const done = `/tmp/dressage_swegym_eval_${token}.done`;
+  const inner = `${cmd.cmd}; rc=$?; printf "%s\\n" "$rc" > ${done}; exit "$rc"`;
+  const start = await sandbox.run(`nohup bash -lc ${shellQuote(inner)} > ${out} 2>&1 < /dev/null & echo $!`, { timeoutMs: 60_000, signal: opts.signal });
+  if (start.exitCode !== 0 || !/^\d+\s*$/.test(start.stdout.trim().split('\n').at(-1) ?? '')) {
+    throw new Error(`failed to start background SWE-Gym evaluator: result=${JSON.stringify({ exit: start.exitCode, stdout: tail(start.stdout, 500), stderr: tail(start.stderr, 500) })}`);
+  }
+  const poll = [
+    `if [ -f ${done} ]; then`,
+    `printf '${DONE}%s\\n' "$(cat ${done})";`,
+    `if [ "$(wc -c < ${out})" -gt ${EVAL_OUTPUT_LIMIT} ]; then echo ${TRUNCATED}; fi;`,
+    `tail -c ${EVAL_OUTPUT_LIMIT} ${out};`,
+    `else echo ${PENDING}; fi`,
+  ].join(' ');
+  const interval = opts.pollIntervalMs ?? 15_000;
+  let attempts = 0;
+  const errors: string[] = [];
+  for (;;) {
+    if (Date.now() - started > deadlineMs) {
+      const message = `background SWE-Gym evaluator did not finish within ${cmd.timeout.toFixed(1)}s; poll_attempts=${attempts} poll_errors=[${errors.slice(-3).join('; ')}]`;
+      const line = evaluatorMarkerLine('fresh_eval_exception', { error: { type: 'TimeoutError', message } });
+      return { output: line, marker: findRewardMarker({ stdout: line }), timedOut: true, truncated: false, durationMs: Date.now() - started, pollAttempts: attempts };
+    }
+    await sleep(attempts === 0 ? Math.min(interval, 250) : interval, opts.signal);
+    attempts++;
+    opts.onPoll?.(attempts);
+    let r;
+    try {
+      r = await sandbox.run(poll, { timeoutMs: 60_000, signal: opts.signal, maxOutputBytes: EVAL_OUTPUT_LIMIT * 2 });
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      errors.push((err as Error).message);
+      continue;
+    }
+    const first = r.stdout.split('\n', 1)[0] ?? '';
+    if (first.startsWith(PENDING)) continue;
+    if (first.startsWith(DONE)) {
+      const rc = Number(first.slice(DONE.length).trim());
+      let body = r.stdout.slice(first.length + 1);
+      let truncated = false;
+      if (body.startsWith(TRUNCATED + '\n')) {
+        truncated = true;
+        body = body.slice(TRUNCATED.length + 1);
+      }
+      return { output: body, marker: findRewardMarker({ stdout: body }), exitCode: Number.isFinite(rc) ? rc : undefined, timedOut: false, truncated, durationMs: Date.now() - started, pollAttempts: attempts };
+    }
+    throw new Error(`unexpected background evaluator poll response: ${tail(r.stdout + r.stderr, 300)}`);
+  }
+}
