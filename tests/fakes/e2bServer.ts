@@ -31,7 +31,7 @@
 //
 // Faults and delays: `faults` (and `fake.addFault(...)` at run time) match requests by role/method/path and answer
 // with a status (401, 404, 429 + Retry-After, 503, 500, …) `times` times, optionally after `delayMs`; `delayMs`
-// alone (no status) only slows the request. Builds are scripted per template name through `builds`.
+// alone (no status) only slows the request; `drop: true` does the work but loses the answer (connection reset). Builds are scripted per template name through `builds`.
 // Inspect state through `fake.sandboxes`, `fake.builds`, `fake.requests`, `fake.processes`.
 import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,6 +55,8 @@ export interface FakeFault {
   delayMs?: number;
   /** How many matching requests this fault applies to (default 1; Infinity for all). */
   times?: number;
+  /** Handle the request normally but drop the connection instead of answering (a lost response). */
+  drop?: boolean;
 }
 
 export interface FakeExecRequest {
@@ -648,6 +650,15 @@ export async function startFakeE2b(options: FakeE2bOptions = {}): Promise<FakeE2
           if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
           if (role === 'envd' && fault.status === 502) return json(res, 502, { sandboxId, message: fault.message ?? 'The sandbox was not found', code: 502 });
           return apiError(res, fault.status, fault.message ?? http.STATUS_CODES[fault.status] ?? 'error', headers);
+        }
+        if (fault?.drop) {
+          // The work happens, the answer is lost on the way back.
+          res.writeHead = (() => res) as unknown as typeof res.writeHead;
+          res.write = (() => true) as unknown as typeof res.write;
+          res.end = (() => {
+            req.socket.destroy();
+            return res;
+          }) as unknown as typeof res.end;
         }
         if (role === 'envd') await envd(req, res, url, sandboxId as string);
         else await control(req, res, url);

@@ -6,7 +6,7 @@ import { CONSOLE_DIR_NAME } from '../workspace/paths.js';
 import { E2bProvider, e2bSettingsFromEnv, type E2bSettings } from './e2b.js';
 import { LocalProvider, LOCAL_STORE_DIR_NAME, type LocalSettings } from './local.js';
 import { MemoryProvider, type MemoryProviderOptions } from './memory.js';
-import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, SandboxError, type ProviderName, type SandboxProvider } from './types.js';
+import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, SandboxError, type CreateSandboxOptions, type ProviderName, type Sandbox, type SandboxProvider } from './types.js';
 
 export * from './types.js';
 export { E2bProvider, e2bSettingsFromEnv, mapE2bError, type E2bSettings } from './e2b.js';
@@ -81,4 +81,22 @@ export function sandboxConsoleError(err: unknown, what: string): ConsoleError {
     return new ConsoleError({ what: `${what}: ${err.message}${retry}`, cause: f.cause, fix: f.fix, exitCode: err.kind === 'unauthorized' ? ExitCode.precondition : ExitCode.failed, inner: err });
   }
   return new ConsoleError({ what: `${what}: ${(err as Error)?.message ?? String(err)}`, inner: err });
+}
+
+/**
+ * Creates a sandbox, hands it to `fn`, and always kills it afterwards: on success, on a thrown error, and when
+ * `opts.signal` aborts (Ctrl-C) — the kill is awaited before this resolves or rejects.
+ */
+export async function withSandbox<T>(provider: SandboxProvider, opts: CreateSandboxOptions, fn: (sandbox: Sandbox, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const sandbox = await provider.create(opts);
+  const local = new AbortController();
+  const onAbort = () => local.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
+  try {
+    return await fn(sandbox, local.signal);
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    await sandbox.kill().catch(() => false);
+  }
 }
