@@ -26,7 +26,7 @@ function progressPrinter(ctx: CommandContext): { onProgress: (p: DownloadProgres
       const now = Date.now();
       const text = formatProgress(p);
       if (tty) {
-        const width = (ctx.stderr as NodeJS.WriteStream).columns ?? 100;
+        const width = (ctx.stderr as NodeJS.WriteStream).columns || 100;
         ctx.stderr.write(`\r\u001b[2K${text.slice(0, Math.max(10, width - 1))}`);
         drawn = true;
       } else if (p.phase !== lastPhase || now - lastLine >= 3000) {

@@ -347,7 +347,7 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
       what: `could not download ${opts.filename}: ${status ? `${host} answered ${code}` : `cannot reach ${host}`}${via ? ` (through proxy ${via})` : ''} while ${stage}${status ? '' : ` (${code})`}${attempts > 1 ? `, after ${attempts} attempts` : ''}`,
       cause: meaning,
       fix: [
-        `Check the network${via ? ' and the proxy' : ' (behind a proxy, set HTTPS_PROXY)'}, then run the download again; the partial file is kept and resumed.`,
+        `Check the network${via ? ' and the proxy' : ' (behind a proxy, set HTTPS_PROXY)'}, then run the download again${existsSync(part) ? `; the partial file (${path.basename(part)}) is kept and resumed` : ''}.`,
         `Or point HF_ENDPOINT at a reachable mirror of the hub (now ${cfg.endpoint}).`,
         `Or fetch ${url} on another machine and place it at ${target} by hand.`,
         existsSync(target) ? `(The ${path.basename(target)} already there was left as it is.)` : '',
@@ -572,7 +572,7 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
           // Already there and identical: nothing to do.
           const existing = await sizeOf(target);
           if (existing !== undefined && info.size === existing && info.sha256) {
-            progress.set({ phase: 'verifying' }, true);
+            progress.set({ phase: 'verifying', received: existing }, true);
             const { sha } = await hashFile(target);
             const digest = sha.digest('hex');
             if (digest === info.sha256) {
