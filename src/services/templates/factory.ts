@@ -14,7 +14,8 @@ import type { SandboxProvider, TemplateSpec } from '../sandbox/types.js';
 import { SandboxError } from '../sandbox/types.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
-import { WriteQueue } from '../workspace/atomic.js';
+import { writeJsonAtomic } from '../workspace/atomic.js';
+import { CoalescingWriter } from './coalesce.js';
 import type { Journal } from '../workspace/journal.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { redact } from '../secrets.js';
@@ -156,7 +157,10 @@ export class TemplateFactory {
   private readonly records = new Map<string, TemplateRecord>();
   private readonly logs = new Map<string, string[]>();
   private readonly order: string[] = [];
-  private readonly mapQueue = new WriteQueue();
+  /** The journal's records (all images, not only this run's), written through a coalescing writer. */
+  private journalItems = new Map<string, TemplateRecord>();
+  private readonly journalWriter = new CoalescingWriter(() => this.writeJournal());
+  private readonly mapWriter = new CoalescingWriter(() => writeTemplateMap(this.config.paths.templateMap, { ...this.map }, this.order));
   private map: TemplateMap = {};
   private journal?: Journal<TemplateRecord>;
   private versionCounter = 0;
@@ -252,7 +256,10 @@ export class TemplateFactory {
     for (const k of Object.keys(record) as (keyof TemplateRecord)[]) if (record[k] === undefined) delete record[k];
     this.records.set(image, record);
     this.bump();
-    if (persist && this.journal) await this.journal.set(image, record);
+    if (persist && this.journal) {
+      this.journalItems.set(image, record);
+      await this.journalWriter.request();
+    }
     if (emit) this.config.onEvent?.({ type: 'state', image, record, skipped });
     return record;
   }
@@ -325,6 +332,7 @@ export class TemplateFactory {
     this.bump();
     try {
       this.journal = cfg.journal ?? (await templatesJournal(cfg.paths).load());
+      this.journalItems = new Map(this.journal.entries());
       this.map = await loadMapForUpdate(cfg.paths.templateMap);
 
       // Names: the journal's earlier names win (stable across runs), then the computed ones.
@@ -381,14 +389,21 @@ export class TemplateFactory {
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, images.length)) }, () => worker()));
-      await this.mapQueue.idle();
-      if (this.journal) await this.journal.flush();
+      await this.mapWriter.request();
+      if (this.journal) await this.journalWriter.request();
     } finally {
       this.runningFlag = false;
       this.bump();
       await lock?.release();
     }
 
+    if (this.writeError) {
+      throw new ConsoleError({
+        what: `could not write ${this.journal?.file ?? 'the templates journal'}`,
+        cause: (this.writeError as Error).message,
+        fix: 'free disk space or fix permissions under .swegym-console/, then rerun (finished templates are found again)',
+      });
+    }
     const records = this.order.map((i) => this.records.get(i) as TemplateRecord);
     const count = (s: TemplateState) => records.filter((r) => r.state === s).length;
     const result: FactoryResult = {
@@ -407,6 +422,7 @@ export class TemplateFactory {
   }
 
   private skippedCount = 0;
+  private writeError?: unknown;
   /** Images without a journal record at the start of this run. */
   private readonly freshImages = new Set<string>();
   private readonly abandonedSet = new Set<string>();
@@ -482,7 +498,9 @@ export class TemplateFactory {
     const attempts = { n: 0 };
     const ctl = new AbortController();
     const t0 = Date.now();
-    await this.setRecord(image, { state: 'building', template: name, fingerprint, reason: undefined, code: undefined, logTail: undefined, durationMs: undefined, smoke: undefined, smokeError: undefined, smokeAt: undefined });
+    // Not awaited: "building" only informs (after a crash, queued and building both mean "build again"); the
+    // "built" record below is awaited before the map names the template. A failed write surfaces at the end.
+    void this.setRecord(image, { state: 'building', template: name, fingerprint, reason: undefined, code: undefined, logTail: undefined, durationMs: undefined, smoke: undefined, smokeError: undefined, smokeAt: undefined }).catch((err) => (this.writeError ??= err));
     this.active.set(image, ctl);
     this.bump();
     try {
@@ -539,9 +557,13 @@ export class TemplateFactory {
   private async ensureMapped(image: string, name: string): Promise<void> {
     if (this.map[image] === name) return;
     this.map[image] = name;
-    const order = this.order;
-    const file = this.config.paths.templateMap;
-    await this.mapQueue.run(() => writeTemplateMap(file, { ...this.map }, order));
+    await this.mapWriter.request();
+  }
+
+  /** Same file format as Journal (version, updatedAt, items), rewritten atomically. */
+  private async writeJournal(): Promise<void> {
+    if (!this.journal) return;
+    await writeJsonAtomic(this.journal.file, { version: 1, updatedAt: nowIso(), items: Object.fromEntries(this.journalItems) });
   }
 }
 
