@@ -144,7 +144,8 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const lines: Line[] = [title('Sandboxes', focused, head)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)} ${r.trajectoryId}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.lastTool ?? ''}` : '';
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)} ${padEnd(r.trajectoryId, 16)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));

@@ -104,7 +104,8 @@ export function brailleChart(values: readonly number[], width: number, height: n
     grid[cell] = (grid[cell] as number) | (DOTS[x % 2] as number[])[y % 4]!;
   };
   let prevY: number | undefined;
-  // When there are fewer points than pixels, spread them over the width.
+  let prevX = 0;
+  // When there are fewer points than pixels, spread them over the width and join them with straight segments.
   const n = vs.length;
   for (let i = 0; i < n; i++) {
     const v = vs[i] as number;
@@ -114,11 +115,17 @@ export function brailleChart(values: readonly number[], width: number, height: n
     }
     const x = n >= px ? i : Math.round((i * (px - 1)) / Math.max(1, n - 1));
     const y = yOf(v);
-    if (prevY !== undefined) {
-      const [a, b] = prevY < y ? [prevY, y] : [y, prevY];
-      for (let yy = a; yy <= b; yy++) set(x, yy);
-    } else set(x, y);
+    if (prevY === undefined) set(x, y);
+    else {
+      for (let xx = prevX + 1; xx <= x; xx++) {
+        const y0 = Math.round(prevY + ((y - prevY) * (xx - 1 - prevX)) / (x - prevX));
+        const y1 = Math.round(prevY + ((y - prevY) * (xx - prevX)) / (x - prevX));
+        const [a, b] = y0 < y1 ? [y0, y1] : [y1, y0];
+        for (let yy = a; yy <= b; yy++) set(xx, yy);
+      }
+    }
     prevY = y;
+    prevX = x;
   }
   const rows: string[] = [];
   for (let row = 0; row < height; row++) {

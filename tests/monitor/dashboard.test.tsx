@@ -64,7 +64,7 @@ async function setup(size: { width: number; height: number }) {
     sandboxLimit: 20,
     fetchImpl,
     hz: 10,
-    pollMs: { log: 50, gpu: 50, proxy: 50, sandboxes: 50, ray: 10_000, stream: 50 },
+    pollMs: { log: 50, gpu: 50, proxy: 50, sandboxes: 50, ray: 10_000, stream: 50, agents: 50 },
   });
   const ui = renderInk(<App services={services} size={size} />);
   return { ws, runDir, services, ui };
@@ -100,6 +100,7 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     assert.match(f, /\s+3\s+34%\s+0\.5\s+128\s+4\s+0\s+0\s+fail_to_pass_failure:85/);
     assert.match(f, /✓ r4 live__task-4/);
     assert.match(f, /agent swegym-getmoto-moto-1 .* bbs-1234/);
+    await x.ui.waitForText(/bbs-1234\s+7\/80 Bash\(pyte/);
     assert.doesNotMatch(f, /not-dressage/);
     assert.match(f, /nodes 4\/4 · router 10\.0\.0\.1:8000/);
     assertFits(f, size);

@@ -47,7 +47,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     // A run directory without a log: trajectories only.
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
-      ctx.stdout.write(JSON.stringify({ ...(offline.model.toJson() as object), note: 'no run log found in the run directory; counts come from trajectory files' }) + '\n');
+      note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
+      ctx.stdout.write(JSON.stringify(offline.model.toJson()) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);

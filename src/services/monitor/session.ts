@@ -45,7 +45,9 @@ export interface MonitorServiceOptions {
   fetchImpl?: typeof fetch;
   /** Start live reads this far from the end unless fromStart (256 MiB). */
   tailBytes?: number;
-  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number };
+  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number };
+  /** Agent sandboxes whose Claude Code log is read per refresh (steps, last tool call). */
+  agentProgressBatch?: number;
 }
 
 export class MonitorService {
@@ -157,6 +159,8 @@ export class MonitorService {
     every(p.proxy ?? 5000, () => this.pollProxy());
     every(p.sandboxes ?? 10_000, () => this.pollSandboxes());
     every(p.ray ?? 15_000, () => this.pollRay());
+    every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
+    every(p.agents ?? 30_000, () => this.pollAgentProgress());
     every(p.stream ?? 3000, () => this.pollStream());
   }
 
@@ -179,7 +183,46 @@ export class MonitorService {
     const provider = await this.provider();
     if (!provider) return;
     this.sandboxes = await listDressageSandboxes(provider, { limit: this.opts.sandboxLimit ?? 100, clock: this.clock });
+    this.applyAgentProgress();
     this.dirty++;
+  }
+
+  private agentProgress = new Map<string, { steps: number | undefined; lastTool: string | undefined; at: number }>();
+
+  /** Reads steps and the last tool call of a few agent sandboxes (least recently read first). */
+  async pollAgentProgress(): Promise<void> {
+    const provider = await this.provider();
+    const rows = this.sandboxes?.rows.filter((r) => r.kind === 'agent') ?? [];
+    if (!provider || rows.length === 0) return;
+    const live = new Set(rows.map((r) => r.id));
+    for (const id of this.agentProgress.keys()) if (!live.has(id)) this.agentProgress.delete(id);
+    const batch = rows
+      .slice()
+      .sort((a, b) => (this.agentProgress.get(a.id)?.at ?? 0) - (this.agentProgress.get(b.id)?.at ?? 0))
+      .slice(0, this.opts.agentProgressBatch ?? 6);
+    await Promise.all(
+      batch.map(async (r) => {
+        try {
+          const sb = await provider.connect(r.id);
+          const p = await readAgentProgress(sb, { tailBytes: 32768 });
+          this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, at: this.clock() });
+        } catch {
+          this.agentProgress.set(r.id, { steps: undefined, lastTool: undefined, at: this.clock() });
+        }
+      }),
+    );
+    this.applyAgentProgress();
+    this.dirty++;
+  }
+
+  private applyAgentProgress(): void {
+    for (const r of this.sandboxes?.rows ?? []) {
+      const p = this.agentProgress.get(r.id);
+      if (p) {
+        r.steps = p.steps;
+        r.lastTool = p.lastTool;
+      }
+    }
   }
 
   async pollRay(): Promise<void> {
