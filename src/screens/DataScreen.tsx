@@ -180,6 +180,9 @@ function SummaryPanel({ services, width, height, focused }: { services: AppServi
   for (const r of summary.repos) {
     lines.push({ text: `${padEnd(r.repo, repoW)} ${padStart(String(r.count), 4)} ${'█'.repeat(Math.max(1, Math.round((r.count / maxCount) * barW)))}`, tone: 'plain' });
   }
+  lines.push({ text: '', tone: 'plain' });
+  lines.push({ text: `manual:   ${MANUAL} ${summary.split ?? 'train'} --output data/swegym-images.txt`, tone: 'dim' });
+  lines.push({ text: `headless: swegym-console data show${summary.split === 'validation' ? ' --split validation' : ''} --json`, tone: 'dim' });
   if (warnings.length) {
     lines.push({ text: '', tone: 'plain' });
     lines.push({ text: `${warnings.length} warning(s):`, tone: 'warn' });
