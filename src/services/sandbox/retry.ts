@@ -26,7 +26,7 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterSec
   if (retryAfterSec !== undefined && retryAfterSec >= 0) return Math.min(policy.maxMs, retryAfterSec * 1000);
   const raw = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));
   const spread = raw * policy.jitter;
-  return Math.max(0, Math.round(raw - spread + random() * 2 * spread));
+  return Math.min(policy.maxMs, Math.max(0, Math.round(raw - spread + random() * 2 * spread)));
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
