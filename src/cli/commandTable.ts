@@ -137,13 +137,14 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['validate', 'harness'],
-    summary: 'gold patch → resolved, empty patch → unresolved, per task, in sandboxes',
+    summary: 'gold patch → resolved, untouched repo → unresolved, per task, in sandboxes',
     options: [
       { name: 'instance', type: 'string', multiple: true, arg: 'ID', help: 'validate this instance (repeatable)' },
       { name: 'all', type: 'boolean', help: 'validate every instance' },
       concurrency,
     ],
     json: true,
+    load: async () => (await import('./commands/validate.js')).validateHarnessCommand,
   },
   {
     words: ['validate', 'agent'],
@@ -153,6 +154,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'router', type: 'string', arg: 'URL', help: 'Dressage proxy or compatible endpoint' },
     ],
     json: true,
+    load: async () => (await import('./commands/validate.js')).validateAgentCommand,
   },
   {
     words: ['train', 'launch'],

@@ -1,0 +1,119 @@
+// `swegym-console validate harness [--instance ID]… [--all] [--concurrency N] [--json]` and
+// `swegym-console validate agent --instance ID --router URL [--json]`.
+// Exit: 0 every task validated, 1 a task failed, 2 usage, 3 preconditions.
+import type { CommandContext } from '../context.js';
+import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
+import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
+import { redact } from '../../services/secrets.js';
+import { createProvider, sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
+import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult } from '../../services/validate/harness.js';
+import { loadHarnessTasks } from '../../services/validate/tasks.js';
+import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
+import { readRows } from '../../services/convert/rows.js';
+import { formatDuration } from '../../services/process/commandLog.js';
+
+function markerCell(m: Record<string, unknown> | null): string {
+  if (!m) return '—';
+  if (m.parse_failure) return String(m.failure_reason);
+  const f2p = `${m.fail_to_pass_success ?? '?'}/${m.fail_to_pass_total ?? '?'}`;
+  const p2p = `${m.pass_to_pass_success ?? '?'}/${m.pass_to_pass_total ?? '?'}`;
+  if (m.fresh_sandbox) return `unresolved (${String(m.failure_reason)})`;
+  return `${m.resolved === true ? 'resolved' : 'unresolved'} F2P ${f2p} P2P ${p2p}${m.failure_reason ? ` ${String(m.failure_reason)}` : ''}`;
+}
+
+export function formatHarnessLine(r: HarnessValidationResult): string {
+  return `${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}  gold: ${markerCell(r.gold)}  control: ${markerCell(r.control)}  (${formatDuration(r.durationMs)})`;
+}
+
+export function providerFor(ctx: CommandContext): SandboxProvider {
+  return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
+}
+
+export async function validateHarnessCommand(ctx: CommandContext): Promise<number> {
+  const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8);
+  const tasks = await loadHarnessTasks(ctx.paths, { ids: optList(ctx, 'instance'), all: optFlag(ctx, 'all') });
+  const provider = providerFor(ctx);
+  const journal = await validateHarnessJournal(ctx.paths).load();
+  note(ctx, `validating ${tasks.length} task(s) on ${provider.name} with concurrency ${Math.min(concurrency, tasks.length)}: gold patch → resolved, untouched repo → unresolved`);
+  let done = 0;
+  const results = await validateHarness({
+    provider,
+    tasks,
+    concurrency,
+    journal,
+    signal: ctx.signal,
+    onResult: (r) => {
+      done++;
+      note(ctx, `[${done}/${tasks.length}] ${redact(formatHarnessLine(r))}`);
+      if (r.error && !ctx.global.json) note(ctx, `       ${redact(r.error)}`);
+    },
+  }).catch((err: unknown) => {
+    throw sandboxConsoleError(err, 'harness validation stopped');
+  });
+  if (ctx.signal.aborted) note(ctx, `interrupted: ${results.length} of ${tasks.length} task(s) finished and journaled`);
+  const okCount = results.filter((r) => r.ok).length;
+  if (ctx.global.json) writeJson(ctx, harnessResultsJson(results));
+  else {
+    for (const r of results) say(ctx, redact(formatHarnessLine(r)));
+    say(ctx, `\n${okCount}/${results.length} task(s) validated${results.length < tasks.length ? ` (${tasks.length - results.length} not run)` : ''}; journal: .swegym-console/journals/validate-harness.json`);
+  }
+  return okCount === tasks.length && results.length === tasks.length ? ExitCode.ok : ExitCode.failed;
+}
+
+/** E2B serves a sandbox port at https://<port>-<sandbox id>.<domain>. */
+export function e2bEndpoint(env: NodeJS.ProcessEnv) {
+  return (sandbox: Sandbox, port: number) => `https://${port}-${sandbox.id}.${env.E2B_DOMAIN || 'e2b.app'}`;
+}
+
+export async function validateAgentCommand(ctx: CommandContext): Promise<number> {
+  const id = optString(ctx, 'instance');
+  const router = optString(ctx, 'router');
+  if (!id) throw usageError('--instance ID is required');
+  if (!router) throw usageError('--router URL is required (the Dressage proxy, e.g. http://<public host>:8800, or any compatible endpoint)');
+  let url: URL;
+  try {
+    url = new URL(router);
+  } catch {
+    throw usageError(`--router is not a URL: ${router}`);
+  }
+  if (ctx.global.provider !== 'e2b') {
+    throw new ConsoleError({
+      what: 'agent validation needs sandboxes whose Blackbox Server port the console can reach',
+      cause: 'local sandboxes have no network (like Dressage local_bwrap rollouts, they are isolated)',
+      fix: 'use --provider e2b; harness validation (`validate harness`) works on the local provider',
+      exitCode: ExitCode.precondition,
+    });
+  }
+  if (/^(localhost|127\.|0\.0\.0\.0|\[?::1\]?)/.test(url.hostname)) {
+    throw new ConsoleError({
+      what: `--router ${url.host} is local-only; Claude Code inside the E2B sandbox cannot reach it`,
+      fix: 'pass a sandbox-reachable URL (an ingress or tunnel to the Dressage proxy)',
+      exitCode: ExitCode.precondition,
+    });
+  }
+  const [row] = await readRows(ctx.paths.trainJsonl, { ids: [id] });
+  if (!row) throw usageError(`instance ${id} is not in ${ctx.paths.trainJsonl}`);
+  let last = '';
+  const result = await validateAgent({
+    provider: providerFor(ctx),
+    row,
+    router,
+    endpointFor: e2bEndpoint(ctx.env),
+    signal: ctx.signal,
+    onProgress: (p: AgentProgress) => {
+      const line = `${p.phase}${p.turnStatus ? ` (${p.turnStatus})` : ''}: ${p.steps} steps, ${p.toolCalls} tool calls, ${p.inputTokens}+${p.outputTokens} tokens${p.lastTool ? `, last: ${p.lastTool}` : ''} [${formatDuration(p.elapsedMs)}]`;
+      if (line !== last) note(ctx, redact(line));
+      last = line;
+    },
+  });
+  if (ctx.global.json) writeJson(ctx, { ...result, error: result.error ?? null });
+  else {
+    say(ctx, `${result.ok ? 'ok  ' : 'FAIL'} ${result.instance_id}: ${result.summary ?? ''}${result.reward ? ` → reward ${result.reward.reward}` : ''}`);
+    if (result.error) say(ctx, `     ${redact(result.error)}`);
+    if (result.patch) {
+      say(ctx, `\npatch (${result.patchFiles.length} file(s): ${result.patchFiles.join(', ')}):`);
+      say(ctx, redact(result.patch.length > 20_000 ? result.patch.slice(0, 20_000) + '\n… (truncated)' : result.patch));
+    }
+  }
+  return result.ok ? ExitCode.ok : ExitCode.failed;
+}
