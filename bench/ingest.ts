@@ -66,27 +66,42 @@ async function warmCache(file: string): Promise<void> {
   });
 }
 
-/** Runs a command `runs` times; the best (least disturbed by the other engineers on this machine) time. */
-async function best(runs: number, cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string; stderr: string; code: number | null; all: number[] }> {
-  let bestRun: { ms: number; stdout: string; stderr: string; code: number | null } | undefined;
-  const all: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = await timeCommand(cmd, args, { timeoutMs: 600_000, ...(env ? { env } : {}) });
-    all.push(r.ms);
-    if (r.code !== 0) return { ...r, all };
-    if (!bestRun || r.ms < bestRun.ms) bestRun = r;
-  }
-  return { ...(bestRun as { ms: number; stdout: string; stderr: string; code: number | null }), all };
+interface Run {
+  ms: number;
+  cpuMs: number;
+  rssMiB: number;
+  stdout: string;
+  stderr: string;
+  code: number | null;
 }
 
-/** Peak RSS (MiB) of one run, from /usr/bin/time when it is installed. */
-async function peakRss(cmd: string, args: string[]): Promise<number | undefined> {
-  if (!existsSync('/usr/bin/time')) return undefined;
-  const out = path.join(OUT, '.time-rss');
-  const r = await timeCommand('/usr/bin/time', ['-f', '%M', '-o', out, cmd, ...args], { timeoutMs: 600_000 });
-  if (r.code !== 0) return undefined;
-  const kb = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
-  return Number.isFinite(kb) ? kb / 1024 : undefined;
+/** One run under /usr/bin/time: wall (from here), CPU (user+system) and peak RSS of the command. */
+async function timed(cmd: string, args: string[]): Promise<Run> {
+  if (!existsSync('/usr/bin/time')) {
+    const r = await timeCommand(cmd, args, { timeoutMs: 600_000 });
+    return { ...r, cpuMs: NaN, rssMiB: NaN };
+  }
+  const out = path.join(OUT, `.time-${process.pid}`);
+  const r = await timeCommand('/usr/bin/time', ['-f', '%U %S %M', '-o', out, cmd, ...args], { timeoutMs: 600_000 });
+  const [u, sy, m] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  return { ...r, cpuMs: ((u ?? NaN) + (sy ?? NaN)) * 1000, rssMiB: (m ?? NaN) / 1024 };
+}
+
+/**
+ * Runs a command `runs` times and keeps the best wall time and the best CPU time: the runs least disturbed
+ * by the other work on this shared machine. CPU time (user+system) is the steadier figure under load.
+ */
+async function best(runs: number, cmd: string, args: string[]): Promise<Run & { all: number[] }> {
+  let keep: Run | undefined;
+  const all: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await timed(cmd, args);
+    all.push(r.ms);
+    if (r.code !== 0) return { ...r, all };
+    if (!keep) keep = r;
+    else keep = { ...keep, ms: Math.min(keep.ms, r.ms), cpuMs: Math.min(keep.cpuMs, r.cpuMs), rssMiB: Math.max(keep.rssMiB, r.rssMiB) };
+  }
+  return { ...(keep as Run), all };
 }
 
 export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: string) => void): Promise<BenchResult> {
@@ -106,7 +121,9 @@ export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: 
   const grepCount = Number(grepBig.stdout.trim());
   if (grepCount !== manifest.counts.sampleLines) res.notes.push(`grep counted ${grepCount}, the simulator wrote ${manifest.counts.sampleLines} per-sample lines`);
   const grepNet = Math.max(1, grepBig.ms - grepSmall.ms);
-  res.metrics.push({ label: 'grep -c (net of start-up)', value: fmt(grepNet, 0), unit: `ms = ${fmt(size / 1e6 / (grepNet / 1000), 0)} MB/s` });
+  const grepCpu = Math.max(1, grepBig.cpuMs - grepSmall.cpuMs);
+  res.metrics.push({ label: 'grep -c wall (net of start-up)', value: fmt(grepNet, 0), unit: `ms = ${fmt(size / 1e6 / (grepNet / 1000), 0)} MB/s` });
+  res.metrics.push({ label: 'grep -c CPU (net of start-up)', value: fmt(grepCpu, 0), unit: `ms = ${fmt(size / 1e6 / (grepCpu / 1000), 0)} MB/s` });
 
   // The console's headless monitor.
   const probe = await timeCommand(NODE, [bundle.bin, 'monitor', small, '--once', '--json'], { timeoutMs: 120_000 });
@@ -124,9 +141,13 @@ export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: 
     return res;
   }
   const monNet = Math.max(1, monBig.ms - monSmall.ms);
-  res.metrics.push({ label: 'monitor --once --json (net of start-up)', value: fmt(monNet, 0), unit: `ms = ${fmt(size / 1e6 / (monNet / 1000), 0)} MB/s` });
-  res.metrics.push({ label: 'monitor start-up (5,000-line log)', value: fmt(monSmall.ms, 0), unit: 'ms' });
-  res.metrics.push({ label: 'runs (monitor big, ms)', value: monBig.all.map((x) => fmt(x, 0)).join(', ') });
+  const monCpu = Math.max(1, monBig.cpuMs - monSmall.cpuMs);
+  res.metrics.push({ label: 'monitor --once --json wall (net of start-up)', value: fmt(monNet, 0), unit: `ms = ${fmt(size / 1e6 / (monNet / 1000), 0)} MB/s` });
+  res.metrics.push({ label: 'monitor --once --json CPU (net of start-up)', value: fmt(monCpu, 0), unit: `ms = ${fmt(size / 1e6 / (monCpu / 1000), 0)} MB/s` });
+  res.metrics.push({ label: 'monitor start-up (5,000-line log), wall / CPU', value: `${fmt(monSmall.ms, 0)} / ${fmt(monSmall.cpuMs, 0)}`, unit: 'ms' });
+  res.metrics.push({ label: 'monitor peak RSS on the big log', value: fmt(monBig.rssMiB, 0), unit: 'MiB' });
+  res.metrics.push({ label: 'runs (monitor big, wall ms)', value: monBig.all.map((x) => fmt(x, 0)).join(', ') });
+  res.metrics.push({ label: 'CPU-time ratio monitor / grep', value: fmt(monCpu / grepCpu, 2), unit: '×' });
   // Correctness: what the monitor counted must be what the simulator wrote.
   try {
     const doc = JSON.parse(monBig.stdout) as { samples?: { total?: number; reward_one?: number }; rollouts?: unknown[] };
@@ -138,9 +159,7 @@ export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: 
   } catch {
     res.notes.push('monitor --json output is not one JSON document');
   }
-  const rss = await peakRss(NODE, [bundle.bin, 'monitor', file, '--once', '--json']);
-  if (rss !== undefined) res.metrics.push({ label: 'monitor peak RSS', value: fmt(rss, 0), unit: 'MiB' });
   const ratio = monNet / grepNet;
-  res.ratio = { value: ratio, what: 'monitor time / grep time', goal: 3, pass: ratio <= 3 };
+  res.ratio = { value: ratio, what: 'monitor wall / grep wall', goal: 3, pass: ratio <= 3 };
   return res;
 }

@@ -162,6 +162,14 @@ export interface PtySession {
   isExited: () => boolean;
   write: (s: string) => void;
   kill: (signal?: string) => void;
+  /** The screen as text (an @xterm/headless mirror of everything written). */
+  screen: () => Promise<string>;
+}
+
+interface XTerm {
+  rows: number;
+  write(data: string, cb?: () => void): void;
+  buffer: { active: { viewportY: number; getLine(i: number): { translateToString(trim?: boolean): string } | undefined } };
 }
 
 const BSU = '\u001b[?2026h';
@@ -182,7 +190,11 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
   let carry = '';
   let exited = false;
   const keep = opts.keepText ?? 200_000;
+  const xmod = (await import('@xterm/headless')) as unknown as { Terminal?: new (o: object) => XTerm; default?: { Terminal: new (o: object) => XTerm } };
+  const XT = xmod.Terminal ?? (xmod.default as { Terminal: new (o: object) => XTerm }).Terminal;
+  const term = new XT({ cols: opts.cols ?? 120, rows: opts.rows ?? 40, allowProposedApi: true });
   p.onData((d: string) => {
+    term.write(d);
     const now = performance.now() - t0;
     firstByte ??= now;
     bytes += Buffer.byteLength(d);
@@ -212,6 +224,13 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
     exited: done,
     isExited: () => exited,
     write: (s) => p.write(s),
+    screen: () =>
+      new Promise<string>((resolve) =>
+        term.write('', () => {
+          const b = term.buffer.active;
+          resolve(Array.from({ length: term.rows }, (_, i) => b.getLine(b.viewportY + i)?.translateToString(true) ?? '').join('\n'));
+        }),
+      ),
     kill: (signal) => {
       try {
         p.kill(signal);

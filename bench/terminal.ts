@@ -4,11 +4,11 @@
 //      frame, bytes/s written to the terminal — next to htop in the same pty size;
 //   3. start-up to first frame of the interactive console vs bare `node -e ''`.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LiveSimulator } from '../src/services/simulator/writer.js';
-import { NODE, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
+import { NODE, OUT, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
 
 const COLS = 120;
 const ROWS = 40;
@@ -106,7 +106,9 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     res.metrics.push({ label: 'measured screen', value: target });
     res.metrics.push({ label: 'simulated load (lines written, sandboxes now)', value: `${snap.linesWritten} lines, ${snap.sandboxes.length} sandboxes` });
     windowMetrics(res, 'console', w);
-    const screen = stripAnsi(session.text()).slice(-4000);
+    const screen = await session.screen();
+    await writeFile(path.join(OUT, 'dashboard-screen.txt'), screen + '\n');
+    res.metrics.push({ label: 'last screen', value: 'bench/out/dashboard-screen.txt' });
     await endSession(session);
     session = undefined;
     if (!/\S/.test(screen)) res.notes.push('the console drew nothing readable');
