@@ -226,3 +226,30 @@ test('opening the screen again picks up files changed on disk meanwhile (a manua
     await removeDir(s.ws);
   }
 });
+
+test('c cancels a running download from the screen; the partial file stays for a resume', async () => {
+  const s = await setup();
+  const bytes = await parquetBytes(makeInstances(293, { seed: 6, size: 'realistic' }));
+  const hub = await startFakeHub({ files: [{ repo: 'NovaSky-AI/SkyRL-v0-293-data', path: 'train.parquet', content: bytes }] });
+  hub.faults.throttle = { chunkBytes: 64 * 1024, pauseMs: 30 };
+  const saved = process.env.HF_ENDPOINT;
+  process.env.HF_ENDPOINT = hub.endpoint;
+  const ui = s.render();
+  try {
+    await ui.waitForText('not downloaded yet');
+    await ui.press('d');
+    await ui.waitForText(/downloading [\d.]+ [kM]B \/ /, 10_000);
+    await ui.press('c');
+    await ui.waitForText('download failed: download of train.parquet interrupted');
+    assert.equal(Object.keys(s.services.jobs.getState().jobs).length, 0);
+    const { stat } = await import('node:fs/promises');
+    const part = await stat(path.join(s.ws, 'data/swegym-source/train.parquet.part'));
+    assert.ok(part.size > 0 && part.size < bytes.length);
+  } finally {
+    ui.unmount();
+    if (saved === undefined) delete process.env.HF_ENDPOINT;
+    else process.env.HF_ENDPOINT = saved;
+    await hub.close();
+    await removeDir(s.ws);
+  }
+});

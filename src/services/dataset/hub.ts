@@ -2,6 +2,10 @@
 // X-Linked-ETag on the redirect, GET from the CDN location), HF_ENDPOINT / HF_TOKEN / HTTP(S)_PROXY / NO_PROXY,
 // resume from a `.part` file with Range, size and sha256 verification, atomic rename. The token is sent only to the
 // hub's own origin, never to the CDN it redirects to, and never printed.
+// Why not @huggingface/hub (2.17.5 on npm): it reads neither HF_ENDPOINT nor HF_TOKEN (both must be passed in),
+// rejects tokens not starting with "hf_", has no resume-to-file, and downloads Xet-stored files through its own
+// Xet protocol (wasm chunker) by default; the part we would use is one ranged GET, so this client speaks the plain
+// resolve protocol (which the hub and its mirrors serve for LFS and Xet files alike) and adds resume/verify/proxies.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
