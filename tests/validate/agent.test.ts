@@ -173,7 +173,7 @@ test('the fake BBS enforces the documented 409s and states', async () => {
   assert.equal((await c.getTurn(sid, turn, 5)).status, 'committed');
   await assert.rejects(
     fetch(`${bbs.url}/v1/sessions/${sid}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: msgs, mode: 'async' }) }).then(async (r) => {
-      const j = await r.json();
+      const j = (await r.json()) as { error: string; message: string };
       throw new BbsError(r.status, j.error, j.message);
     }),
     (e: unknown) => e instanceof BbsError && e.status === 400 && e.message === 'turn_id is required for async submissions.',
