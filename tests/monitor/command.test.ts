@@ -99,3 +99,26 @@ test('monitor --once without --json prints a readable summary', async () => {
     await removeDir(ws);
   }
 });
+
+test('monitor raysubmit_<id> --once --json reads `ray job logs <id>` (fake ray), and reports a failing ray', async () => {
+  const ws = await tempDir();
+  try {
+    const { chmod } = await import('node:fs/promises');
+    const logs = path.join(ws, 'job.txt');
+    await writeFile(logs, [...rolloutLines(0, 3), sampleLine({ reward: 1 })].join('\n') + '\n');
+    const ray = path.join(ws, 'ray');
+    await writeFile(ray, `#!/bin/sh\n[ "$1 $2" = "job logs" ] || exit 9\nfor a in "$@"; do [ "$a" = "-f" ] && exit 8; done\n[ "$3" = "raysubmit_abc123" ] || { echo "no such job" >&2; exit 1; }\ncat ${JSON.stringify(logs)}\n`);
+    await chmod(ray, 0o755);
+    const c = ctxFor(ws, ['raysubmit_abc123'], { once: true });
+    c.ctx.env = { SWEGYM_RAY_BIN: ray };
+    assert.equal(await monitorCommand(c.ctx), 0);
+    const doc = JSON.parse(c.out());
+    assert.equal(doc.rollouts.length, 1);
+    assert.equal(doc.in_progress.samples.total, 1);
+    const bad = ctxFor(ws, ['raysubmit_zzz'], { once: true });
+    bad.ctx.env = { SWEGYM_RAY_BIN: ray };
+    await assert.rejects(monitorCommand(bad.ctx), /ray job logs raysubmit_zzz` failed/);
+  } finally {
+    await removeDir(ws);
+  }
+});

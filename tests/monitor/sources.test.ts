@@ -134,3 +134,32 @@ test('offline: trajectory files are listed and read; reward recomputed from the 
     await removeDir(dir);
   }
 });
+
+test('the monitor service follows `ray job logs -f` through a child process and stops it on close', async () => {
+  const { chmod } = await import('node:fs/promises');
+  const { MonitorService } = await import('../../src/services/monitor/session.js');
+  const { createMonitorStore } = await import('../../src/state/monitor.js');
+  const { recipePaths } = await import('../../src/services/workspace/paths.js');
+  const { waitFor } = await import('../helpers/wait.js');
+  const { rolloutLines } = await import('./builders.js');
+  const dir = await tempDir();
+  try {
+    const logs = path.join(dir, 'job.txt');
+    await writeFile(logs, rolloutLines(0, 2).join('\n') + '\n');
+    const ray = path.join(dir, 'ray');
+    // Prints the job's log, then keeps following (sleeps) like `ray job logs -f` on a running job.
+    await writeFile(ray, `#!/bin/sh\n[ "$3" = "-f" ] || exit 7\ncat ${JSON.stringify(logs)}\nexec sleep 600\n`);
+    await chmod(ray, 0o755);
+    const svc = new MonitorService({ paths: recipePaths(dir), store: createMonitorStore(), rayBin: ray, gpuRunner: async () => ({ ok: false, stdout: '', error: 'none' }), pollMs: { ray: 60_000, proxy: 60_000 } });
+    await svc.open('raysubmit_job1');
+    await waitFor(() => svc.model?.rollouts.size === 1, { timeoutMs: 10_000 });
+    svc.publish(true);
+    assert.equal(svc.store.getState().snapshot?.header.source, 'ray job logs raysubmit_job1');
+    await svc.close();
+    // The child is gone: the command log entry finished.
+    const { commandLog } = await import('../../src/services/process/commandLog.js');
+    await waitFor(() => commandLog.entries().filter((e) => e.argv.includes('raysubmit_job1')).every((e) => e.status !== 'running'), { timeoutMs: 10_000 });
+  } finally {
+    await removeDir(dir);
+  }
+});

@@ -4,10 +4,10 @@
 // line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
 import type { CommandContext } from '../context.js';
 import { optFlag, say, note } from '../context.js';
-import { ExitCode, usageError } from '../../services/errors.js';
+import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { ingestFile } from '../../services/monitor/ingest.js';
-import { FileFollower } from '../../services/monitor/tail.js';
+import { FileFollower, followRayJob } from '../../services/monitor/tail.js';
 import { RunModel, phaseLabel } from '../../services/monitor/model.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
@@ -43,6 +43,21 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     return followHeadless(ctx, target, fromStart);
   }
 
+  if (target.rayJob) {
+    const model = new RunModel({ name: target.name });
+    const r = await followRayJob(target.rayJob, (l) => model.ingestLine(l), { cwd: ctx.paths.root, signal: ctx.signal, follow: false, rayBin: ctx.env.SWEGYM_RAY_BIN });
+    if (r.spawnError || r.exitCode !== 0) {
+      throw new ConsoleError({
+        what: `\`ray job logs ${target.rayJob}\` failed.`,
+        cause: r.spawnError ?? (r.stderr.slice(-3).join(' ') || `exit ${r.exitCode ?? r.signal}`),
+        fix: 'Run it on the Ray head node (RAY_ADDRESS or the dashboard on :8265 must be reachable), or pass the run log file instead.',
+        exitCode: ExitCode.precondition,
+      });
+    }
+    if (ctx.global.json) ctx.stdout.write(JSON.stringify(model.toJson()) + '\n');
+    else say(ctx, rolloutLine(model));
+    return ExitCode.ok;
+  }
   if (!target.logFile) {
     // A run directory without a log: trajectories only.
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
@@ -74,6 +89,22 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 }
 
 async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromStart: boolean): Promise<number> {
+  if (target.rayJob) {
+    const model = new RunModel({ name: target.name });
+    let last = '';
+    const timer = setInterval(() => {
+      const line = rolloutLine(model);
+      if (line !== last) say(ctx, `${new Date().toISOString().slice(11, 19)} ${(last = line)}`);
+    }, 1000);
+    try {
+      const r = await followRayJob(target.rayJob, (l) => model.ingestLine(l), { cwd: ctx.paths.root, signal: ctx.signal, rayBin: ctx.env.SWEGYM_RAY_BIN });
+      say(ctx, rolloutLine(model));
+      if (r.spawnError) throw new ConsoleError({ what: 'Cannot run `ray job logs -f`.', cause: r.spawnError, fix: 'Install Ray on this node or pass the run log file.', exitCode: ExitCode.precondition });
+    } finally {
+      clearInterval(timer);
+    }
+    return model.phase.kind === 'failed' ? ExitCode.failed : ExitCode.ok;
+  }
   if (!target.logFile) {
     throw usageError(`No run log found for ${target.name}; following needs a log file.`, 'Pass the log file: swegym-console monitor <LOG_FILE>.');
   }

@@ -9,7 +9,9 @@ import { ConsoleError, ExitCode } from '../errors.js';
 export interface MonitorTarget {
   /** Display name (registry name, RUN_NAME or file name). */
   name: string;
-  source: 'registry' | 'run-dir' | 'log-file';
+  source: 'registry' | 'run-dir' | 'log-file' | 'ray-job';
+  /** Ray job submission id (`raysubmit_…`) when the source is `ray job logs`. */
+  rayJob?: string;
   /** The log to parse; undefined when a run directory holds no log (trajectory files only). */
   logFile: string | undefined;
   /** Dressage's LOG_DIR for this run (traj_payload/, traj_err/, proxy/), when known. */
@@ -166,6 +168,10 @@ export async function resolveMonitorTarget(arg: string | undefined, paths: Recip
       fix: 'Launch one (swegym-console train launch), or name a run, a run directory or a log file: swegym-console monitor <RUN|RUN_DIR|LOG_FILE>.',
       exitCode: ExitCode.usage,
     });
+  }
+  if (/^raysubmit_[A-Za-z0-9]+$/.test(arg)) {
+    // A Ray job id: its logs come from `ray job logs [-f] <id>` (the Ray job's stdout, recipe §7 source 5).
+    return { name: arg, source: 'ray-job', rayJob: arg, logFile: undefined, runDir: undefined, runName: undefined, checkpointDir: undefined, proxyUrl: undefined };
   }
   const abs = path.resolve(paths.root, arg);
   const st = await statOrUndefined(abs);

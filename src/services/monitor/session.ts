@@ -8,7 +8,7 @@ import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
 import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, ChartSeries } from '../../state/monitor.js';
 import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
 import { metricNumber } from './lines.js';
-import { LineScanner, FileFollower, scanFile } from './tail.js';
+import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
 import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { SkipFirstLine } from './ingest.js';
 import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
@@ -42,6 +42,8 @@ export interface MonitorServiceOptions {
   /** E2B concurrent sandbox limit of the plan (Hobby 20, Pro 100). */
   sandboxLimit?: number;
   rayDashboardUrl?: string;
+  /** The `ray` executable (for `ray job logs -f`). */
+  rayBin?: string;
   fetchImpl?: typeof fetch;
   /** Start live reads this far from the end unless fromStart (256 MiB). */
   tailBytes?: number;
@@ -69,6 +71,8 @@ export class MonitorService {
   private live = false;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
+  private rayJobAbort: AbortController | undefined;
+  private rayJobError: string | undefined;
   private providerPromise: Promise<SandboxProvider | undefined> | undefined;
   readonly clock: () => number;
 
@@ -103,7 +107,23 @@ export class MonitorService {
     await this.readCheckpoint();
     try {
       if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, 5000);
-      if (target.logFile) {
+      if (target.rayJob) {
+        // `ray job logs -f`: the child streams the job's output from its start; it ends with the job (or close()).
+        const ac = new AbortController();
+        this.rayJobAbort = ac;
+        void followRayJob(target.rayJob, (l) => model.ingestLine(l), {
+          cwd: this.opts.paths.root,
+          signal: ac.signal,
+          address: this.opts.rayDashboardUrl,
+          rayBin: this.opts.rayBin,
+          follow: this.live,
+        }).then((r) => {
+          if (r.spawnError || (r.exitCode !== 0 && !r.cancelled)) {
+            this.rayJobError = r.spawnError ?? `ray job logs exited ${r.exitCode ?? r.signal}: ${r.stderr.slice(-1)[0] ?? ''}`;
+            this.dirty++;
+          }
+        });
+      } else if (target.logFile) {
         const scanner = new LineScanner((l) => model.ingestLine(l));
         const size = (await stat(target.logFile)).size;
         const tail = this.opts.tailBytes ?? 256 * 1024 * 1024;
@@ -357,7 +377,7 @@ export class MonitorService {
       version: m.version,
       header: {
         run: this.target?.name ?? m.name ?? '',
-        source: this.target?.logFile ? path.basename(this.target.logFile) : this.target?.runDir ?? '',
+        source: this.target?.rayJob ? `ray job logs ${this.target.rayJob}` : this.target?.logFile ? path.basename(this.target.logFile) : this.target?.runDir ?? '',
         phase: phaseLabel(phase),
         phaseKind: phase.kind,
         rollout: m.inProgressRollout,
@@ -376,7 +396,10 @@ export class MonitorService {
       failures: m.failures.tail(200).map((f) => ({ rollout: f.rollout, kind: f.kind, text: f.text })),
       totals: m.totals,
       tasks: { always: ts.always, sometimes: ts.sometimes, never: ts.never, rows: taskRows },
-      alerts: computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuLatest, live: this.live }),
+      alerts: [
+        ...(this.rayJobError ? [{ id: 'ray-job-logs', level: 'fail' as const, text: this.rayJobError }] : []),
+        ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuLatest, live: this.live }),
+      ],
       gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
       rayNodes: this.rayNodes,
       proxy: { url: proxyUrlFrom(m.effective, this.target?.proxyUrl), last: this.proxyLast, failures: this.proxyFailures },
@@ -407,6 +430,9 @@ export class MonitorService {
     for (const t of this.timers.splice(0)) clearInterval(t);
     this.gpu?.stop();
     this.gpu = undefined;
+    this.rayJobAbort?.abort();
+    this.rayJobAbort = undefined;
+    this.rayJobError = undefined;
     const f = this.follower;
     this.follower = undefined;
     await f?.stop();

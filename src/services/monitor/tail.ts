@@ -317,8 +317,8 @@ export class FileFollower {
  * Streams `ray job logs -f <job>` into a sink (the Ray job's stdout, §7 live source 5). Resolves when the child
  * exits (job finished, or aborted through `signal`).
  */
-export async function followRayJob(jobId: string, sink: LineSink, opts: { cwd: string; address?: string; signal?: AbortSignal; rayBin?: string }): Promise<RunResult> {
-  const args = ['job', 'logs', '-f', jobId];
+export async function followRayJob(jobId: string, sink: LineSink, opts: { cwd: string; address?: string; signal?: AbortSignal; rayBin?: string; follow?: boolean }): Promise<RunResult> {
+  const args = ['job', 'logs', ...(opts.follow === false ? [] : ['-f']), jobId];
   if (opts.address) args.push('--address', opts.address);
   return runProcess(opts.rayBin ?? 'ray', args, {
     cwd: opts.cwd,
