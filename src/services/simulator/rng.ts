@@ -88,7 +88,10 @@ export class Rng {
 
   hex(n: number): string {
     let s = '';
-    while (s.length < n) s += (this.u32() + 0x100000000).toString(16).slice(1);
+    while (s.length < n) {
+      const x = this.u32();
+      s += (HEX[x >>> 24] as string) + (HEX[(x >>> 16) & 255] as string) + (HEX[(x >>> 8) & 255] as string) + (HEX[x & 255] as string);
+    }
     return s.length === n ? s : s.slice(0, n);
   }
 
@@ -104,6 +107,8 @@ export class Rng {
     return new Rng((this.u32() ^ Math.imul(salt + 1, 0x27d4eb2d)) >>> 0);
   }
 }
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0;
