@@ -189,13 +189,19 @@ export const COMMANDS: CommandSpec[] = [
     json: true,
     load: async () => (await import('./commands/monitor.js')).monitorCommand,
   },
-  { words: ['sandboxes', 'list'], summary: "list this console's sandboxes (by metadata tag)", json: true },
+  {
+    words: ['sandboxes', 'list'],
+    summary: "list this console's sandboxes (by metadata tag)",
+    json: true,
+    load: async () => (await import('./commands/sandboxes.js')).listCommand,
+  },
   {
     words: ['sandboxes', 'kill'],
     args: 'ID…',
     summary: "kill sandboxes by id, or all of this console's with --all-console",
     options: [{ name: 'all-console', type: 'boolean', help: "every sandbox tagged as this console's" }, yes],
     json: true,
+    load: async () => (await import('./commands/sandboxes.js')).killCommand,
   },
   { words: ['demo'], summary: 'the sample workspace on the local provider: data → templates → smoke → validation, offline', json: true },
   {

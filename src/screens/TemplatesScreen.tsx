@@ -11,6 +11,8 @@ import { padEnd, truncate, visibleWindow } from '../ui/text.js';
 import { is } from '../ui/keymap.js';
 import { filterRows } from '../state/templates.js';
 import { formatAge } from '../services/templates/format.js';
+import { manualBuildCommand } from '../services/templates/recipe.js';
+import { ARTIFACTS_LOG } from '../services/templates/controller.js';
 
 const SYMBOL: Record<string, string> = { queued: '·', building: '▶', built: '✓', failed: '✗' };
 
@@ -68,7 +70,7 @@ function Templates({ services, width, height }: ScreenProps) {
     );
   }
 
-  const fixed = 5 + (stopping ? 1 : 0) + (msg ? 1 : 0) + (mapProblems.length ? 1 : 0);
+  const fixed = 6 + (stopping ? 1 : 0) + (msg ? 1 : 0) + (mapProblems.length ? 1 : 0);
   const tableRows = Math.max(1, height - fixed);
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const [start, end] = visibleWindow(visible.length, sel, tableRows);
@@ -94,6 +96,8 @@ function Templates({ services, width, height }: ScreenProps) {
         );
       })}
       {visible.length === 0 && !loading ? <T tone="dim">{rows.length ? 'no image matches the filter' : 'no images: run `swegym-console data images` first'}</T> : null}
+      <Box flexGrow={1} />
+      {visible[sel] ? <T tone="dim">{truncate(`manual: ${manualBuildCommand(visible[sel].image, visible[sel].template)}`, width)}</T> : null}
     </Box>
   );
 }
@@ -138,6 +142,8 @@ export const templatesScreen: ScreenModule = {
           services.app.getState().setInputCaptured(true);
         },
       },
+      { keys: ['A'], description: 'build artifacts', match: is.char('A'), run: () => void t.controller.buildArtifacts() },
+      { keys: ['l'], description: 'artifacts log', match: is.char('l'), run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
       { keys: ['b'], description: 'build all', match: is.char('b'), run: () => void t.controller.build() },
       { keys: ['r'], description: 'retry failed', match: is.char('r'), run: () => void t.controller.retryFailed() },
       {

@@ -89,3 +89,33 @@ test('Templates screen: x stops launching while builds run; a abandons them', { 
     await removeDir(ws);
   }
 });
+
+test('Templates screen: A builds the artifacts with the output in the log view, then the status line turns ok', { timeout: 60_000 }, async () => {
+  const { copyFile, writeFile, rm } = await import('node:fs/promises');
+  const path = await import('node:path');
+  const images = imageNames(2);
+  const { ws, paths } = await templateWorkspace(images);
+  await rm(paths.artifactDir, { recursive: true });
+  await copyFile(path.resolve('tests/fakes/fakeArtifactsScript.sh'), paths.artifactsScript);
+  const source = path.join(ws, 'claude-download');
+  await writeFile(source, 'fake claude binary\n');
+  const env = { ...ENV, PATH: process.env.PATH, FAKE_CLAUDE_SOURCE: source, SWEGYM_PYTHON: path.resolve('tests/fakes/fakePythonBuild.sh') };
+  const services = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'templates' });
+  services.templates = createTemplatesService({ paths, store: createTemplatesStore(), jobs: services.jobs, openProvider: async () => new FakeProvider(), env });
+  const ui = renderInk(<App services={services} size={{ width: 160, height: 30 }} />);
+  try {
+    await ui.waitForText('artifacts: missing claude-2.1.207-linux-x64');
+    await ui.press('A');
+    await ui.waitForText('Build log — artifacts build');
+    await ui.waitForText('claude_code_runtime_file=', 20_000);
+    await waitFor(() => Object.keys(services.jobs.getState().jobs).length === 0, { timeoutMs: 20_000 });
+    await ui.press(KEYS.escape);
+    await ui.waitForText('artifacts built in');
+    await ui.waitForText('artifacts ok: claude 2.1.207, runtime py 3.10.20 bbs 1.1.0');
+    assert.match(ui.frame(), /manual: TASK_IMAGE=xingyaoww\/sweb\.eval\.x86_64\.proj0_s_repo0-100:latest TEMPLATE_NAME=swegym-proj0_s_repo0-100/);
+  } finally {
+    ui.unmount();
+    services.dispose();
+    await removeDir(ws);
+  }
+});

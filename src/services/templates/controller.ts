@@ -10,7 +10,7 @@ import { smokeMany } from './smoke.js';
 import { templatesJournal } from './records.js';
 import { acquireLock } from '../workspace/lock.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
-import { artifactStatus } from '../artifacts/artifacts.js';
+import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
 import { localBaseResolver } from './localBases.js';
 
@@ -26,6 +26,10 @@ export interface TemplatesControllerOptions {
 
 const JOB_ID = 'templates-build';
 const SMOKE_JOB_ID = 'templates-smoke';
+const ARTIFACTS_JOB_ID = 'artifacts-build';
+/** The log view's name for the artifacts build output. */
+export const ARTIFACTS_LOG = 'artifacts build';
+const ARTIFACT_LOG_LINES = 500;
 
 function message(err: unknown): string {
   if (err instanceof ConsoleError) return [err.what, err.causeText, err.fix && `fix: ${err.fix}`].filter(Boolean).join(' — ');
@@ -38,6 +42,8 @@ export class TemplatesController {
   private lastVersion = -1;
   private base: TemplateStatusRow[] = [];
   private smokeCtl?: AbortController;
+  private artifactsCtl?: AbortController;
+  private artifactLines: string[] = [];
   constructor(private readonly opts: TemplatesControllerOptions) {}
 
   get running(): boolean {
@@ -159,9 +165,51 @@ export class TemplatesController {
     this.publish();
   }
 
+  /** Builds the BBS wheel and the sandbox artifacts; the output goes to the log view (published at ≤10 Hz). */
+  async buildArtifacts(force = false): Promise<void> {
+    const { store, jobs, paths } = this.opts;
+    if (this.factory || this.artifactsCtl) return store.getState().set({ message: { text: 'wait for the running job to finish', tone: 'warn' } });
+    const ctl = (this.artifactsCtl = new AbortController());
+    this.artifactLines = [];
+    let version = 0;
+    let shown = -1;
+    jobs.getState().start({ id: ARTIFACTS_JOB_ID, title: 'artifacts build', startedAt: Date.now(), cancel: () => ctl.abort() });
+    store.getState().set({ logImage: ARTIFACTS_LOG, logLines: [], message: { text: 'building the artifacts… (Esc closes the log; the build continues)', tone: 'info' } });
+    const timer = setInterval(() => {
+      if (version === shown) return;
+      shown = version;
+      if (store.getState().logImage === ARTIFACTS_LOG) store.getState().set({ logLines: [...this.artifactLines] });
+    }, 100);
+    try {
+      const r = await buildArtifacts({
+        paths,
+        env: this.opts.env ?? process.env,
+        force,
+        signal: ctl.signal,
+        onLine: (_s, line) => {
+          this.artifactLines.push(line);
+          if (this.artifactLines.length > ARTIFACT_LOG_LINES) this.artifactLines.shift();
+          version++;
+        },
+      });
+      store.getState().set({ message: { text: r.skipped ? 'artifacts are present and current (A again with force is `swegym-console artifacts build --force`)' : `artifacts built in ${Math.round(r.durationMs / 1000)}s`, tone: 'info' } });
+    } catch (err) {
+      this.artifactLines.push(`error: ${message(err)}`);
+      version++;
+      store.getState().set({ message: { text: message(err), tone: 'error' } });
+    } finally {
+      clearInterval(timer);
+      if (store.getState().logImage === ARTIFACTS_LOG) store.getState().set({ logLines: [...this.artifactLines] });
+      this.artifactsCtl = undefined;
+      jobs.getState().finish(ARTIFACTS_JOB_ID);
+      await this.refresh();
+    }
+  }
+
   openLog(image: string | undefined): void {
     const st = this.opts.store.getState();
     if (!image) return st.set({ logImage: undefined, logLines: [] });
+    if (image === ARTIFACTS_LOG) return st.set({ logImage: image, logLines: [...this.artifactLines] });
     const live = this.factory?.logFor(image);
     st.set({ logImage: image, logLines: (live && live.length ? live : undefined) ?? this.journalLog(image) });
   }
@@ -207,6 +255,7 @@ export class TemplatesController {
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
     this.smokeCtl?.abort();
+    this.artifactsCtl?.abort();
   }
 }
 
