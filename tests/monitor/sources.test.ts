@@ -163,3 +163,23 @@ test('the monitor service follows `ray job logs -f` through a child process and 
     await removeDir(dir);
   }
 });
+
+test('secrets in log text never reach the dashboard snapshot', async () => {
+  const { MonitorService } = await import('../../src/services/monitor/session.js');
+  const { createMonitorStore } = await import('../../src/state/monitor.js');
+  const { recipePaths } = await import('../../src/services/workspace/paths.js');
+  const dir = await tempDir();
+  try {
+    const log = path.join(dir, 'run.log');
+    await writeFile(log, RM + pyLog('x.py', 1, 'blackbox rollout failed for session_id=bbs-1: sandbox create failed with key e2b_abcdef012345 DRESSAGE_E2B_API_KEY=e2b_abcdef012345') + '\nTraceback (most recent call last): token hf_abcdefghijklmnopqrstuv\n');
+    const svc = new MonitorService({ paths: recipePaths(dir), store: createMonitorStore() });
+    await svc.open(log, { live: false });
+    const snap = svc.store.getState().snapshot!;
+    const text = JSON.stringify({ f: snap.failures, a: snap.alerts });
+    assert.doesNotMatch(text, /e2b_abcdef012345|hf_abcdefghijklmnopqrstuv/);
+    assert.match(text, /\*\*\*\*/);
+    await svc.close();
+  } finally {
+    await removeDir(dir);
+  }
+});

@@ -73,7 +73,10 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-/** Lists trajectories (newest first), at most `limit`. */
+/** Files looked at, at most (a 500-rollout run writes 64 000 sessions). */
+const SCAN_CAP = 200_000;
+
+/** Lists trajectories, newest first, keeping the newest `limit`. */
 export async function listTrajectories(runDir: string, runName: string | undefined, limit = 20_000): Promise<TrajectoryEntry[]> {
   const out: TrajectoryEntry[] = [];
   for (const [sub, kind, file] of [
@@ -84,7 +87,7 @@ export async function listTrajectories(runDir: string, runName: string | undefin
     if (!root) continue;
     for (const instance of await dirs(root)) {
       for (const session of await dirs(path.join(root, instance))) {
-        if (out.length >= limit) break;
+        if (out.length >= SCAN_CAP) break;
         const dir = path.join(root, instance, session);
         let mtimeMs = 0;
         try {
@@ -96,7 +99,7 @@ export async function listTrajectories(runDir: string, runName: string | undefin
       }
     }
   }
-  return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, limit);
 }
 
 async function readJson(file: string, problems: string[]): Promise<any> {
@@ -220,7 +223,8 @@ export async function loadTrajectory(entry: TrajectoryEntry): Promise<Trajectory
     const { marker, error } = findMarker(md.execute_cmds);
     view.marker = marker;
     view.markerError = error;
-    view.patch = findPatch(md.execute_cmds);
+    const patch = findPatch(md.execute_cmds);
+    view.patch = patch === undefined ? undefined : redact(patch);
     view.evalInfo = md.swegym_eval && typeof md.swegym_eval === 'object' ? md.swegym_eval : undefined;
     const integ = md.swegym_integrity;
     view.integrityViolations = Array.isArray(integ?.violations) ? integ.violations : [];

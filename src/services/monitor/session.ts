@@ -17,6 +17,7 @@ import { listDressageSandboxes, readAgentProgress, type SandboxSnapshot, type St
 import { computeAlerts } from './alerts.js';
 import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { ConsoleError, formatError } from '../errors.js';
+import { redact } from '../secrets.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
 export const CHARTS: [string, string, 'step' | 'rollout'][] = [
@@ -28,6 +29,9 @@ export const CHARTS: [string, string, 'step' | 'rollout'][] = [
   ['train/train_rollout_logprob_abs_diff', 'train/rollout logprob diff', 'step'],
   ['rollout/response_len/mean', 'response length', 'rollout'],
 ];
+
+/** Trajectory files kept for the browser (the newest). */
+const TRAJ_KEEP = 5000;
 
 export interface MonitorServiceOptions {
   paths: RecipePaths;
@@ -47,7 +51,7 @@ export interface MonitorServiceOptions {
   fetchImpl?: typeof fetch;
   /** Start live reads this far from the end unless fromStart (256 MiB). */
   tailBytes?: number;
-  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number };
+  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number };
   /** Agent sandboxes whose Claude Code log is read per refresh (steps, last tool call). */
   agentProgressBatch?: number;
 }
@@ -106,7 +110,7 @@ export class MonitorService {
     this.live = opts.live ?? true;
     await this.readCheckpoint();
     try {
-      if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, 5000);
+      if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, TRAJ_KEEP);
       if (target.rayJob) {
         // `ray job logs -f`: the child streams the job's output from its start; it ends with the job (or close()).
         const ac = new AbortController();
@@ -180,6 +184,7 @@ export class MonitorService {
     every(p.sandboxes ?? 10_000, () => this.pollSandboxes());
     every(p.ray ?? 15_000, () => this.pollRay());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
+    every(p.trajectories ?? 120_000, () => this.refreshTrajectories());
     every(p.agents ?? 30_000, () => this.pollAgentProgress());
     every(p.stream ?? 3000, () => this.pollStream());
   }
@@ -294,7 +299,7 @@ export class MonitorService {
 
   /** Re-lists the trajectory files (offline browser refresh). */
   async refreshTrajectories(): Promise<void> {
-    if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, 5000);
+    if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
     this.dirty++;
   }
 
@@ -393,18 +398,19 @@ export class MonitorService {
       charts,
       rollouts,
       feed,
-      failures: m.failures.tail(200).map((f) => ({ rollout: f.rollout, kind: f.kind, text: f.text })),
+      // Log text may carry secrets (URLs with tokens, echoed env): redacted before it reaches the screen.
+      failures: m.failures.tail(200).map((f) => ({ rollout: f.rollout, kind: f.kind, text: redact(f.text) })),
       totals: m.totals,
       tasks: { always: ts.always, sometimes: ts.sometimes, never: ts.never, rows: taskRows },
       alerts: [
         ...(this.rayJobError ? [{ id: 'ray-job-logs', level: 'fail' as const, text: this.rayJobError }] : []),
         ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuLatest, live: this.live }),
-      ],
+      ].map((a) => ({ ...a, text: redact(a.text) })),
       gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
       rayNodes: this.rayNodes,
       proxy: { url: proxyUrlFrom(m.effective, this.target?.proxyUrl), last: this.proxyLast, failures: this.proxyFailures },
       sandboxes: this.sandboxes,
-      sandboxStream: this.stream ? { id: this.stream.id, events: this.stream.events.slice(-300), steps: this.stream.steps, error: this.stream.error } : undefined,
+      sandboxStream: this.stream ? { id: this.stream.id, events: this.stream.events.slice(-300).map((e) => ({ ...e, text: redact(e.text) })), steps: this.stream.steps, error: this.stream.error } : undefined,
       trajectories: this.trajectories.slice(0, 2000),
       trajectory: this.trajectory,
       live: this.live,
