@@ -1,0 +1,136 @@
+// `sandboxes list` and `sandboxes kill`: only sandboxes tagged as this console's are ever listed or touched; other
+// sandboxes on the same E2B account (Dressage's own, other tools') are invisible here.
+import { createInterface } from 'node:readline/promises';
+import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
+import { ExitCode, usageError, preconditionError } from '../../services/errors.js';
+import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
+
+function provider(ctx: CommandContext): SandboxProvider {
+  return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
+}
+
+async function listConsole(ctx: CommandContext, p: SandboxProvider): Promise<SandboxInfo[]> {
+  try {
+    const all = await p.list({ metadata: consoleTag(), signal: ctx.signal });
+    // Belt and braces: never show a sandbox without our tag, whatever the service's filter did.
+    return all.filter((s) => s.metadata[CONSOLE_TAG_KEY] === '1');
+  } catch (err) {
+    throw sandboxConsoleError(err, `could not list ${ctx.global.provider} sandboxes`);
+  }
+}
+
+function age(iso: string): string {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  return `${Math.round(s / 3600)}h`;
+}
+
+function left(iso: string | undefined): string {
+  if (!iso) return '-';
+  const s = Math.round((Date.parse(iso) - Date.now()) / 1000);
+  if (s <= 0) return 'expiring';
+  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+}
+
+function tags(s: SandboxInfo): string {
+  return Object.entries(s.metadata)
+    .filter(([k]) => !k.startsWith(CONSOLE_TAG_KEY))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+}
+
+export async function listCommand(ctx: CommandContext): Promise<number> {
+  const p = provider(ctx);
+  const items = await listConsole(ctx, p);
+  if (ctx.global.json) {
+    writeJson(ctx, { provider: p.name, count: items.length, sandboxes: items });
+    return ExitCode.ok;
+  }
+  if (items.length === 0) {
+    say(ctx, `no ${p.name} sandboxes of this console are running`);
+    return ExitCode.ok;
+  }
+  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'TAGS'], ...items.map((s) => [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), tags(s)])];
+  say(ctx, table(rows));
+  say(ctx, `${items.length} sandbox${items.length === 1 ? '' : 'es'} (${p.name})`);
+  return ExitCode.ok;
+}
+
+async function confirm(ctx: CommandContext, question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${question} [y/N] `, { signal: ctx.signal });
+    return /^y(es)?$/i.test(answer.trim());
+  } catch {
+    return false;
+  } finally {
+    rl.close();
+  }
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export async function killCommand(ctx: CommandContext): Promise<number> {
+  const all = optFlag(ctx, 'all-console');
+  const ids = [...new Set(ctx.positionals)];
+  if (all && ids.length > 0) throw usageError('give sandbox ids or --all-console, not both', 'swegym-console sandboxes kill ID… | --all-console');
+  if (!all && ids.length === 0) throw usageError('which sandboxes? give their ids or --all-console', 'swegym-console sandboxes list  shows the ids');
+
+  const p = provider(ctx);
+  const ours = await listConsole(ctx, p);
+  const byId = new Map(ours.map((s) => [s.id, s]));
+  const refused = all ? [] : ids.filter((id) => !byId.has(id));
+  const targets = all ? ours.map((s) => s.id) : ids.filter((id) => byId.has(id));
+  for (const id of refused) note(ctx, `refusing ${id}: not a running sandbox of this console (only sandboxes tagged ${CONSOLE_TAG_KEY}=1 are touched)`);
+
+  if (targets.length === 0) {
+    if (ctx.global.json) writeJson(ctx, { provider: p.name, killed: [], gone: [], failed: [], refused });
+    else say(ctx, refused.length ? 'nothing killed' : `no ${p.name} sandboxes of this console are running`);
+    return refused.length ? ExitCode.failed : ExitCode.ok;
+  }
+
+  if (!optFlag(ctx, 'yes')) {
+    const interactive = Boolean(process.stdin.isTTY) && ctx.stdout === process.stdout && !ctx.global.json;
+    if (!interactive) throw preconditionError(`would kill ${targets.length} ${p.name} sandbox(es); refusing without confirmation`, 'no terminal to ask on (or --json)', 'add --yes');
+    if (!(await confirm(ctx, `Kill ${targets.length} ${p.name} sandbox${targets.length === 1 ? '' : 'es'} of this console (${targets.slice(0, 3).join(', ')}${targets.length > 3 ? ', …' : ''})?`))) {
+      say(ctx, 'nothing killed');
+      return ExitCode.ok;
+    }
+  }
+
+  const results = await mapLimit(targets, 8, async (id) => {
+    try {
+      return { id, state: (await p.killById(id)) ? ('killed' as const) : ('gone' as const) };
+    } catch (err) {
+      return { id, state: 'failed' as const, error: sandboxConsoleError(err, `kill ${id}`).what };
+    }
+  });
+  const killed = results.filter((r) => r.state === 'killed').map((r) => r.id);
+  const gone = results.filter((r) => r.state === 'gone').map((r) => r.id);
+  const failed = results.filter((r) => r.state === 'failed').map((r) => ({ id: r.id, error: r.error }));
+  if (ctx.global.json) {
+    writeJson(ctx, { provider: p.name, killed, gone, failed, refused });
+  } else {
+    for (const id of killed) say(ctx, `killed ${id}`);
+    for (const id of gone) say(ctx, `${id} was already gone`);
+    for (const f of failed) note(ctx, `failed to kill ${f.id}: ${f.error}`);
+  }
+  return failed.length || refused.length ? ExitCode.failed : ExitCode.ok;
+}
