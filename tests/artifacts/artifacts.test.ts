@@ -119,3 +119,40 @@ test('parseScriptOutput reads exactly the three documented lines', () => {
     runtimeFile: '/a/c.tar.gz',
   });
 });
+
+test('a wheel given in CLAUDE_CODE_BBS_WHEEL_URL is used as is (no wheel build); the headless command prints sizes and sha256', async () => {
+  const { ws, paths, env } = await setup();
+  const { Writable } = await import('node:stream');
+  const { artifactsBuildCommand } = await import('../../src/cli/commands/artifacts.js');
+  const log = new CommandLog();
+  try {
+    const wheel = path.join(ws, 'my.whl');
+    await writeFile(wheel, 'wheel');
+    const r = await buildArtifacts({ paths, env: { ...env, CLAUDE_CODE_BBS_WHEEL_URL: wheel }, python: '/nonexistent/python', log });
+    assert.equal(r.skipped, false);
+    assert.equal(r.wheel?.file, wheel);
+    assert.ok(!log.entries().some((e) => e.argv.join(' ').includes('-m build')));
+    let out = '';
+    const ctx = {
+      command: ['artifacts', 'build'],
+      positionals: [],
+      options: {},
+      global: { workspace: ws, provider: 'e2b' as const, debug: false, color: false, json: true },
+      paths,
+      stdout: new Writable({ write(c, _e, cb) { out += c; cb(); } }),
+      stderr: new Writable({ write(_c, _e, cb) { cb(); } }),
+      env: { ...env, SWEGYM_PYTHON: PYTHON },
+      signal: new AbortController().signal,
+    };
+    assert.equal(await artifactsBuildCommand(ctx), 0);
+    const doc = JSON.parse(out);
+    assert.equal(doc.skipped, true);
+    assert.equal(doc.binary.sha256, CLAUDE_SHA);
+    assert.equal(doc.binary.sha256Ok, true);
+    assert.equal(doc.binary.size, CLAUDE.length);
+    assert.equal(doc.versions.bbs, '1.1.0');
+    assert.ok(!out.includes('e2b_secret123456'));
+  } finally {
+    await removeDir(ws);
+  }
+});

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { templatesStatusCommand } from '../../src/cli/commands/templates.js';
+import { templatesStatusCommand, templatesSmokeCommand, setTemplatesProviderForTests } from '../../src/cli/commands/templates.js';
+import { FakeProvider } from './fakeProvider.js';
 import type { CommandContext } from '../../src/cli/context.js';
 import { readTemplateMap } from '../../src/services/templates/map.js';
 import { templateWorkspace, imageNames, readJson } from './helpers.js';
@@ -163,6 +164,40 @@ test('templates status --json prints every image with template, state, smoke and
     assert.equal(doc.counts.smokePassed, 1);
     assert.equal(doc.counts.mapped, 1);
   } finally {
+    await removeDir(ws);
+  }
+});
+
+test('templates smoke --all --json smokes every mapped template, records the journal, exits 1 when one fails', async () => {
+  const images = imageNames(2);
+  const { ws, paths } = await templateWorkspace(images);
+  const provider = new FakeProvider();
+  provider.templates.add('swegym-a');
+  provider.templates.add('swegym-b');
+  provider.smoke.set('swegym-b', { health: { ok: false, error: 'connection refused' } });
+  setTemplatesProviderForTests(async () => provider);
+  try {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(paths.templateMap, JSON.stringify({ [images[0]!]: 'swegym-a', [images[1]!]: 'swegym-b' }));
+    const { ctx, out } = capture(paths);
+    ctx.command = ['templates', 'smoke'];
+    ctx.options = { all: true };
+    assert.equal(await templatesSmokeCommand(ctx), 1);
+    const doc = JSON.parse(out());
+    assert.equal(doc.counts.passed, 1);
+    assert.equal(doc.counts.failed, 1);
+    const b = doc.results.find((r: { template: string }) => r.template === 'swegym-b');
+    assert.equal(b.code, 'no_start_command');
+    assert.equal(b.killed, true);
+    const journal = await readJson(path.join(paths.journalsDir, 'templates.json'));
+    assert.equal(journal.items[images[0]!].smoke, 'passed');
+    assert.equal(journal.items[images[1]!].smoke, 'failed');
+    assert.equal(provider.liveSandboxes(), 0);
+    // Neither --template nor --all: a usage error.
+    const bare = capture(paths);
+    await assert.rejects(templatesSmokeCommand(bare.ctx), /say which templates to smoke/);
+  } finally {
+    setTemplatesProviderForTests(undefined);
     await removeDir(ws);
   }
 });

@@ -280,3 +280,25 @@ test('retry delays: exponential with jitter, capped, never shorter than Retry-Af
   const spread = new Set([0.1, 0.5, 0.9].map((r) => retryDelayMs({ ...p, random: () => r }, 3, 5)));
   assert.equal(spread.size, 3, 'workers told the same Retry-After do not all wake at once');
 });
+
+test('secrets in build logs and failure messages never reach the journal', async () => {
+  const images = imageNames(1);
+  const { ws, paths } = await templateWorkspace(images);
+  const secret = 'e2b_0123SECRET45';
+  const provider = new FakeProvider();
+  provider.scripts.set(images[0]!, { fail: `registry said no for X-API-Key: ${secret}` });
+  const build = provider.buildTemplate.bind(provider);
+  provider.buildTemplate = async (spec, opts) => {
+    opts?.onLog?.(`using E2B_API_KEY=${secret}`);
+    return build(spec, opts);
+  };
+  try {
+    const result = await new TemplateFactory(config(provider, paths)).run();
+    assert.equal(result.failed, 1);
+    const text = readFileSync(path.join(paths.journalsDir, 'templates.json'), 'utf8');
+    assert.ok(!text.includes(secret), text);
+    assert.match(text, /\*\*\*\*/);
+  } finally {
+    await removeDir(ws);
+  }
+});

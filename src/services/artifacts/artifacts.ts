@@ -252,7 +252,9 @@ export async function buildArtifacts(opts: BuildArtifactsOptions): Promise<Build
   } catch {
     throw new ConsoleError({ what: `${opts.paths.artifactsScript} not found`, cause: 'this Dressage checkout predates the SWE-Gym recipe, or the workspace is wrong', fix: 'update Dressage (git pull) or pass --workspace', exitCode: ExitCode.precondition });
   }
-  const wheel = await buildWheel(opts, config);
+  // A wheel the operator points at (path or URL) is used as is; otherwise the console builds it from the checkout.
+  const given = opts.env.CLAUDE_CODE_BBS_WHEEL_URL?.trim();
+  const wheel = given ? given : await buildWheel(opts, config);
   const stdout: string[] = [];
   const r = await runProcess('bash', [opts.paths.artifactsScript], {
     cwd: opts.paths.root,
@@ -282,5 +284,5 @@ export async function buildArtifacts(opts: BuildArtifactsOptions): Promise<Build
     throw new ConsoleError({ what: 'the artifacts do not match what the template builds will ask for', cause: problems.join('; '), fix: 'rerun with --force; keep CLAUDE_CODE_* the same for artifacts build and templates build' });
   }
   const finalStatus = await artifactStatus(config, { hashRuntime: true });
-  return { skipped: false, wheel: await facts(wheel, false), status: finalStatus, script, durationMs: Date.now() - t0 };
+  return { skipped: false, wheel: /^[a-z]+:\/\//i.test(wheel) ? { file: wheel, exists: true } : await facts(path.resolve(opts.paths.root, wheel), false), status: finalStatus, script, durationMs: Date.now() - t0 };
 }
