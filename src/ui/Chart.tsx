@@ -21,7 +21,7 @@ export function LineChart({ title, values, width, height, smoothing = 0.6, tone 
   const plotRows = Math.max(1, height - 1);
   const labelW = width >= 24 ? 7 : 0;
   const { rows, range } = brailleChart(smooth, Math.max(1, width - labelW), plotRows);
-  const head = `${title} ${fmtNum(last)}${smoothing > 0 && finite.length > 1 ? ` (ema ${fmtNum(sLast)})` : ''}${finite.length ? '' : ' — no data yet'}`;
+  const head = `${title} ${fmtNum(last)}${smoothing > 0 && finite.length > 1 ? ` (ema ${fmtNum(sLast)})` : ''}${finite.length ? '' : values.length ? ` — ${values.length} values, none finite (nan/inf)` : ' — no data yet'}`;
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone={focused ? 'accent' : 'plain'} bold={focused}>
