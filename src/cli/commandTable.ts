@@ -203,7 +203,13 @@ export const COMMANDS: CommandSpec[] = [
     json: true,
     load: async () => (await import('./commands/sandboxes.js')).killCommand,
   },
-  { words: ['demo'], summary: 'the sample workspace on the local provider: data → templates → smoke → validation, offline', json: true },
+  {
+    words: ['demo'],
+    summary: 'the sample workspace on the local provider: data → templates → smoke → validation, offline',
+    options: [{ name: 'dir', type: 'string', arg: 'DIR', help: 'sample workspace directory (default: a new temporary one)' }, concurrency],
+    json: true,
+    load: async () => (await import('./commands/demo.js')).demoCommand,
+  },
   {
     words: ['simulate'],
     args: 'DIR',

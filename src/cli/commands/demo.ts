@@ -1,0 +1,39 @@
+// `swegym-console demo [--dir DIR] [--json]`: the sample workspace on the local provider, walked through
+// data → templates → smoke → rows → harness validation, offline. `--json` prints the summary, whose `results` have
+// the shape of `validate harness --json`. Exit 0 when every step passed, 1 otherwise.
+import type { CommandContext } from '../context.js';
+import { note, optInt, optString, say, writeJson } from '../context.js';
+import { ExitCode } from '../../services/errors.js';
+import { createProvider, sandboxConsoleError } from '../../services/sandbox/index.js';
+import { runDemo, SAMPLE_LABEL } from '../../services/demo/demo.js';
+import { formatDuration } from '../../services/process/commandLog.js';
+import path from 'node:path';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+
+export async function demoCommand(ctx: CommandContext): Promise<number> {
+  const dirOpt = optString(ctx, 'dir');
+  const workspace = dirOpt ? path.resolve(dirOpt) : await mkdtemp(path.join(tmpdir(), 'swegym-sample-workspace-'));
+  const concurrency = optInt(ctx, 'concurrency', 2);
+  note(ctx, SAMPLE_LABEL);
+  // The demo always runs on the local provider: it must work offline, without an E2B key.
+  const provider = createProvider('local', { workspace, env: ctx.env });
+  const summary = await runDemo({
+    provider,
+    workspace,
+    concurrency,
+    signal: ctx.signal,
+    onStep: (s) => note(ctx, 'running' in s ? `== ${s.title}…` : `${s.ok ? 'ok  ' : 'FAIL'} ${s.title}: ${s.detail} (${formatDuration(s.durationMs)})`),
+    onResult: (r) => note(ctx, `     ${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}${r.error ? `: ${r.error}` : ''}`),
+  }).catch((err: unknown) => {
+    throw sandboxConsoleError(err, 'the demo stopped');
+  });
+  if (ctx.global.json) writeJson(ctx, summary);
+  else {
+    say(ctx, `\n${SAMPLE_LABEL}`);
+    say(ctx, `workspace: ${summary.workspace}`);
+    for (const s of summary.steps) say(ctx, `${s.ok ? 'ok  ' : 'FAIL'} ${s.title}: ${s.detail}`);
+    say(ctx, summary.ok ? '\nThe sample recipe works end to end on this machine. Open it: swegym-console -w ' + summary.workspace + ' --provider local' : '\nSome steps failed (see above).');
+  }
+  return summary.ok ? ExitCode.ok : ExitCode.failed;
+}

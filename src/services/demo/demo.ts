@@ -1,0 +1,260 @@
+// The embedded demo: a SAMPLE workspace built from samples/tasks (tiny stdlib Python repos written for this
+// project, not SWE-Gym) on the local bubblewrap provider, walked through the recipe for real and offline:
+// data (the sample manifest → task list and image list) → templates (one local template per task: a git /testbed
+// at the manifest's base commit + the stand-in health server on 31000) → smoke (health + `claude --version`) →
+// rows (Dressage's JSONL schema) → harness validation (gold → resolved, untouched repo → unresolved).
+// Nothing here pretends to be the real dataset, Claude Code or Dressage's converter, and every output says so.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConsoleError, ExitCode } from '../errors.js';
+import { recipePaths, type RecipePaths } from '../workspace/paths.js';
+import { writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
+import { runProcess } from '../process/run.js';
+import type { CommandLog } from '../process/commandLog.js';
+import type { SandboxProvider } from '../sandbox/types.js';
+import { sampleRow, type SampleTaskSpec } from './rows.js';
+import { verifyJsonl } from '../convert/verify.js';
+import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
+
+export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, a stand-in instead of Claude Code; not SWE-Gym';
+export const SAMPLE_MARKER_FILE = 'sample-workspace';
+
+export interface ManifestInstance {
+  instance_id: string;
+  repo: string;
+  base_commit: string;
+  patch: string;
+  test_patch: string;
+  problem_statement: string;
+  version: string;
+  FAIL_TO_PASS: string[];
+  PASS_TO_PASS: string[];
+  local: {
+    task_dir: string;
+    image: string;
+    testbed_script: string;
+    test_command: string;
+    start_command: string;
+    health: { port: number; path: string };
+    copies: { src: string; dest: string; mode?: number }[];
+  };
+}
+
+export type DemoStepId = 'data' | 'templates' | 'smoke' | 'rows' | 'validate';
+
+export interface DemoStep {
+  id: DemoStepId;
+  title: string;
+  ok: boolean;
+  detail: string;
+  durationMs: number;
+}
+
+export interface DemoSummary {
+  sample: true;
+  label: string;
+  workspace: string;
+  provider: string;
+  ok: boolean;
+  steps: DemoStep[];
+  results: HarnessResultJson[];
+}
+
+export interface DemoOptions {
+  provider: SandboxProvider;
+  /** The sample workspace directory (default: a fresh one under the system temp dir). */
+  workspace?: string;
+  /** Where samples/tasks lives (default: found next to the installed console). */
+  samplesDir?: string;
+  concurrency?: number;
+  signal?: AbortSignal;
+  log?: CommandLog;
+  onStep?: (step: DemoStep | { id: DemoStepId; title: string; running: true }) => void;
+  onLine?: (line: string) => void;
+  onResult?: (r: HarnessValidationResult) => void;
+}
+
+/** samples/tasks next to this module (source tree or bundle), searching upwards. */
+export function findSamplesDir(start = path.dirname(fileURLToPath(import.meta.url))): string | undefined {
+  let dir = start;
+  for (;;) {
+    const candidate = path.join(dir, 'samples', 'tasks');
+    if (existsSync(path.join(candidate, 'manifest.json'))) return candidate;
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+export async function readManifest(samplesDir: string): Promise<ManifestInstance[]> {
+  const file = path.join(samplesDir, 'manifest.json');
+  let data: { instances?: ManifestInstance[] };
+  try {
+    data = JSON.parse(await readFile(file, 'utf8')) as { instances?: ManifestInstance[] };
+  } catch (err) {
+    throw new ConsoleError({ what: `cannot read the sample manifest ${file}`, cause: (err as Error).message, fix: 'reinstall swegym-console (samples/tasks ships with it)', exitCode: ExitCode.precondition });
+  }
+  if (!Array.isArray(data.instances) || data.instances.length === 0) throw new ConsoleError({ what: `${file} lists no instances`, exitCode: ExitCode.precondition });
+  return data.instances;
+}
+
+/** Template name for a sample image (lower-case letters, digits, '-'; within the local/E2B naming rules). */
+export function sampleTemplateName(inst: ManifestInstance): string {
+  const slug = inst.instance_id.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  return (slug.startsWith('sample') ? slug : `sample-${slug}`).slice(0, 63).replace(/-+$/, '');
+}
+
+async function prepareWorkspace(dir: string | undefined): Promise<RecipePaths> {
+  let root = dir;
+  if (!root) root = await mkdtemp(path.join(tmpdir(), 'swegym-sample-workspace-'));
+  else if (existsSync(root)) {
+    const marker = path.join(root, '.swegym-console', SAMPLE_MARKER_FILE);
+    if ((await readdir(root)).length > 0 && !existsSync(marker)) {
+      throw new ConsoleError({
+        what: `${root} is not empty and is not a sample workspace`,
+        cause: 'the demo rebuilds its workspace from scratch and never touches other directories',
+        fix: 'pass an empty or new directory, or omit it to use a fresh temporary one',
+        exitCode: ExitCode.usage,
+      });
+    }
+    await rm(root, { recursive: true, force: true });
+  }
+  const paths = recipePaths(root);
+  await mkdir(paths.consoleDir, { recursive: true });
+  await writeFile(path.join(paths.consoleDir, SAMPLE_MARKER_FILE), `${SAMPLE_LABEL}\n`);
+  await writeFile(path.join(paths.root, 'README-SAMPLE.txt'), `${SAMPLE_LABEL}\n\nBuilt by \`swegym-console demo\`. Safe to delete.\n`);
+  return paths;
+}
+
+export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
+  const samplesDir = o.samplesDir ?? findSamplesDir();
+  if (!samplesDir) throw new ConsoleError({ what: 'samples/tasks not found next to the console', fix: 'run from a swegym-console checkout or install (samples/tasks ships with it)', exitCode: ExitCode.precondition });
+  const repoRoot = path.resolve(samplesDir, '..', '..');
+  const paths = await prepareWorkspace(o.workspace);
+  const summary: DemoSummary = { sample: true, label: SAMPLE_LABEL, workspace: paths.root, provider: o.provider.name, ok: false, steps: [], results: [] };
+  const line = (s: string) => o.onLine?.(s);
+  const step = async (id: DemoStepId, title: string, fn: () => Promise<{ ok: boolean; detail: string }>): Promise<boolean> => {
+    o.onStep?.({ id, title, running: true });
+    const t0 = Date.now();
+    let r: { ok: boolean; detail: string };
+    try {
+      r = await fn();
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      r = { ok: false, detail: err instanceof ConsoleError ? `${err.what}${err.causeText ? ` (${err.causeText})` : ''}` : (err as Error).message };
+    }
+    const s: DemoStep = { id, title, ok: r.ok, detail: r.detail, durationMs: Date.now() - t0 };
+    summary.steps.push(s);
+    o.onStep?.(s);
+    return s.ok;
+  };
+
+  // 1. Data.
+  let instances: ManifestInstance[] = [];
+  const okData = await step('data', 'Sample data', async () => {
+    instances = await readManifest(samplesDir);
+    await mkdir(paths.sourceDir, { recursive: true });
+    await writeJsonAtomic(path.join(paths.sourceDir, 'sample-instances.json'), instances);
+    await writeFileAtomic(paths.imageList, instances.map((i) => i.local.image).join('\n') + '\n');
+    return { ok: true, detail: `${instances.length} sample tasks from samples/tasks/manifest.json (offline; no download) → data/swegym-images.txt` };
+  });
+  if (!okData) return summary;
+
+  // 2. Templates: a deterministic git /testbed per task, checked against the manifest's base commit.
+  const templateOf = new Map(instances.map((i) => [i.instance_id, sampleTemplateName(i)]));
+  const built: ManifestInstance[] = [];
+  const okTemplates = await step('templates', 'Local templates', async () => {
+    const problems: string[] = [];
+    const buildRoot = path.join(paths.consoleDir, 'sample-build');
+    for (const inst of instances) {
+      const image = path.join(buildRoot, inst.instance_id, 'image');
+      const testbed = path.join(image, 'testbed');
+      await rm(path.join(buildRoot, inst.instance_id), { recursive: true, force: true });
+      await mkdir(image, { recursive: true });
+      const r = await runProcess('bash', [path.join(repoRoot, inst.local.testbed_script), path.join(repoRoot, inst.local.task_dir), testbed], { cwd: repoRoot, timeoutMs: 60_000, signal: o.signal, log: o.log, note: 'demo: sample testbed' });
+      const commit = r.stdout.at(-1)?.trim();
+      if (r.exitCode !== 0 || commit !== inst.base_commit) {
+        problems.push(`${inst.instance_id}: testbed ${r.exitCode !== 0 ? `failed: ${r.stderr.at(-1) ?? ''}` : `commit ${commit} ≠ manifest ${inst.base_commit}`}`);
+        continue;
+      }
+      const name = templateOf.get(inst.instance_id) as string;
+      line(`building local template ${name} for ${inst.local.image}`);
+      await o.provider.buildTemplate(
+        {
+          name,
+          baseImage: image,
+          contextDir: repoRoot,
+          cpuCount: 1,
+          memoryMb: 512,
+          copies: inst.local.copies,
+          runCommands: [],
+          aptPackages: [],
+          startCommand: inst.local.start_command,
+          readyPort: inst.local.health.port,
+          readyPath: inst.local.health.path,
+        },
+        { signal: o.signal, onLog: (l) => line(`  ${l}`) },
+      );
+      built.push(inst);
+    }
+    const { writeTemplateMap } = await import('../templates/map.js');
+    await writeTemplateMap(paths.templateMap, Object.fromEntries(built.map((i) => [i.local.image, templateOf.get(i.instance_id) as string])), built.map((i) => i.local.image));
+    const { templatesJournal } = await import('../templates/records.js');
+    const journal = await templatesJournal(paths).load();
+    for (const i of built) await journal.set(i.local.image, { image: i.local.image, state: 'built', template: templateOf.get(i.instance_id) as string, builtAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
+    return { ok: problems.length === 0, detail: `${built.length}/${instances.length} local templates built → data/e2b-template-map.json${problems.length ? `; ${problems.join('; ')}` : ''}` };
+  });
+  if (!okTemplates && built.length === 0) return summary;
+
+  // 3. Smoke.
+  await step('smoke', 'Smoke tests', async () => {
+    const { smokeMany } = await import('../templates/smoke.js');
+    const { templatesJournal } = await import('../templates/records.js');
+    const journal = await templatesJournal(paths).load();
+    const results = await smokeMany({ provider: o.provider, targets: built.map((i) => ({ image: i.local.image, template: templateOf.get(i.instance_id) as string })), concurrency: o.concurrency ?? 2, journal, signal: o.signal });
+    const bad = results.filter((r) => !r.ok);
+    return { ok: bad.length === 0, detail: `${results.length - bad.length}/${results.length} passed (BBS stand-in /health on 31000, claude --version)${bad.length ? `; ${bad.map((b) => `${b.template}: ${b.error ?? b.code}`).join('; ')}` : ''}` };
+  });
+
+  // 4. Rows in Dressage's schema (console-built for samples; the real converter needs the pinned swegym package).
+  const specs: SampleTaskSpec[] = built.map((i) => ({
+    instance_id: i.instance_id,
+    repo: i.repo,
+    base_commit: i.base_commit,
+    problem_statement: i.problem_statement,
+    test_patch: i.test_patch,
+    test_cmd: i.local.test_command,
+    FAIL_TO_PASS: i.FAIL_TO_PASS,
+    PASS_TO_PASS: i.PASS_TO_PASS,
+    template: templateOf.get(i.instance_id) as string,
+    docker_image: i.local.image,
+  }));
+  const rows = specs.map((s) => sampleRow(s, { testTimeout: 120, commandTimeout: 180, gitSanitizeTimeout: 60 }));
+  await step('rows', 'Sample JSONL', async () => {
+    await writeFileAtomic(paths.trainJsonl, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const map = Object.fromEntries(specs.map((s) => [s.docker_image as string, s.template]));
+    const v = await verifyJsonl(paths.trainJsonl, {
+      expectedRows: rows.length,
+      templateMap: map,
+      goldPatches: new Map(built.map((i) => [i.instance_id, i.patch])),
+      options: { split: 'train', provider: 'e2b', blackboxType: 'claude_code', workdir: '/testbed', maxTurns: 80, permissionMode: 'acceptEdits', testTimeout: 120, commandTimeout: 180, sandboxTimeout: 3600, gitSanitizeTimeout: 60 },
+    });
+    const problems = v.problems.map((p) => `${p.instanceId ?? 'file'}: ${p.message}`);
+    return { ok: v.ok, detail: `${v.rows} rows written by the console in Dressage's schema (not by Dressage's converter) and verified${problems.length ? `; ${problems.slice(0, 3).join('; ')}` : ''}` };
+  });
+
+  // 5. Harness validation for real.
+  await step('validate', 'Harness validation', async () => {
+    const journal = await validateHarnessJournal(paths).load();
+    const patches = new Map(built.map((i) => [i.instance_id, i.patch]));
+    const results = await validateHarness({ provider: o.provider, tasks: rows.map((row) => ({ row, goldPatch: patches.get(row.metadata.instance_id) })), concurrency: o.concurrency ?? 2, journal, signal: o.signal, onResult: o.onResult });
+    summary.results = harnessResultsJson(results).results;
+    const ok = results.filter((r) => r.ok).length;
+    return { ok: ok === results.length && results.length > 0, detail: `${ok}/${results.length} tasks: gold patch → resolved, untouched repo → unresolved` };
+  });
+  summary.ok = summary.steps.every((s) => s.ok);
+  return summary;
+}

@@ -1,0 +1,76 @@
+// `swegym-console demo --json` through the real entry, on bubblewrap: the sample workspace is built, smoke-tested
+// and validated for real, offline; the summary is labelled as the sample and its results have the shape of
+// `validate harness --json`. Then the files the home screen reads are on disk.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { pipelineStatus } from '../../src/services/workspace/pipeline.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
+
+const dirs: string[] = [];
+after(async () => {
+  for (const d of dirs) await removeDir(d);
+});
+
+function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+}
+
+test('demo --json: data → templates → smoke → rows → validation on the sample tasks, for real', async () => {
+  const parent = await tempDir('swegym-demo-');
+  dirs.push(parent);
+  const ws = path.join(parent, 'sample');
+  const r = await run(['demo', '--json', '--dir', ws]);
+  assert.equal(r.code, 0, `stderr:\n${r.err}\nstdout:\n${r.out}`);
+  const summary = JSON.parse(r.out);
+  assert.equal(summary.sample, true);
+  assert.match(summary.label, /^SAMPLE WORKSPACE/);
+  assert.equal(summary.workspace, ws);
+  assert.equal(summary.provider, 'local');
+  assert.deepEqual(summary.steps.map((s: { id: string }) => s.id), ['data', 'templates', 'smoke', 'rows', 'validate']);
+  assert.ok(summary.steps.every((s: { ok: boolean }) => s.ok), JSON.stringify(summary.steps, null, 1));
+  const manifest = JSON.parse(readFileSync('samples/tasks/manifest.json', 'utf8')) as { instances: { instance_id: string; FAIL_TO_PASS: string[] }[] };
+  assert.equal(summary.results.length, manifest.instances.length);
+  for (const res of summary.results) {
+    assert.deepEqual(Object.keys(res).slice(0, 5), ['instance_id', 'gold', 'control', 'ok', 'error']);
+    const inst = manifest.instances.find((i) => i.instance_id === res.instance_id);
+    assert.ok(inst);
+    assert.equal(res.ok, true);
+    assert.equal(res.error, null);
+    assert.equal(res.gold.resolved, true);
+    assert.equal(res.gold.fail_to_pass_success, inst.FAIL_TO_PASS.length);
+    assert.equal(res.control.resolved, false);
+    assert.equal(res.control.failure_reason, 'fail_to_pass_failure');
+  }
+  assert.match(r.err, /SAMPLE WORKSPACE/);
+  // The workspace reads like a real one on the home screen.
+  const paths = recipePaths(ws);
+  assert.ok(existsSync(paths.templateMap) && existsSync(paths.trainJsonl) && existsSync(path.join(paths.consoleDir, 'sample-workspace')));
+  const steps = Object.fromEntries((await pipelineStatus(paths)).map((s) => [s.id, s.state]));
+  assert.equal(steps.templates, 'present');
+  assert.equal(steps.smoke, 'present');
+  assert.equal(steps.validate, 'present');
+  // No sandbox left running.
+  const sandboxes = path.join(paths.consoleDir, 'local-sandboxes', 'sandboxes');
+  const { readdirSync } = await import('node:fs');
+  assert.deepEqual(existsSync(sandboxes) ? readdirSync(sandboxes) : [], []);
+});
+
+test('demo refuses a non-empty directory that is not a sample workspace', async () => {
+  const parent = await tempDir('swegym-demo-');
+  dirs.push(parent);
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(path.join(parent, 'precious.txt'), 'keep me');
+  const r = await run(['demo', '--json', '--dir', parent]);
+  assert.equal(r.code, 2, r.err);
+  assert.match(r.err, /is not empty and is not a sample workspace/);
+  assert.equal(readFileSync(path.join(parent, 'precious.txt'), 'utf8'), 'keep me');
+});
