@@ -205,9 +205,10 @@ function decodeRepeatedly(s: string): string {
 /** Parses the SDK's doubly encoded metadata filter into key/value pairs. */
 export function parseMetadataFilter(raw: string | null): Record<string, string> {
   if (!raw) return {};
-  const once = decodeRepeatedly(raw);
+  // `raw` is the query value as URLSearchParams returns it: a URLSearchParams string of encodeURIComponent'ed
+  // keys and values. Split first, then decode each side (repeatedly: the SDK encodes more than once).
   const out: Record<string, string> = {};
-  for (const pair of once.split('&')) {
+  for (const pair of raw.split('&')) {
     if (!pair) continue;
     const eq = pair.indexOf('=');
     const k = eq < 0 ? pair : pair.slice(0, eq);
