@@ -1,6 +1,7 @@
 // GPUs of this node through nvidia-smi (Dressage/slime log no GPU utilisation; recipe reference §6.5), with
 // thresholds and capped histories, and the cluster's nodes through the Ray dashboard API when it answers.
 import { runProcess } from '../process/run.js';
+import { CommandLog } from '../process/commandLog.js';
 import { NumberRing } from './ring.js';
 
 /** The exact fields and order the console queries (the recorded fixture query-common-load-nounits.csv). */
@@ -136,10 +137,20 @@ export interface GpuHistory {
 
 export type GpuRunner = () => Promise<{ ok: boolean; stdout: string; error?: string }>;
 
-/** Runs nvidia-smi once (5 s bound); a missing binary is a result, not an exception. */
+/** Repeated GPU polls are recorded here, not in the console's command log, which they would flood (one every 2 s). */
+export const gpuPollLog = new CommandLog(20);
+
+/**
+ * Runs nvidia-smi once (5 s bound); a missing binary is a result, not an exception. The first run and every failed
+ * run are recorded in the console's command log; the routine polls in between go to `gpuPollLog`.
+ */
 export function nvidiaSmiRunner(cwd: string, bin = 'nvidia-smi'): GpuRunner {
+  let calls = 0;
+  let lastOk = false;
   return async () => {
-    const r = await runProcess(bin, NVIDIA_SMI_ARGS, { cwd, timeoutMs: 5000, keepLines: 256, note: 'monitor: GPU poll' });
+    const log = calls++ > 0 && lastOk ? gpuPollLog : undefined;
+    const r = await runProcess(bin, NVIDIA_SMI_ARGS, { cwd, timeoutMs: 5000, keepLines: 256, note: 'monitor: GPU poll', log });
+    lastOk = r.exitCode === 0;
     if (r.spawnError) return { ok: false, stdout: '', error: /ENOENT/.test(r.spawnError) ? 'nvidia-smi not found on this node' : r.spawnError };
     if (r.exitCode !== 0) return { ok: false, stdout: r.stdout.join('\n'), error: `nvidia-smi exited ${r.exitCode ?? r.signal}: ${(r.stderr[0] ?? r.stdout[0] ?? '').slice(0, 200)}` };
     return { ok: true, stdout: r.stdout.join('\n') };
