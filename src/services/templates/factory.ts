@@ -385,7 +385,14 @@ export class TemplateFactory {
           if (this.stopping) return;
           const image = queue.shift();
           if (image === undefined) return;
-          await this.processImage(image, names.get(image) as string, digests);
+          try {
+            await this.processImage(image, names.get(image) as string, digests);
+          } catch (err) {
+            // Only a failed journal/map write gets here (build errors are recorded per image): keep the other
+            // workers' builds accounted for, stop launching, and report it at the end.
+            this.writeError ??= err;
+            this.stop();
+          }
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, images.length)) }, () => worker()));
