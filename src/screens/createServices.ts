@@ -11,6 +11,8 @@ import { createTemplatesStore } from '../state/templates.js';
 import { createTemplatesService } from '../services/templates/controller.js';
 import { openSandboxProvider } from '../services/templates/provider.js';
 import { createTrainStore } from '../state/train.js';
+import { createValidateStore } from '../state/validate.js';
+import { ValidateController } from '../services/validate/controller.js';
 import { discoverRuns } from './trainActions.js';
 import { commandLog as globalCommandLog, CommandLog } from '../services/process/commandLog.js';
 
@@ -26,6 +28,7 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     monitor: createMonitorService(recipePaths(global.workspace), global.provider, process.env),
     data: createDataStore(),
     templates: undefined as unknown as AppServices['templates'],
+    validate: undefined as unknown as AppServices['validate'],
     train: createTrainStore(process.env),
     dispose() {
       for (const d of disposers.splice(0)) d();
@@ -40,6 +43,12 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     openProvider: () => openSandboxProvider(global.provider, process.env, services.paths),
   });
   disposers.push(() => services.templates.controller.dispose());
+  const validateStore = createValidateStore();
+  services.validate = {
+    store: validateStore,
+    controller: new ValidateController({ paths: services.paths, store: validateStore, jobs, openProvider: () => openSandboxProvider(global.provider, process.env, services.paths) }),
+  };
+  disposers.push(() => services.validate.controller.dispose());
   // Runs launched by an earlier console are found again from the registry (they are detached).
   void discoverRuns(services);
   return services;

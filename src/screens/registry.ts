@@ -6,6 +6,7 @@ import { templatesScreen } from './TemplatesScreen.js';
 import { dataScreen } from './DataScreen.js';
 import { dashboardScreen } from './DashboardScreen.js';
 import { trainScreen } from './TrainScreen.js';
+import { validateScreen } from './ValidateScreen.js';
 
 export const SCREENS: ScreenModule[] = [
   homeScreen,
@@ -21,16 +22,7 @@ export const SCREENS: ScreenModule[] = [
     manual: 'python3 examples/data/swegym/prepare_swegym_data.py data/swegym-train-claude-code-e2b.jsonl --input … --provider e2b',
     headless: 'swegym-console convert',
   }),
-  stepInfoScreen({
-    id: 'validate',
-    title: 'Validate',
-    hotkey: '5',
-    what: 'Apply each gold patch in a fresh sandbox and expect reward 1; an empty patch must give 0.',
-    why: 'Grading must be proven before 32 GPUs are allocated.',
-    files: ['.swegym-console/journals/validate-harness.json'],
-    manual: '(no Dressage tool for this)',
-    headless: 'swegym-console validate harness --all',
-  }),
+  validateScreen,
   trainScreen,
   dashboardScreen,
 ];

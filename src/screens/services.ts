@@ -10,6 +10,8 @@ import type { MonitorService } from '../services/monitor/session.js';
 import type { DataStore } from '../state/data.js';
 import type { TemplatesService } from '../services/templates/controller.js';
 import type { TrainStore } from '../state/train.js';
+import type { ValidateStore } from '../state/validate.js';
+import type { ValidateController } from '../services/validate/controller.js';
 
 export interface AppServices {
   global: GlobalOptions;
@@ -24,6 +26,8 @@ export interface AppServices {
   templates: TemplatesService;
   /** Train screen: launch form, derived values, checks, run registry view. */
   train: TrainStore;
+  /** Validate screen: harness-validation matrix (store) and its runner (controller). */
+  validate: { store: ValidateStore; controller: ValidateController };
   /** Stops timers and watchers when the app exits. */
   dispose(): void;
 }

@@ -1,0 +1,162 @@
+// Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
+// resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
+// failure and harness output below. v validates the selected task, a all, F the failing ones, x stops.
+import React, { useEffect } from 'react';
+import { Box } from 'ink';
+import type { ScreenModule, ScreenProps } from './types.js';
+import type { AppServices } from './services.js';
+import { useSel } from '../ui/hooks.js';
+import { T, type Tone } from '../ui/theme.js';
+import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { is } from '../ui/keymap.js';
+import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
+import type { MarkerJson } from '../services/validate/harness.js';
+
+const STATUS_SYMBOL: Record<ValidateRow['status'], string> = { untested: '·', queued: '…', running: '▶', ok: '✓', failed: '✗' };
+const STATUS_TONE: Record<ValidateRow['status'], Tone> = { untested: 'dim', queued: 'dim', running: 'info', ok: 'ok', failed: 'fail' };
+
+/** One matrix cell: `✓ 2/2 3/3` (resolved, F2P, P2P), `✗ 0/2 3/3`, a failure reason, or the live phase. */
+export function armCell(marker: MarkerJson | undefined, phase: string | undefined, expectResolved: boolean): { text: string; tone: Tone } {
+  if (phase && phase !== 'done' && phase !== 'failed') return { text: phase, tone: 'info' };
+  if (!marker) return { text: phase === 'failed' ? 'error' : '—', tone: phase === 'failed' ? 'fail' : 'dim' };
+  if (marker.parse_failure || marker.fresh_sandbox) return { text: String(marker.failure_reason ?? 'no marker'), tone: 'fail' };
+  const resolved = marker.resolved === true;
+  const counts = `${marker.fail_to_pass_success ?? '?'}/${marker.fail_to_pass_total ?? '?'} ${marker.pass_to_pass_success ?? '?'}/${marker.pass_to_pass_total ?? '?'}`;
+  return { text: `${resolved ? 'R' : 'U'} ${counts}`, tone: resolved === expectResolved ? 'ok' : 'fail' };
+}
+
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? '' : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function Validate({ services, width, height }: ScreenProps) {
+  const store = services.validate.store;
+  const rows = useSel(store, (s) => s.rows);
+  const loading = useSel(store, (s) => s.loading);
+  const running = useSel(store, (s) => s.running);
+  const selected = useSel(store, (s) => s.selected);
+  const onlyFailures = useSel(store, (s) => s.onlyFailures);
+  const msg = useSel(store, (s) => s.message);
+
+  useEffect(() => {
+    void services.validate.controller.refresh();
+  }, [services]);
+
+  const visible = visibleValidateRows({ rows, onlyFailures });
+  const counts = validateCounts(rows);
+  const sel = Math.min(selected, Math.max(0, visible.length - 1));
+  const row = visible[sel];
+  const detailLines: { text: string; tone: Tone }[] = [];
+  if (row?.result) {
+    const r = row.result;
+    if (r.error) detailLines.push({ text: `✗ ${r.error}`, tone: 'fail' });
+    else detailLines.push({ text: `✓ gold resolved, control unresolved — grading works for ${r.instance_id} (${seconds(r.durationMs)}, ${r.validatedAt})`, tone: 'ok' });
+    const tail = (label: string, t?: string) => {
+      const lines = (t ?? '').trim().split('\n').filter(Boolean).slice(-2);
+      for (const l of lines) detailLines.push({ text: `${label} ${l}`, tone: 'dim' });
+    };
+    tail('gold   │', r.goldDetail?.outputTail);
+    tail('control│', r.controlDetail?.outputTail);
+  } else if (row) {
+    detailLines.push({ text: `${row.instance_id}: not validated yet — v validates it (gold patch and untouched repo, each in a fresh sandbox from ${row.template})`, tone: 'dim' });
+  }
+  const detailHeight = Math.min(5, Math.max(0, height - 8));
+  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0));
+  const [start, end] = visibleWindow(visible.length, sel, tableRows);
+  const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
+  const cellW = 14;
+  const tplW = Math.max(8, width - idW - cellW * 2 - 18);
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <T tone="dim">{truncate('Proves grading before GPUs: per task, the gold patch must give resolved (reward 1) and the untouched repo must not (reward 0).', width)}</T>
+      <T bold>
+        {truncate(
+          loading
+            ? 'reading the JSONL and the journal…'
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+          width,
+        )}
+      </T>
+      {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
+      <T tone="dim">{truncate(`  ${padEnd('instance', idW)} ${padEnd('gold (F2P P2P)', cellW)} ${padEnd('control', cellW)} ${padEnd('time', 7)} template`, width)}</T>
+      {visible.slice(start, end).map((r, i) => {
+        const idx = start + i;
+        const gold = armCell(r.result?.gold, r.gold, true);
+        const control = armCell(r.result?.control, r.control, false);
+        const live = r.status === 'running' || r.status === 'queued';
+        const g = live ? armCell(undefined, r.gold, true) : gold;
+        const c = live ? armCell(undefined, r.control, false) : control;
+        return (
+          <Box key={r.instance_id} width={width} overflow="hidden">
+            <T tone={STATUS_TONE[r.status]} inverse={idx === sel}>
+              {truncate(`${idx === sel ? '›' : ' '}${STATUS_SYMBOL[r.status]} ${padEnd(r.instance_id, idW - 1)} `, idW + 3)}
+            </T>
+            <T tone={g.tone}>{padEnd(g.text, cellW)} </T>
+            <T tone={c.tone}>{padEnd(c.text, cellW)} </T>
+            <T tone="dim">{truncate(`${padEnd(seconds(r.result?.durationMs), 7)} ${r.template}`, tplW + 8)}</T>
+          </Box>
+        );
+      })}
+      {visible.length === 0 && !loading ? <T tone="dim">{rows.length ? 'no failing task' : 'no rows: convert first (4), or run `swegym-console demo` for the sample workspace'}</T> : null}
+      <Box flexGrow={1} />
+      <Box flexDirection="column" height={detailHeight} overflow="hidden">
+        {detailLines.slice(0, detailHeight).map((l, i) => (
+          <T key={i} tone={l.tone}>
+            {truncate(l.text, width)}
+          </T>
+        ))}
+      </Box>
+      <T tone="dim">{truncate('headless: swegym-console validate harness --all --json   (R = resolved, U = unresolved; counts are F2P and P2P passing/expected)', width)}</T>
+    </Box>
+  );
+}
+
+function selectedRow(services: AppServices): ValidateRow | undefined {
+  const st = services.validate.store.getState();
+  const visible = visibleValidateRows(st);
+  return visible[Math.min(st.selected, Math.max(0, visible.length - 1))];
+}
+
+export const validateScreen: ScreenModule = {
+  id: 'validate',
+  title: 'Validate',
+  hotkey: '5',
+  panels: ['matrix'],
+  Component: Validate,
+  bindings: (services) => {
+    const v = services.validate;
+    const st = () => v.store.getState();
+    const move = (delta: number) => () => {
+      const n = visibleValidateRows(st()).length;
+      if (n) st().set({ selected: Math.max(0, Math.min(n - 1, st().selected + delta)) });
+    };
+    return [
+      { keys: ['↑', 'k'], description: 'previous task', match: is.up, run: move(-1) },
+      { keys: ['↓', 'j'], description: 'next task', match: is.down, run: move(1) },
+      { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
+      { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
+      {
+        keys: ['v'],
+        description: 'validate selected',
+        match: (i, k) => is.char('v')(i, k) && !v.controller.running,
+        run: () => {
+          const row = selectedRow(services);
+          if (row) void v.controller.run([row.instance_id]);
+        },
+      },
+      { keys: ['a'], description: 'validate all', match: (i, k) => is.char('a')(i, k) && !v.controller.running, run: () => void v.controller.run() },
+      {
+        keys: ['F'],
+        description: 'rerun failing',
+        match: (i, k) => is.char('F')(i, k) && !v.controller.running,
+        run: () => {
+          const ids = st().rows.filter((r) => r.status === 'failed').map((r) => r.instance_id);
+          if (ids.length) void v.controller.run(ids);
+        },
+      },
+      { keys: ['f'], description: 'only failures', match: is.char('f'), run: () => st().set({ onlyFailures: !st().onlyFailures, selected: 0 }) },
+      { keys: ['x'], description: 'stop', match: (i, k) => is.char('x')(i, k) && v.controller.running, run: () => v.controller.stop() },
+      { keys: ['r'], description: 'refresh', match: is.char('r'), run: () => void v.controller.refresh() },
+    ];
+  },
+};

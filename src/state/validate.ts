@@ -1,0 +1,53 @@
+// Validate screen state: one row per task of the JSONL with its last harness-validation result (from the journal)
+// or its live phases. The validate controller publishes here at most 10 times a second.
+import { createStore } from 'zustand/vanilla';
+import type { HarnessValidationResult, ArmPhase } from '../services/validate/harness.js';
+
+export type ValidateRowStatus = 'untested' | 'queued' | 'running' | 'ok' | 'failed';
+
+export interface ValidateRow {
+  instance_id: string;
+  template: string;
+  status: ValidateRowStatus;
+  gold?: ArmPhase;
+  control?: ArmPhase;
+  result?: HarnessValidationResult;
+}
+
+export interface ValidateState {
+  rows: ValidateRow[];
+  loading: boolean;
+  running: boolean;
+  selected: number;
+  onlyFailures: boolean;
+  /** Where the rows come from (the JSONL) and the provider. */
+  source: string;
+  message?: { text: string; tone: 'info' | 'warn' | 'error' };
+  set(partial: Partial<Omit<ValidateState, 'set'>>): void;
+}
+
+export function createValidateStore() {
+  return createStore<ValidateState>()((set) => ({
+    rows: [],
+    loading: true,
+    running: false,
+    selected: 0,
+    onlyFailures: false,
+    source: '',
+    set(partial) {
+      set(partial);
+    },
+  }));
+}
+
+export type ValidateStore = ReturnType<typeof createValidateStore>;
+
+export function visibleValidateRows(s: Pick<ValidateState, 'rows' | 'onlyFailures'>): ValidateRow[] {
+  return s.onlyFailures ? s.rows.filter((r) => r.status === 'failed') : s.rows;
+}
+
+export function validateCounts(rows: readonly ValidateRow[]): Record<ValidateRowStatus, number> {
+  const c: Record<ValidateRowStatus, number> = { untested: 0, queued: 0, running: 0, ok: 0, failed: 0 };
+  for (const r of rows) c[r.status]++;
+  return c;
+}
