@@ -16,10 +16,11 @@ import { sandboxErrorKind } from './contract.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 
+/** A process that still runs (a zombie waiting to be reaped has already released everything). */
 function hostPidAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
   } catch {
     return false;
   }
@@ -285,9 +286,14 @@ describe('local provider faults', { skip: hasBwrap ? false : 'bubblewrap is not 
     assert.equal((await provider.list({})).some((s) => s.id === id), false);
   });
 
+  it('says so when the lifetime ends before the start command is ready', async () => {
+    await assert.rejects(provider.create({ template: 'mini', timeoutMs: 1 }), (e) => sandboxErrorKind('timeout')(e) && /lifetime/.test((e as Error).message));
+    assert.deepEqual((await provider.list({})).length, 0);
+  });
+
   it('expires a sandbox at the end of its lifetime', async () => {
-    const s = await provider.create({ template: 'mini', timeoutMs: 800 });
-    await waitFor(async () => !(await provider.list({})).some((x) => x.id === s.id), { timeoutMs: 10_000 });
+    const s = await provider.create({ template: 'mini', timeoutMs: 4000 });
+    await waitFor(async () => !(await provider.list({})).some((x) => x.id === s.id), { timeoutMs: 20_000 });
     await assert.rejects(s.run('true', { timeoutMs: 1000 }), sandboxErrorKind('not_found'));
   });
 });

@@ -100,6 +100,8 @@ function procStartTime(pid: number): string | undefined {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 22 (starttime), counted after the ")" that closes the command name.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // A zombie (or dead) process is gone for our purposes even though its /proc entry lingers until reaped.
+    if (rest[0] === 'Z' || rest[0] === 'X') return undefined;
     return rest[19];
   } catch {
     return undefined;
@@ -385,6 +387,10 @@ export class LocalProvider implements SandboxProvider {
       sbx.arm();
       if (meta.readyPort) {
         const ready = await this.waitReady(rec.initPid, rec.initStart, meta.readyPort, this.settings.readyTimeoutMs ?? 30_000, opts.signal);
+        if (!ready && Date.now() >= Date.parse(rec.endAt)) {
+          await sbx.kill();
+          throw new SandboxError('timeout', `the sandbox lifetime (${opts.timeoutMs} ms) ended before the start command of '${opts.template}' opened port ${meta.readyPort}; pass a longer timeoutMs`);
+        }
         if (!ready) {
           const startLog = await sbx.run(`tail -c 2000 ${START_LOG} 2>/dev/null`, { timeoutMs: 5000 }).catch(() => undefined);
           await sbx.kill();
