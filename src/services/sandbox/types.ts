@@ -35,7 +35,11 @@ export interface RunCommandOptions {
   maxOutputBytes?: number;
 }
 
-/** A command result. A non-zero exit is a result, not an error. */
+/**
+ * A command result. A non-zero exit is a result, not an error. A command that hit its timeout is killed (with its
+ * children) and reported with `timedOut: true` and exitCode 124 (like coreutils `timeout`); an aborted signal throws
+ * SandboxError('cancelled') instead.
+ */
 export interface CommandResult {
   exitCode: number;
   stdout: string;
