@@ -79,7 +79,20 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
   });
   // The first Ctrl-C aborts ctx.signal: no new builds, running ones finish. The second ends the process at once
   // (abandon): the journal still says "building" for those images and the next run rebuilds them.
-  const result = await factory.run();
+  // A summary line every 30 s for long unattended runs (CI logs, nohup).
+  const ticker = setInterval(() => {
+    const snap = factory.snapshot();
+    if (!snap.running) return;
+    const n = (st: string) => snap.records.filter((r) => r.state === st).length;
+    note(ctx, `progress: ${n('built')}/${snap.records.length} built, ${n('failed')} failed, ${snap.active} building${snap.etaMs !== undefined ? `, ETA ${formatAge(snap.etaMs)}` : ''}`);
+  }, 30_000);
+  ticker.unref();
+  let result;
+  try {
+    result = await factory.run();
+  } finally {
+    clearInterval(ticker);
+  }
   if (result.fatal) {
     throw new ConsoleError({ what: 'template builds stopped', cause: result.fatal, fix: 'set a valid E2B_API_KEY and rerun; finished templates are kept', exitCode: ExitCode.precondition });
   }

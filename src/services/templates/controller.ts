@@ -7,7 +7,8 @@ import type { JobsStore } from '../../state/jobs.js';
 import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
 import { TemplateFactory, E2B_BUILD_LIMIT, defaultConcurrency } from './factory.js';
 import { smokeMany } from './smoke.js';
-import { templatesJournal } from './records.js';
+import { templatesJournal, templatesJournalFile, type TemplateRecord } from './records.js';
+import { readJsonFile } from '../workspace/atomic.js';
 import { acquireLock } from '../workspace/lock.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
@@ -211,12 +212,24 @@ export class TemplatesController {
     if (!image) return st.set({ logImage: undefined, logLines: [] });
     if (image === ARTIFACTS_LOG) return st.set({ logImage: image, logLines: [...this.artifactLines] });
     const live = this.factory?.logFor(image);
-    st.set({ logImage: image, logLines: (live && live.length ? live : undefined) ?? this.journalLog(image) });
+    if (live && live.length) return st.set({ logImage: image, logLines: live });
+    st.set({ logImage: image, logLines: ['(reading the journal…)'] });
+    void this.journalLog(image).then((lines) => {
+      if (this.opts.store.getState().logImage === image) this.opts.store.getState().set({ logLines: lines });
+    });
   }
 
-  private journalLog(image: string): string[] {
-    const row = this.opts.store.getState().rows.find((r) => r.image === image);
-    return row?.error ? [row.error] : ['(no build log in this session; failures keep their last lines in the journal)'];
+  /** A finished build's log: the failure's last lines and reason, as kept in the journal. */
+  private async journalLog(image: string): Promise<string[]> {
+    const file = templatesJournalFile(this.opts.paths);
+    const data = await readJsonFile<{ items?: Record<string, TemplateRecord> }>(file).catch(() => undefined);
+    const rec = data?.items?.[image];
+    if (!rec) return ['(not built yet: no build log)'];
+    const lines = [...(rec.logTail ?? [])];
+    if (rec.reason) lines.push(`${rec.state}: ${rec.reason}`);
+    if (rec.smokeError) lines.push(`smoke failed: ${rec.smokeError}`);
+    if (lines.length === 0) lines.push(`${rec.state}${rec.durationMs ? ` in ${Math.round(rec.durationMs / 1000)}s` : ''}; the full log is kept only while the console that built it runs`);
+    return lines;
   }
 
   /** Smoke-tests the given rows (built ones), recording results in the journal. */
