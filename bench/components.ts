@@ -8,7 +8,7 @@
 import { mkdtemp, rm, mkdir, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { NODE, REPO, fmt, median, result, timeCommand, type BenchResult } from './lib.js';
+import { NODE, REPO, fmt, median, result, timeCommand, timed, type BenchResult } from './lib.js';
 
 /** Bounds a step: a benchmark never hangs the suite. */
 async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
@@ -35,7 +35,7 @@ async function load<T>(spec: string, need: string[]): Promise<Loaded<T>> {
 
 // ---- parquet ------------------------------------------------------------------------------------
 
-export async function benchParquet(runs: number): Promise<BenchResult> {
+export async function benchParquet(runs: number, bin?: string): Promise<BenchResult> {
   const res = result('parquet', 'read the 293-row train split (realistic text)');
   const fx = await load<typeof import('../tests/fixtures/parquetFixtures.js')>('../tests/fixtures/parquetFixtures.js', ['writeRealisticSplit']);
   const ds = await load<{ readSplit: (file: string, opts?: { split?: 'train' }) => Promise<{ tasks?: unknown[] } & Record<string, unknown>> }>('../src/services/dataset/index.js', ['readSplit']);
@@ -73,20 +73,29 @@ export async function benchParquet(runs: number): Promise<BenchResult> {
     res.metrics.push({ label: 'rows', value: rows });
     res.metrics.push({ label: 'bare parquet-wasm → Arrow (median, warm)', value: fmt(median(bare)), unit: 'ms' });
     res.metrics.push({ label: 'dataset readSplit incl. validation (median, warm)', value: fmt(median(svc)), unit: 'ms' });
-    // Cold: a fresh process that imports the service and reads once, vs a fresh process that does nothing.
-    const script = `import(${JSON.stringify(path.join(REPO, 'src/services/dataset/index.ts'))}).then(m => m.readSplit(${JSON.stringify(file)}, { split: 'train' }))`;
-    const cold: number[] = [];
-    const idle: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      idle.push((await timeCommand(NODE, ['--import', 'tsx', '-e', ''])).ms);
-      const r = await timeCommand(NODE, ['--import', 'tsx', '-e', script]);
-      if (r.code !== 0) {
-        res.notes.push(`cold read failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`);
-        break;
+    // Cold, as a user meets it: the built CLI's `data show --input FILE --json` in a fresh process, vs bare node.
+    if (bin) {
+      const cold: number[] = [];
+      const coldCpu: number[] = [];
+      const idle: number[] = [];
+      const idleCpu: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const n = await timed(NODE, ['-e', '']);
+        idle.push(n.ms);
+        idleCpu.push(n.cpuMs);
+        const r = await timed(NODE, [bin, 'data', 'show', '--input', file, '--json']);
+        if (r.code !== 0) {
+          res.notes.push(`data show --json exited ${r.code}: ${r.stderr.trim().split('\n').slice(0, 2).join(' ').slice(0, 200)}`);
+          break;
+        }
+        cold.push(r.ms);
+        coldCpu.push(r.cpuMs);
       }
-      cold.push(r.ms);
+      if (cold.length) {
+        res.metrics.push({ label: '`data show --input FILE --json`, fresh process: wall / CPU (medians)', value: `${fmt(median(cold), 0)} / ${fmt(median(coldCpu), 0)}`, unit: 'ms' });
+        res.metrics.push({ label: "bare `node -e ''`: wall / CPU (medians)", value: `${fmt(median(idle), 0)} / ${fmt(median(idleCpu), 0)}`, unit: 'ms' });
+      }
     }
-    if (cold.length) res.metrics.push({ label: 'cold read in a fresh process, net of tsx start-up', value: fmt(median(cold) - median(idle), 0), unit: 'ms' });
     res.ratio = { value: median(svc) / median(bare), what: 'readSplit ÷ bare decode' };
     return res;
   } catch (err) {

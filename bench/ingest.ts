@@ -5,7 +5,7 @@ import { existsSync, readFileSync, createReadStream, createWriteStream } from 'n
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { generateOffline, SIM_LOG_NAME, SIM_MANIFEST_NAME, type SimManifest } from '../src/services/simulator/writer.js';
-import { NODE, OUT, result, timeCommand, fmt, type BenchResult, type Bundle } from './lib.js';
+import { NODE, OUT, result, timeCommand, timed, fmt, type BenchResult, type Bundle, type Run } from './lib.js';
 
 export interface IngestOptions {
   bytes: number;
@@ -64,27 +64,6 @@ async function warmCache(file: string): Promise<void> {
     r.on('end', resolve);
     r.on('error', reject);
   });
-}
-
-interface Run {
-  ms: number;
-  cpuMs: number;
-  rssMiB: number;
-  stdout: string;
-  stderr: string;
-  code: number | null;
-}
-
-/** One run under /usr/bin/time: wall (from here), CPU (user+system) and peak RSS of the command. */
-async function timed(cmd: string, args: string[]): Promise<Run> {
-  if (!existsSync('/usr/bin/time')) {
-    const r = await timeCommand(cmd, args, { timeoutMs: 600_000 });
-    return { ...r, cpuMs: NaN, rssMiB: NaN };
-  }
-  const out = path.join(OUT, `.time-${process.pid}`);
-  const r = await timeCommand('/usr/bin/time', ['-f', '%U %S %M', '-o', out, cmd, ...args], { timeoutMs: 600_000 });
-  const [u, sy, m] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-  return { ...r, cpuMs: ((u ?? NaN) + (sy ?? NaN)) * 1000, rssMiB: (m ?? NaN) / 1024 };
 }
 
 /**

@@ -2,7 +2,7 @@
 // sessions that count what crosses the terminal, and /proc sampling. Benchmarks are measurements, not tests.
 import { spawn } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile, copyFile, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +92,28 @@ export function timeCommand(cmd: string, args: string[], opts: { env?: NodeJS.Pr
   });
 }
 
+export interface Run {
+  ms: number;
+  cpuMs: number;
+  rssMiB: number;
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/** One run under /usr/bin/time: wall (from here), CPU (user+system) and peak RSS of the command. */
+export async function timed(cmd: string, args: string[]): Promise<Run> {
+  if (!existsSync('/usr/bin/time')) {
+    const r = await timeCommand(cmd, args, { timeoutMs: 600_000 });
+    return { ...r, cpuMs: NaN, rssMiB: NaN };
+  }
+  mkdirSync(OUT, { recursive: true });
+  const out = path.join(OUT, `.time-${process.pid}`);
+  const r = await timeCommand('/usr/bin/time', ['-f', '%U %S %M', '-o', out, cmd, ...args], { timeoutMs: 600_000 });
+  const [u, sy, m] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  return { ...r, cpuMs: ((u ?? NaN) + (sy ?? NaN)) * 1000, rssMiB: (m ?? NaN) / 1024 };
+}
+
 // ---- a private build of the bundle -------------------------------------------------------------
 
 export interface Bundle {
@@ -157,6 +179,8 @@ export interface PtySession {
   frames: () => number;
   text: () => string;
   firstFrameMs: () => number | undefined;
+  /** CPU time (user+system) the process had used when its first frame was complete, ms. */
+  firstFrameCpuMs: () => number | undefined;
   firstByteMs: () => number | undefined;
   exited: Promise<{ exitCode: number; signal?: number }>;
   isExited: () => boolean;
@@ -186,6 +210,7 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
   let frames = 0;
   let text = '';
   let firstFrame: number | undefined;
+  let firstFrameCpu: number | undefined;
   let firstByte: number | undefined;
   let carry = '';
   let exited = false;
@@ -204,7 +229,11 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
       frames++;
       i = scan.indexOf(BSU, i + BSU.length);
     }
-    if (firstFrame === undefined && scan.includes(ESU)) firstFrame = now;
+    if (firstFrame === undefined && scan.includes(ESU)) {
+      firstFrame = now;
+      const cpu = procSample(p.pid);
+      if (cpu) firstFrameCpu = cpu.cpuSec * 1000;
+    }
     carry = scan.slice(-8);
     text = (text + d).slice(-keep);
   });
@@ -220,6 +249,7 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
     frames: () => frames,
     text: () => text,
     firstFrameMs: () => firstFrame,
+    firstFrameCpuMs: () => firstFrameCpu,
     firstByteMs: () => firstByte,
     exited: done,
     isExited: () => exited,

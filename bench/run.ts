@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const results: BenchResult[] = [];
   let bundle: Bundle | undefined;
   let bundleError: string | undefined;
-  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup')) {
+  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet')) {
     log('building the bundle …');
     try {
       bundle = await buildBundle();
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       } else if (id === 'ingest') r = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed') }, log);
       else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128 }, log);
       else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
-      else if (id === 'parquet') r = await benchParquet(5);
+      else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
