@@ -6,7 +6,8 @@ import type { CommandContext } from '../context.js';
 import { optFlag, say, note } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
-import { ingestFile } from '../../services/monitor/ingest.js';
+import { ingestFile, statLogFile } from '../../services/monitor/ingest.js';
+import { scanFileParallel } from '../../services/monitor/parallel.js';
 import { FileFollower, followRayJob } from '../../services/monitor/tail.js';
 import { RunModel, phaseLabel } from '../../services/monitor/model.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
@@ -72,7 +73,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   }
 
   if (!ctx.global.json) note(ctx, `reading ${target.logFile}`);
-  const { model } = await ingestFile(target.logFile, { name: target.runName ?? target.name, final: true, signal: ctx.signal });
+  const model = await ingestOnce(ctx, target.logFile, target.runName ?? target.name);
   if (ctx.global.json) {
     // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
     ctx.stdout.write(JSON.stringify(model.toJson()) + '\n');
@@ -86,6 +87,17 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   if (reasons.length) say(ctx, `reasons: ${reasons.map(([r, n]) => `${r || '(resolved/none)'}=${n}`).join(', ')}`);
   for (const f of model.fatal.tail(3)) say(ctx, `error line: ${redact(f.text)}`);
   return ExitCode.ok;
+}
+
+/** Whole-file ingestion for --once: worker threads on large files (SWEGYM_MONITOR_WORKERS=1 turns them off). */
+async function ingestOnce(ctx: CommandContext, file: string, name: string): Promise<RunModel> {
+  const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
+  if (workers === 1) return (await ingestFile(file, { name, final: true, signal: ctx.signal })).model;
+  await statLogFile(file);
+  const model = new RunModel({ name });
+  const r = await scanFileParallel(file, (l) => model.ingestLine(l), Number.isInteger(workers) && workers > 1 ? { workers } : {});
+  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes with ${r.workers} worker thread(s)`);
+  return model;
 }
 
 async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromStart: boolean): Promise<number> {

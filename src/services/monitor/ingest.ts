@@ -12,11 +12,8 @@ export interface IngestResult {
   startOffset: number;
 }
 
-/**
- * Reads `file` into a new model. `tailBytes` starts that many bytes before the end (at the next line start)
- * instead of at 0; `final` treats a trailing partial line as complete (a finished log).
- */
-export async function ingestFile(file: string, opts: { name?: string; tailBytes?: number; final?: boolean; signal?: AbortSignal; model?: RunModel } = {}): Promise<IngestResult> {
+/** Size of a run log; a ConsoleError (what/cause/fix) when it is missing or not a regular file. */
+export async function statLogFile(file: string): Promise<number> {
   let size: number;
   try {
     const st = await stat(file);
@@ -32,6 +29,15 @@ export async function ingestFile(file: string, opts: { name?: string; tailBytes?
       inner: err,
     });
   }
+  return size;
+}
+
+/**
+ * Reads `file` into a new model. `tailBytes` starts that many bytes before the end (at the next line start)
+ * instead of at 0; `final` treats a trailing partial line as complete (a finished log).
+ */
+export async function ingestFile(file: string, opts: { name?: string; tailBytes?: number; final?: boolean; signal?: AbortSignal; model?: RunModel } = {}): Promise<IngestResult> {
+  const size = await statLogFile(file);
   const model = opts.model ?? new RunModel({ name: opts.name });
   const scanner = new LineScanner((line) => model.ingestLine(line));
   let start = 0;
