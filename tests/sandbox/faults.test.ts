@@ -274,6 +274,36 @@ describe('local provider faults', { skip: hasBwrap ? false : 'bubblewrap is not 
     assert.equal(readdirSync(path.join(dir, 'sandboxes')).length, before);
   });
 
+  it('keeps what build steps write to /opt, /root and /tmp; each sandbox gets its own copy', async () => {
+    const ctx = path.join(dir, 'layer-ctx');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(path.join(ctx, 'image', 'testbed'), { recursive: true });
+    await writeFile(path.join(ctx, 'payload.txt'), 'payload');
+    await provider.buildTemplate({
+      name: 'layered',
+      baseImage: 'image',
+      contextDir: ctx,
+      cpuCount: 1,
+      memoryMb: 256,
+      copies: [{ src: 'payload.txt', dest: '/tmp/payload.txt' }],
+      runCommands: ['mkdir -p /opt/cc-runtime && cp /tmp/payload.txt /opt/cc-runtime/p && echo cfg > /root/.cfg'],
+      aptPackages: [],
+      startCommand: '',
+      readyPort: 0,
+      readyPath: '/',
+    });
+    const a = await provider.create({ template: 'layered', timeoutMs: 60_000 });
+    const b = await provider.create({ template: 'layered', timeoutMs: 60_000 });
+    try {
+      assert.equal((await a.run('cat /opt/cc-runtime/p /root/.cfg /tmp/payload.txt', { timeoutMs: 5000 })).stdout, 'payloadcfg\npayload');
+      await a.writeFile('/opt/cc-runtime/p', 'changed in a');
+      assert.equal(await b.readFile('/opt/cc-runtime/p'), 'payload');
+    } finally {
+      await a.kill();
+      await b.kill();
+    }
+  });
+
   it('withSandbox kills on error', async () => {
     let id = '';
     await assert.rejects(

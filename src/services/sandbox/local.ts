@@ -90,6 +90,8 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const HOST_SYSTEM = ['usr', 'etc', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const START_LOG = '/tmp/swegym-start.log';
+/** Top-level directories every host-mode template gets in its own (writable, per-sandbox) layer. */
+const LAYER_DIRS = ['opt', 'tmp', 'root', 'home', 'srv', 'mnt'];
 
 function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'"'"'`)}'`;
@@ -293,7 +295,11 @@ export class LocalProvider implements SandboxProvider {
     args.push('--hostname', 'sandbox');
     if (opts.mode === 'rootfs') args.push('--bind', opts.tree, '/');
     else args.push(...hostModeMounts(opts.tree));
-    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--chdir', '/');
+    args.push('--proc', '/proc', '--dev', '/dev');
+    // /tmp: the template's own /tmp when it has one (the sandbox's private copy, so files a build put there are
+    // kept, as in an E2B snapshot), else an empty tmpfs. Either way no two sandboxes share it.
+    if (opts.mode === 'host' && !existsSync(path.join(opts.tree, 'tmp'))) args.push('--tmpfs', '/tmp');
+    args.push('--chdir', '/');
     args.push('--clearenv', '--setenv', 'PATH', SANDBOX_PATH, '--setenv', 'HOME', '/root', '--setenv', 'LANG', 'C.UTF-8');
     args.push('--info-fd', '3', '--');
     const keeper = `if [ -n "$1" ]; then ( exec /bin/bash -l -c "$1" ) >${START_LOG} 2>&1 </dev/null & fi; exec sleep infinity`;
@@ -500,6 +506,12 @@ export class LocalProvider implements SandboxProvider {
       }
       if (spec.aptPackages.length > 0) log(`apt packages are not installed by the local provider (the host's /usr is used): ${spec.aptPackages.join(' ')}`);
       const mode = detectMode(tree);
+      if (mode === 'host') {
+        // Writable top-level directories that build steps commonly use (/opt/cc-runtime, /tmp/x.tar.gz, ~/.config):
+        // they live in the template tree, so what a step writes there is kept in the template.
+        for (const d of LAYER_DIRS) await mkdir(path.join(tree, d), { recursive: true });
+        await chmod(path.join(tree, 'tmp'), 0o1777);
+      }
       if (spec.runCommands.length > 0) {
         const builder = await this.launch({ tree, mode, allowInternet: false, note: `build ${spec.name}` });
         const sbx = new LocalSandbox(this, { id: `build-${spec.name}`, template: spec.name, metadata: {}, envs: {}, initPid: builder.initPid, initStart: builder.initStart, ownerPid: process.pid, startedAt: '', endAt: '', allowInternet: false }, work, builder.child);
