@@ -17,6 +17,11 @@
 // pid 1, which makes the kernel kill every process in its pid namespace; `--die-with-parent` does the same when the
 // console dies. Timeouts and aborts kill the command's process group and every descendant.
 // Health checks run inside the sandbox's network namespace (curl or python3), like on E2B.
+// Build steps run in a build sandbox over the template tree; what they write under the template's own top-level
+// directories (the tree's testbed/, opt/, tmp/, root/, home/, srv/, mnt/) is kept; the host's /usr is read-only, so
+// `aptPackages` are only logged (the host's tools are used).
+// Limits: every command runs as root inside the sandbox (RunCommandOptions.user is not mapped to other users);
+// with `allowInternet` the sandbox shares the host's network namespace, so two such sandboxes cannot both serve 31000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, lstatSync, readlinkSync, statSync } from 'node:fs';
