@@ -136,7 +136,13 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
       res.notes.push('htop is not installed (apt-get install -y htop): no terminal-bytes reference');
     }
     res.metrics.push({ label: 'goal: CPU ≤ 10% of a core', value: w.cpuPct <= 10 ? 'met' : 'NOT met' });
-    res.metrics.push({ label: 'RSS growth over the window', value: fmt(((w.rssEndMiB - w.rssStartMiB) / w.seconds) * 60, 2), unit: 'MiB/min' });
+    // Flat = the peaks of the second half are no higher than those of the first (GC makes RSS a sawtooth).
+    const half = Math.ceil(w.rssTrend.length / 2);
+    if (w.rssTrend.length >= 4) {
+      const first = Math.max(...w.rssTrend.slice(0, half));
+      const second = Math.max(...w.rssTrend.slice(half));
+      res.metrics.push({ label: 'RSS peak, first half → second half of the window', value: `${fmt(first, 0)} → ${fmt(second, 0)}`, unit: 'MiB' });
+    }
     return res;
   } finally {
     if (session) await endSession(session);
