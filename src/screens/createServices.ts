@@ -13,6 +13,8 @@ import { openSandboxProvider } from '../services/templates/provider.js';
 import { createTrainStore } from '../state/train.js';
 import { createValidateStore } from '../state/validate.js';
 import { ValidateController } from '../services/validate/controller.js';
+import { createConvertStore } from '../state/convert.js';
+import { ConvertController } from '../services/convert/controller.js';
 import { discoverRuns } from './trainActions.js';
 import { commandLog as globalCommandLog, CommandLog } from '../services/process/commandLog.js';
 
@@ -29,6 +31,7 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     data: createDataStore(),
     templates: undefined as unknown as AppServices['templates'],
     validate: undefined as unknown as AppServices['validate'],
+    convert: undefined as unknown as AppServices['convert'],
     train: createTrainStore(process.env),
     dispose() {
       for (const d of disposers.splice(0)) d();
@@ -49,6 +52,9 @@ export function createAppServices(global: GlobalOptions, opts: { commandLog?: Co
     controller: new ValidateController({ paths: services.paths, store: validateStore, jobs, openProvider: () => openSandboxProvider(global.provider, process.env, services.paths) }),
   };
   disposers.push(() => services.validate.controller.dispose());
+  const convertStore = createConvertStore();
+  services.convert = { store: convertStore, controller: new ConvertController({ paths: services.paths, store: convertStore, jobs, provider: global.provider }) };
+  disposers.push(() => services.convert.controller.dispose());
   // Runs launched by an earlier console are found again from the registry (they are detached).
   void discoverRuns(services);
   return services;

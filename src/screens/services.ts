@@ -12,6 +12,8 @@ import type { TemplatesService } from '../services/templates/controller.js';
 import type { TrainStore } from '../state/train.js';
 import type { ValidateStore } from '../state/validate.js';
 import type { ValidateController } from '../services/validate/controller.js';
+import type { ConvertStore } from '../state/convert.js';
+import type { ConvertController } from '../services/convert/controller.js';
 
 export interface AppServices {
   global: GlobalOptions;
@@ -28,6 +30,8 @@ export interface AppServices {
   train: TrainStore;
   /** Validate screen: harness-validation matrix (store) and its runner (controller). */
   validate: { store: ValidateStore; controller: ValidateController };
+  /** Convert screen: converter form, output, verification and row preview. */
+  convert: { store: ConvertStore; controller: ConvertController };
   /** Stops timers and watchers when the app exits. */
   dispose(): void;
 }

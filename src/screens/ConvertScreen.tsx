@@ -1,0 +1,134 @@
+// Convert: the converter's flags as a form (recipe defaults), the equivalent manual command, a run of Dressage's
+// converter with its output streamed, the verification report and a readable row preview (prompt, tests,
+// template, commands). c converts, V verifies the file on disk, p switches output/preview, ←/→ pages rows.
+import React, { useEffect } from 'react';
+import { Box, useInput } from 'ink';
+import type { ScreenModule, ScreenProps } from './types.js';
+import { useSel } from '../ui/hooks.js';
+import { T } from '../ui/theme.js';
+import { padEnd, truncate } from '../ui/text.js';
+import { is } from '../ui/keymap.js';
+import { CONVERT_FIELDS } from '../state/convert.js';
+import { previewLines } from '../services/convert/rows.js';
+
+function Convert({ services, width, height }: ScreenProps) {
+  const c = services.convert;
+  const store = c.store;
+  const form = useSel(store, (s) => s.form);
+  const field = useSel(store, (s) => s.field);
+  const editing = useSel(store, (s) => s.editing);
+  const phase = useSel(store, (s) => s.phase);
+  const lines = useSel(store, (s) => s.lines);
+  const notices = useSel(store, (s) => s.notices);
+  const report = useSel(store, (s) => s.report);
+  const previews = useSel(store, (s) => s.previews);
+  const previewIndex = useSel(store, (s) => s.previewIndex);
+  const view = useSel(store, (s) => s.view);
+  const command = useSel(store, (s) => s.command);
+  const msg = useSel(store, (s) => s.message);
+
+  useEffect(() => {
+    c.controller.describe();
+  }, [c]);
+
+  useInput(
+    (input, key) => {
+      const st = store.getState();
+      const f = CONVERT_FIELDS[st.field];
+      if (!f) return;
+      if (key.return || key.escape) {
+        st.set({ editing: false });
+        services.app.getState().setInputCaptured(false);
+        c.controller.describe();
+      } else if (key.backspace || key.delete) st.set({ form: { ...st.form, [f.key]: st.form[f.key].slice(0, -1) } });
+      else if (input && !key.ctrl && !key.meta) st.set({ form: { ...st.form, [f.key]: st.form[f.key] + input } });
+    },
+    { isActive: editing },
+  );
+
+  const labelW = 20;
+  const formLines = CONVERT_FIELDS.map((f, i) => {
+    const sel = i === field;
+    const value = form[f.key] || (f.key === 'limit' ? '(all rows)' : '');
+    return { text: `${sel ? '›' : ' '} ${padEnd(f.label, labelW)} ${value}${sel && editing ? '▏' : ''}${sel ? `   ${f.hint}` : ''}`, sel };
+  });
+  const status = phase === 'idle' ? 'not run in this session' : phase;
+  const reportLine = report
+    ? `${report.ok ? '✓' : '✗'} ${report.rows} rows${report.expectedRows !== undefined ? ` (expected ${report.expectedRows})` : ''}${Object.keys(report.counts).length ? ` — problems: ${Object.entries(report.counts).map(([k, n]) => `${k} ${n}`).join(', ')}` : ' — every row parses, no gold patch, templates in the map, commands and options as requested'}`
+    : undefined;
+  const fixed = 2 + formLines.length + 3 + (msg ? 1 : 0) + Math.min(2, notices.length) + (reportLine ? 1 : 0);
+  const panel = Math.max(1, height - fixed);
+  let panelLines: { text: string; tone: 'plain' | 'dim' | 'fail' }[];
+  if (view === 'preview') {
+    const p = previews[previewIndex];
+    panelLines = p
+      ? [{ text: `row ${previewIndex + 1}/${previews.length} (←/→)`, tone: 'dim' as const }, ...previewLines(p, { problemLines: Math.max(1, panel - 10) }).map((t) => ({ text: t, tone: 'plain' as const }))]
+      : [{ text: 'no rows to preview yet: convert (c) or verify the file on disk (V)', tone: 'dim' }];
+    if (report) for (const pr of report.problems.slice(0, 3)) panelLines.push({ text: `✗ line ${pr.line ?? '-'}${pr.instanceId ? ` ${pr.instanceId}` : ''}: [${pr.check}] ${pr.message}`, tone: 'fail' });
+  } else {
+    panelLines = lines.length ? lines.slice(-panel).map((t) => ({ text: `| ${t}`, tone: 'dim' as const })) : [{ text: 'converter output appears here', tone: 'dim' }];
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <T tone="dim">{truncate("Runs Dressage's prepare_swegym_data.py with these flags, then verifies every row of the JSONL before anyone trains on it.", width)}</T>
+      <T bold>{truncate(`output: data/swegym-train-claude-code-e2b.jsonl · status: ${status}`, width)}</T>
+      {formLines.map((l, i) => (
+        <T key={i} tone={l.sel ? 'accent' : 'plain'} inverse={l.sel && editing}>
+          {truncate(l.text, width)}
+        </T>
+      ))}
+      <T tone="dim">{truncate(`manual: ${command ?? ''}`, width)}</T>
+      {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
+      {notices.slice(-2).map((n, i) => (
+        <T key={i} tone={n.level === 'warn' ? 'warn' : 'info'}>
+          {truncate(n.text, width)}
+        </T>
+      ))}
+      {reportLine ? <T tone={report?.ok ? 'ok' : 'fail'}>{truncate(reportLine, width)}</T> : null}
+      <T tone="dim">{truncate(view === 'preview' ? '— row preview (p: output) —' : '— converter output (p: row preview) —', width)}</T>
+      <Box flexDirection="column" height={panel} overflow="hidden">
+        {panelLines.slice(0, panel).map((l, i) => (
+          <T key={i} tone={l.tone}>
+            {truncate(l.text, width) || ' '}
+          </T>
+        ))}
+      </Box>
+    </Box>
+  );
+}
+
+export const convertScreen: ScreenModule = {
+  id: 'convert',
+  title: 'Convert',
+  hotkey: '4',
+  panels: ['form'],
+  Component: Convert,
+  bindings: (services) => {
+    const c = services.convert;
+    const st = () => c.store.getState();
+    const move = (d: number) => () => st().set({ field: Math.max(0, Math.min(CONVERT_FIELDS.length - 1, st().field + d)) });
+    const page = (d: number) => () => {
+      const n = st().previews.length;
+      if (n) st().set({ previewIndex: (st().previewIndex + d + n) % n });
+    };
+    return [
+      { keys: ['↑', 'k'], description: 'previous field', match: is.up, run: move(-1) },
+      { keys: ['↓', 'j'], description: 'next field', match: is.down, run: move(1) },
+      {
+        keys: ['Enter'],
+        description: 'edit field',
+        match: is.enter,
+        run: () => {
+          st().set({ editing: true });
+          services.app.getState().setInputCaptured(true);
+        },
+      },
+      { keys: ['c'], description: 'convert', match: (i, k) => is.char('c')(i, k) && !c.controller.running, run: () => void c.controller.run() },
+      { keys: ['V'], description: 'verify file', match: (i, k) => is.char('V')(i, k) && !c.controller.running, run: () => void c.controller.verifyOnly() },
+      { keys: ['p'], description: 'output/preview', match: is.char('p'), run: () => st().set({ view: st().view === 'preview' ? 'output' : 'preview' }) },
+      { keys: ['←'], description: 'previous row', match: is.left, run: page(-1), footer: false },
+      { keys: ['→'], description: 'next row', match: is.right, run: page(1), footer: false },
+      { keys: ['x'], description: 'stop', match: (i, k) => is.char('x')(i, k) && c.controller.running, run: () => c.controller.stop() },
+    ];
+  },
+};

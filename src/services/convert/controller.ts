@@ -1,0 +1,140 @@
+// Drives the convert step for the interactive app: form → checked options → Dressage's converter (output kept in a
+// capped ring, published at ≤10 Hz) → verification and a row preview. One run at a time, cancellable from the jobs
+// store; a failed run leaves the previous JSONL untouched (the converter renames atomically).
+import type { RecipePaths, Split } from '../workspace/paths.js';
+import type { JobsStore } from '../../state/jobs.js';
+import type { ConvertForm, ConvertStore } from '../../state/convert.js';
+import { ConsoleError, usageError } from '../errors.js';
+import { defaultConvertOptions, expectedRowCount, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
+import { runConvert } from './convert.js';
+import { readSmokeResults, readTemplateMap, verifyJsonl } from './verify.js';
+import { previewRow, readRows } from './rows.js';
+
+const JOB_ID = 'convert';
+const MAX_LINES = 500;
+
+function message(err: unknown): string {
+  if (err instanceof ConsoleError) return [err.what, err.causeText, err.fix && `fix: ${err.fix}`].filter(Boolean).join(' — ');
+  return (err as Error)?.message ?? String(err);
+}
+
+function int(name: string, raw: string): number {
+  const n = Number(raw.trim());
+  if (!Number.isInteger(n) || n <= 0) throw usageError(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+/** The form as converter options (throws usage errors with the converter's wording). */
+export function optionsFromForm(paths: RecipePaths, f: ConvertForm, provider: 'e2b' | 'local'): ConvertOptions {
+  if (f.split !== 'train' && f.split !== 'validation') throw usageError(`split must be train or validation, got "${f.split}"`);
+  const o = defaultConvertOptions(paths, { split: f.split as Split, provider: provider === 'local' ? 'custom' : 'e2b' });
+  o.input = paths.parquet(f.split as Split);
+  if (f.limit.trim()) o.limit = int('limit', f.limit);
+  o.maxTurns = int('max turns', f.maxTurns);
+  o.permissionMode = f.permissionMode.trim();
+  o.testTimeout = int('test timeout', f.testTimeout);
+  o.commandTimeout = int('command timeout', f.commandTimeout);
+  o.sandboxTimeout = int('sandbox timeout', f.sandboxTimeout);
+  o.gitSanitizeTimeout = int('sanitize timeout', f.gitSanitizeTimeout);
+  validateConvertOptions(o);
+  return o;
+}
+
+export class ConvertController {
+  private ctl?: AbortController;
+  private lines: string[] = [];
+  private dirty = false;
+  private timer?: ReturnType<typeof setInterval>;
+
+  constructor(private readonly opts: { paths: RecipePaths; store: ConvertStore; jobs: JobsStore; provider: 'e2b' | 'local'; env?: NodeJS.ProcessEnv; python?: string }) {}
+
+  get running(): boolean {
+    return Boolean(this.ctl);
+  }
+
+  /** The manual command for the current form (or the form's problem). */
+  describe(): void {
+    const { store, paths } = this.opts;
+    try {
+      store.getState().set({ command: manualCommand(paths, optionsFromForm(paths, store.getState().form, this.opts.provider)), message: undefined });
+    } catch (err) {
+      store.getState().set({ message: { text: message(err), tone: 'warn' } });
+    }
+  }
+
+  private async preview(file: string): Promise<void> {
+    const rows = await readRows(file, { limit: 20 }).catch(() => []);
+    this.opts.store.getState().set({ previews: rows.map(previewRow), previewIndex: 0 });
+  }
+
+  async run(): Promise<void> {
+    if (this.ctl) return;
+    const { store, paths, jobs } = this.opts;
+    let options: ConvertOptions;
+    try {
+      options = optionsFromForm(paths, store.getState().form, this.opts.provider);
+    } catch (err) {
+      store.getState().set({ message: { text: message(err), tone: 'error' } });
+      return;
+    }
+    const ctl = new AbortController();
+    this.ctl = ctl;
+    this.lines = [];
+    store.getState().set({ phase: 'preflight', lines: [], notices: [], report: undefined, command: manualCommand(paths, options), message: { text: 'checking what would make the converter fail…', tone: 'info' } });
+    jobs.getState().start({ id: JOB_ID, title: 'convert to Dressage JSONL', startedAt: Date.now(), cancel: () => ctl.abort() });
+    this.timer = setInterval(() => {
+      if (!this.dirty) return;
+      this.dirty = false;
+      store.getState().set({ lines: [...this.lines] });
+    }, 100);
+    try {
+      const r = await runConvert({
+        paths,
+        options,
+        env: this.opts.env ?? process.env,
+        python: this.opts.python,
+        signal: ctl.signal,
+        onLine: (_s, line) => {
+          this.lines.push(line);
+          if (this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
+          this.dirty = true;
+        },
+        onNotice: (n) => store.getState().set({ notices: [...store.getState().notices, n] }),
+        onPhase: (phase) => store.getState().set({ phase }),
+      });
+      store.getState().set({ report: r.verify, message: { text: r.ok ? `verified: ${r.verify?.rows} rows, no problems` : `the JSONL has problems (${Object.entries(r.verify?.counts ?? {}).map(([k, n]) => `${k} ${n}`).join(', ')})`, tone: r.ok ? 'info' : 'error' } });
+      await this.preview(options.output);
+    } catch (err) {
+      store.getState().set({ phase: 'failed', message: { text: message(err), tone: 'error' } });
+    } finally {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = undefined;
+      store.getState().set({ lines: [...this.lines] });
+      this.ctl = undefined;
+      jobs.getState().finish(JOB_ID);
+    }
+  }
+
+  /** Verifies the JSONL on disk without running the converter. */
+  async verifyOnly(): Promise<void> {
+    const { store, paths } = this.opts;
+    try {
+      const options = optionsFromForm(paths, store.getState().form, this.opts.provider);
+      const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap).catch(() => undefined) : undefined;
+      const report = await verifyJsonl(options.output, { expectedRows: expectedRowCount(options), options, templateMap: map, smoke: await readSmokeResults(paths) });
+      store.getState().set({ report, phase: report.ok ? 'done' : 'failed', message: { text: report.ok ? `verified ${report.rows} rows on disk` : `the JSONL on disk has problems`, tone: report.ok ? 'info' : 'error' } });
+      await this.preview(options.output);
+    } catch (err) {
+      store.getState().set({ message: { text: message(err), tone: 'error' } });
+    }
+  }
+
+  stop(): void {
+    this.ctl?.abort();
+  }
+
+  dispose(): void {
+    this.ctl?.abort();
+    if (this.timer) clearInterval(this.timer);
+  }
+}
