@@ -17,7 +17,9 @@ for (const [name, argv] of stages) {
   if (only.length && !only.includes(name)) continue;
   process.stderr.write(`\n== ${name}: ${argv.join(' ')}\n`);
   const started = Date.now();
-  const r = spawnSync(argv[0], argv.slice(1), { stdio: 'inherit', env: process.env });
+  // `node` stages run on this very Node (the project's Node 24 under npm), whatever PATH says.
+  const file = argv[0] === 'node' ? process.execPath : argv[0];
+  const r = spawnSync(file, argv.slice(1), { stdio: 'inherit', env: process.env });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   if (r.status !== 0) {
     process.stderr.write(`== ${name} failed (exit ${r.status ?? r.signal}) after ${secs}s\n`);
