@@ -409,7 +409,10 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
     const lines: Line[] =
       status === 'error'
         ? [{ text: 'Cannot open the run', tone: 'fail', bold: true }, ...(error ?? '').split('\n').map((t) => ({ text: t, tone: 'plain' as Tone })), { text: 'r retries · swegym-console monitor RUN|RUN_DIR|LOG_FILE opens another run', tone: 'dim' }]
-        : [{ text: status === 'loading' ? `Reading the run log${loading ? ` (${Math.round(loading.total / 1048576)} MiB)` : ''}…` : 'No run open.', tone: 'info' }, { text: 'The dashboard follows the newest run in the registry; `monitor RUN` opens another.', tone: 'dim' }];
+        : [
+            { text: status === 'loading' ? `Reading the run log${loading ? ` — ${Math.round(loading.bytes / 1048576)} of ${Math.round(loading.total / 1048576)} MiB` : ''}…` : 'No run open.', tone: 'info' },
+            { text: 'The dashboard follows the newest run in the registry; `monitor RUN` opens another.', tone: 'dim' },
+          ];
     return <Lines lines={lines} width={width} height={height} />;
   }
 

@@ -67,6 +67,9 @@ async function setup(size: { width: number; height: number }) {
     pollMs: { log: 50, gpu: 50, proxy: 50, sandboxes: 50, ray: 10_000, stream: 50, agents: 50 },
   });
   const ui = renderInk(<App services={services} size={size} />);
+  // Generous deadlines: the shared test machine can be very busy (waits end as soon as the text appears).
+  const waitForText = ui.waitForText;
+  ui.waitForText = (text: string | RegExp, timeoutMs = 30_000) => waitForText(text, timeoutMs);
   return { ws, runDir, services, ui };
 }
 

@@ -14,7 +14,7 @@ import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
 
 /** Live (non --from-start) reads begin this far before the end of the log. */
-export const LIVE_TAIL_BYTES = 256 * 1024 * 1024;
+export const LIVE_TAIL_BYTES = 1024 * 1024 * 1024;
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();

@@ -49,7 +49,7 @@ export interface MonitorServiceOptions {
   /** The `ray` executable (for `ray job logs -f`). */
   rayBin?: string;
   fetchImpl?: typeof fetch;
-  /** Start live reads this far from the end unless fromStart (256 MiB). */
+  /** Start live reads this far from the end unless fromStart (1 GiB: whole-run curves for almost every run). */
   tailBytes?: number;
   pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number };
   /** Agent sandboxes whose Claude Code log is read per refresh (steps, last tool call). */
@@ -130,11 +130,13 @@ export class MonitorService {
       } else if (target.logFile) {
         const scanner = new LineScanner((l) => model.ingestLine(l));
         const size = (await stat(target.logFile)).size;
-        const tail = this.opts.tailBytes ?? 256 * 1024 * 1024;
+        const tail = this.opts.tailBytes ?? 1024 * 1024 * 1024;
         const start = opts.fromStart || size <= tail ? 0 : size - tail;
         store.getState().set({ loading: { bytes: 0, total: size - start } });
         const reader = start > 0 ? new SkipFirstLine(scanner) : scanner;
-        const res = await scanFile(target.logFile, reader, { offset: start });
+        // Progress of the first read for the loading view (a few updates, not one per chunk of lines).
+        const onProgress = (bytes: number) => store.getState().set({ loading: { bytes, total: size - start } });
+        const res = await scanFile(target.logFile, reader, { offset: start, onProgress });
         if (gen !== this.generation) return;
         if (this.live) {
           this.follower = new FileFollower(target.logFile, scanner, { offset: res.offset, intervalMs: this.opts.pollMs?.log ?? 1000 });

@@ -137,7 +137,7 @@ export interface ScanResult {
 }
 
 /** Reads `file` from `offset` to its current end in large chunks. */
-export async function scanFile(file: string, scanner: LineScanner, opts: { offset?: number; chunkBytes?: number; signal?: AbortSignal; final?: boolean } = {}): Promise<ScanResult> {
+export async function scanFile(file: string, scanner: LineScanner, opts: { offset?: number; chunkBytes?: number; signal?: AbortSignal; final?: boolean; onProgress?: (bytesRead: number) => void } = {}): Promise<ScanResult> {
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;
@@ -151,6 +151,7 @@ export async function scanFile(file: string, scanner: LineScanner, opts: { offse
       scanner.push(chunk.subarray(0, bytesRead));
       pos += bytesRead;
       read += bytesRead;
+      opts.onProgress?.(read);
     }
     if (opts.final) scanner.end();
     return { bytes: read, offset: pos };
