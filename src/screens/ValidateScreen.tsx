@@ -37,6 +37,7 @@ function Validate({ services, width, height }: ScreenProps) {
   const selected = useSel(store, (s) => s.selected);
   const onlyFailures = useSel(store, (s) => s.onlyFailures);
   const msg = useSel(store, (s) => s.message);
+  const sampleLabel = useSel(store, (s) => s.sampleLabel);
 
   useEffect(() => {
     void services.validate.controller.refresh();
@@ -61,13 +62,14 @@ function Validate({ services, width, height }: ScreenProps) {
     detailLines.push({ text: `${row.instance_id}: not validated yet — v validates it (gold patch and untouched repo, each in a fresh sandbox from ${row.template})`, tone: 'dim' });
   }
   const detailHeight = Math.min(5, Math.max(0, height - 8));
-  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0));
+  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0));
   const [start, end] = visibleWindow(visible.length, sel, tableRows);
   const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
   const cellW = 14;
   const tplW = Math.max(8, width - idW - cellW * 2 - 18);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {sampleLabel ? <T tone="accent" bold>{truncate(sampleLabel, width)}</T> : null}
       <T tone="dim">{truncate('Proves grading before GPUs: per task, the gold patch must give resolved (reward 1) and the untouched repo must not (reward 0).', width)}</T>
       <T bold>
         {truncate(

@@ -22,6 +22,8 @@ export interface ValidateState {
   onlyFailures: boolean;
   /** Where the rows come from (the JSONL) and the provider. */
   source: string;
+  /** The workspace is the demo's sample workspace (its label, shown on screen), when it is one. */
+  sampleLabel?: string;
   message?: { text: string; tone: 'info' | 'warn' | 'error' };
   set(partial: Partial<Omit<ValidateState, 'set'>>): void;
 }

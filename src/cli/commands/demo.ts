@@ -34,6 +34,12 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
     say(ctx, `workspace: ${summary.workspace}`);
     for (const s of summary.steps) say(ctx, `${s.ok ? 'ok  ' : 'FAIL'} ${s.title}: ${s.detail}`);
     say(ctx, summary.ok ? '\nThe sample recipe works end to end on this machine. Open it: swegym-console -w ' + summary.workspace + ' --provider local' : '\nSome steps failed (see above).');
+    // In a terminal, continue in the console on the sample workspace (its screens read what the demo wrote).
+    if (process.stdout.isTTY && process.stdin.isTTY && !ctx.signal.aborted && ctx.stdout === process.stdout) {
+      const { startInteractive } = await import('../interactive.js');
+      const code = await startInteractive({ ...ctx.global, workspace: summary.workspace, provider: 'local' });
+      return summary.ok ? code : ExitCode.failed;
+    }
   }
   return summary.ok ? ExitCode.ok : ExitCode.failed;
 }

@@ -1,5 +1,7 @@
 // Drives harness validation for the interactive app: rows from the JSONL merged with the journal, one run at a time
 // registered in the jobs store with a cancel, phases sampled and published into the validate store at ≤10 Hz.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { JobsStore } from '../../state/jobs.js';
@@ -61,7 +63,8 @@ export class ValidateController {
           this.rows.set(r.metadata.instance_id, { instance_id: r.metadata.instance_id, template: r.metadata.sandbox_image, status: result ? (result.ok ? 'ok' : 'failed') : 'untested', result });
         }
       }
-      store.getState().set({ loading: false, source: paths.trainJsonl });
+      const sampleLabel = await readFile(path.join(paths.consoleDir, 'sample-workspace'), 'utf8').then((t) => t.trim(), () => undefined);
+      store.getState().set({ loading: false, source: paths.trainJsonl, sampleLabel });
       this.publish(true);
     } catch (err) {
       store.getState().set({ loading: false, message: { text: message(err), tone: 'error' } });

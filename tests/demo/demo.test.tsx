@@ -9,6 +9,11 @@ import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { pipelineStatus } from '../../src/services/workspace/pipeline.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
+import React from 'react';
+import { App } from '../../src/screens/App.js';
+import { createAppServices } from '../../src/screens/createServices.js';
+import { CommandLog } from '../../src/services/process/commandLog.js';
+import { renderInk } from '../helpers/ink.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -58,6 +63,17 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   assert.equal(steps.templates, 'present');
   assert.equal(steps.smoke, 'present');
   assert.equal(steps.validate, 'present');
+  // In the console: the Validate screen of the sample workspace shows the label and the matrix.
+  const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
+  const ui = renderInk(<App services={services} size={{ width: 140, height: 30 }} />);
+  try {
+    await ui.press('5');
+    await ui.waitForText('SAMPLE WORKSPACE');
+    await ui.waitForText(`${manifest.instances.length} tasks: ${manifest.instances.length} ✓ validated, 0 ✗ failing, 0 not run`);
+  } finally {
+    ui.unmount();
+    services.dispose();
+  }
   // No sandbox left running.
   const sandboxes = path.join(paths.consoleDir, 'local-sandboxes', 'sandboxes');
   const { readdirSync } = await import('node:fs');
