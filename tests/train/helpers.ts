@@ -109,3 +109,17 @@ export async function trainWorkspace(opts: { rows?: number } = {}): Promise<Trai
   };
   return { root, paths, modelRoot, env };
 }
+
+/**
+ * Test cleanup: SIGKILL a launcher's process group only if its leader is still the process we started (same /proc
+ * start time). PIDs wrap quickly on a shared machine; a stale number may belong to someone else by now.
+ */
+export async function killGroupIfOurs(pgid: number | undefined, procStart: string | undefined): Promise<void> {
+  if (!pgid) return;
+  const { procStartTime } = await import('../../src/services/train/registry.js');
+  const now = await procStartTime(pgid);
+  if (now === undefined || procStart === undefined || now !== procStart) return;
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {}
+}

@@ -14,16 +14,12 @@ import { CommandLog } from '../../src/services/process/commandLog.js';
 import { isProcessAlive } from '../../src/services/workspace/lock.js';
 import { waitFor } from '../helpers/wait.js';
 import { removeDir } from '../helpers/workspace.js';
-import { NODE, REPO, SECRET, trainWorkspace, type TrainWorkspace } from './helpers.js';
+import { NODE, REPO, SECRET, killGroupIfOurs, trainWorkspace, type TrainWorkspace } from './helpers.js';
 
 const dirs: string[] = [];
-const groups: number[] = [];
+const groups: { pgid?: number; procStart?: string }[] = [];
 after(async () => {
-  for (const g of groups) {
-    try {
-      process.kill(-g, 'SIGKILL');
-    } catch {}
-  }
+  for (const g of groups) await killGroupIfOurs(g.pgid, g.procStart);
   for (const d of dirs) await removeDir(d);
 });
 
@@ -37,7 +33,7 @@ async function launch(w: TrainWorkspace, extra: NodeJS.ProcessEnv, log = new Com
   const plan = buildLaunchPlan({ paths: w.paths, env: { ...w.env, ...extra } });
   const checks = await runLaunchChecks(plan, { skipRay: true });
   const run = await launchDetached(plan, { checks, log });
-  if (run.pgid) groups.push(run.pgid);
+  groups.push({ pgid: run.pgid, procStart: run.procStart });
   return run;
 }
 
@@ -113,7 +109,7 @@ test('starting until progress shows, then running; stop TERMs the group (proxy c
   const w2 = await workspace();
   const run2 = await launch(w2, { FAKE_LAUNCHER_ROLLOUTS: '1', FAKE_LAUNCHER_SAMPLES: '2', FAKE_LAUNCHER_HOLD: '1' });
   await waitFor(async () => (await status(w2, run2.name)).status === 'running', { timeoutMs: 30_000 });
-  assert.ok((await readRun(w2.paths, run2.name))?.progressAt, 'progress persisted');
+  assert.ok(JSON.parse(await readFile(path.join(w2.paths.runsDir, run2.name, 'status.json'), 'utf8')).progressAt, 'progress persisted');
   await stopRun(w2.paths, run2.name, { graceMs: 20_000 });
 });
 
@@ -138,7 +134,7 @@ test('a run whose processes vanish without an exit file is "lost"', { timeout: T
   await waitFor(() => !isGroupAlive(run.pgid!), { timeoutMs: 10_000 });
   const v = await status(w, run.name);
   assert.equal(v.status, 'lost');
-  assert.equal((await readRun(w.paths, run.name))?.status, 'lost', 'persisted');
+  assert.equal(JSON.parse(await readFile(path.join(w.paths.runsDir, run.name, 'status.json'), 'utf8')).status, 'lost', 'persisted');
 });
 
 function startConsoleChild(w: TrainWorkspace, extra: NodeJS.ProcessEnv): { child: ChildProcess; first: Promise<{ name: string; pid: number; pgid: number }> } {
@@ -164,14 +160,16 @@ function startConsoleChild(w: TrainWorkspace, extra: NodeJS.ProcessEnv): { child
 }
 
 for (const how of ['SIGKILL of the console process', 'SIGHUP to the console process group'] as const) {
-  test(`the launcher survives ${how}`, { timeout: TIMEOUT }, async () => {
+  test(`the launcher survives ${how}`, { timeout: TIMEOUT }, async (t) => {
     const w = await workspace();
     const { child, first } = startConsoleChild(w, { FAKE_LAUNCHER_ROLLOUTS: '100000', FAKE_LAUNCHER_SAMPLES: '1', FAKE_LAUNCHER_LINE_DELAY: '0.05', FAKE_LAUNCHER_PID_FILE: path.join(w.root, 'launcher.pid') });
-    groups.push(child.pid!);
     const info = await first;
-    groups.push(info.pgid);
+    groups.push({ pgid: info.pgid, procStart: (await findRun(w.paths, info.name)).procStart });
     assert.notEqual(info.pgid, child.pid, 'the launcher is not in the console process group');
     const exited = new Promise((r) => child.once('exit', r));
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
     if (how.startsWith('SIGKILL')) child.kill('SIGKILL');
     else process.kill(-child.pid!, 'SIGHUP');
     await exited;
@@ -230,7 +228,7 @@ test('headless: train launch returns while the run goes on; list/status/stop (re
   const doc = JSON.parse(launched.stdout);
   assert.equal(doc.launched, true);
   const name = doc.run.name as string;
-  groups.push(doc.run.pgid);
+  groups.push({ pgid: doc.run.pgid, procStart: (await findRun(w.paths, name)).procStart });
   assert.ok(!launched.stdout.includes(SECRET));
   // The CLI process has exited; the run is alive and producing output.
   assert.ok(isGroupAlive(doc.run.pgid));
@@ -266,4 +264,22 @@ test('headless: train launch returns while the run goes on; list/status/stop (re
   assert.equal(rdoc.env.RESUME_FROM_CKPT, '1');
   assert.equal(rdoc.env.RESUME_CKPT_ROOT, doc.run.checkpointDir);
   assert.equal(rdoc.env.RESUME_CKPT_STEP, String(sdoc.checkpoint.step));
+});
+
+test('a stop is not lost while another console polls the registry (one writer per file)', { timeout: TIMEOUT }, async () => {
+  const w = await workspace();
+  const run = await launch(w, { FAKE_LAUNCHER_ROLLOUTS: '0', FAKE_LAUNCHER_HOLD: '1' });
+  await waitFor(async () => (await logText(run)).includes('effective_grpo'), { timeoutMs: 30_000 });
+  let polling = true;
+  const seen = new Set<string>();
+  const poller = (async () => {
+    while (polling) for (const r of await listRuns(w.paths)) seen.add(r.status);
+  })();
+  const r = await stopRun(w.paths, run.name, { graceMs: 20_000 });
+  polling = false;
+  await poller;
+  assert.equal(r.run.status, 'stopped');
+  assert.equal((await status(w, run.name)).status, 'stopped');
+  assert.equal((await status(w, run.name)).exitCode, 143, 'the wrapper recorded the launcher exit after TERM');
+  assert.ok(!seen.has('lost'), `a poller saw: ${[...seen].join(',')}`);
 });

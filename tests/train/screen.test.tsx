@@ -12,16 +12,12 @@ import { isGroupAlive, listRuns } from '../../src/services/train/registry.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { waitFor } from '../helpers/wait.js';
 import { removeDir } from '../helpers/workspace.js';
-import { SECRET, trainWorkspace } from './helpers.js';
+import { SECRET, killGroupIfOurs, trainWorkspace } from './helpers.js';
 
 const dirs: string[] = [];
-const groups: number[] = [];
+const groups: { pgid?: number; procStart?: string }[] = [];
 after(async () => {
-  for (const g of groups) {
-    try {
-      process.kill(-g, 'SIGKILL');
-    } catch {}
-  }
+  for (const g of groups) await killGroupIfOurs(g.pgid, g.procStart);
   for (const d of dirs) await removeDir(d);
 });
 
@@ -75,7 +71,7 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     await ui.press('y');
     await waitFor(async () => (await listRuns(w.paths)).length === 1, { timeoutMs: 30_000 });
     const [run] = await listRuns(w.paths);
-    groups.push(run!.pgid!);
+    groups.push({ pgid: run!.pgid, procStart: run!.procStart });
     await ui.waitForText(/(starting|running) +swegym-qwen3\.5-4b-claude-code-grpo-sync-/, 30_000);
     assert.ok(log.entries().some((e) => e.status === 'detached' && e.argv[1] === w.paths.launcherScript));
 

@@ -8,7 +8,7 @@ import { loadTrainSettings, parseAssignment, readEnvFile } from '../../services/
 import { describeDerived } from '../../services/train/derive.js';
 import { buildLaunchPlan, formatDryRun, launchDetached, planSummary, type LaunchPlan } from '../../services/train/launch.js';
 import { runLaunchChecks, type LaunchCheck } from '../../services/train/checks.js';
-import { findLatestCheckpoint, findRun, listRuns, resumeSettings, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
+import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, resumeSettings, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
 import { stopRun } from '../../services/train/stop.js';
 import { formatAge } from '../../ui/text.js';
 
@@ -132,11 +132,6 @@ export async function trainList(ctx: CommandContext): Promise<number> {
     say(ctx, `${r.name.padEnd(52)} ${statusText(r).padEnd(10)} pid ${String(r.pid ?? '-').padEnd(8)} ${age} ago`);
   }
   return ExitCode.ok;
-}
-
-async function effectiveLinesInLog(file: string): Promise<string[]> {
-  const lines = await tailLog(file, 400, 256 * 1024);
-  return lines.filter((l) => /^effective_[a-z_]+: /.test(l));
 }
 
 export async function trainStatus(ctx: CommandContext): Promise<number> {

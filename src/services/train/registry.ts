@@ -1,7 +1,9 @@
 // The run registry: .swegym-console/runs/<run>/run.json (written atomically) per launched run, with its config
 // (secrets redacted), launcher pid/pgid, start time, log path, Dressage's output and checkpoint paths and status.
 // Status is derived from what outlives the console: process-group liveness and the exit file the launch wrapper
-// writes when the launcher ends (recipe reference §6.3, §7).
+// writes when the launcher ends (recipe reference §6.3, §7). Each file has one writer, so concurrent consoles (a
+// TUI polling, a CLI stopping) never lose each other's updates: run.json (the launch), exit.json (the wrapper),
+// stop.json (stop), status.json (derived status cache, idempotent).
 import { open, readFile, readdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -40,7 +42,7 @@ export interface RunRecord {
   /** The five effective_* lines the console expected the launcher to print. */
   expectedEffectiveLines: string[];
   resumedFrom?: { root: string; step?: number };
-  /** Last persisted status; the live status is derived by `runStatus`. */
+  /** Status at launch; the live status is derived by `runStatus` (and cached in status.json). */
   status: RunStatus;
   exitCode?: number;
   endedAt?: string;
@@ -50,6 +52,22 @@ export interface RunRecord {
   progressAt?: string;
   progressScanOffset?: number;
   launchError?: string;
+}
+
+/** stop.json: written only by stopRun. */
+export interface StopMarker {
+  requestedAt: string;
+  stoppedAt?: string;
+  signal?: 'TERM' | 'KILL' | 'none';
+}
+
+/** status.json: derived state worth keeping (terminal status, progress scan position). */
+interface StatusCache {
+  status?: RunStatus;
+  exitCode?: number;
+  endedAt?: string;
+  progressAt?: string;
+  progressScanOffset?: number;
 }
 
 export interface RunView extends RunRecord {
@@ -97,13 +115,24 @@ export async function readRun(paths: RecipePaths, name: string): Promise<RunReco
   return readJsonFile<RunRecord>(runFile(paths, name));
 }
 
-/** Reads, patches and writes one record atomically. */
-export async function updateRun(paths: RecipePaths, name: string, patch: Partial<RunRecord>): Promise<RunRecord> {
-  const current = await readRun(paths, name);
-  if (!current) throw new ConsoleError({ what: `run "${name}" is not in the registry`, exitCode: ExitCode.usage });
-  const next = { ...current, ...patch };
-  await writeRun(paths, next);
-  return next;
+export async function readStopMarker(paths: RecipePaths, name: string): Promise<StopMarker | undefined> {
+  try {
+    return await readJsonFile<StopMarker>(path.join(runDir(paths, name), 'stop.json'));
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeStopMarker(paths: RecipePaths, name: string, marker: StopMarker): Promise<void> {
+  await writeJsonAtomic(path.join(runDir(paths, name), 'stop.json'), marker);
+}
+
+async function readStatusCache(paths: RecipePaths, name: string): Promise<StatusCache> {
+  try {
+    return (await readJsonFile<StatusCache>(path.join(runDir(paths, name), 'status.json'))) ?? {};
+  } catch {
+    return {};
+  }
 }
 
 /** Start time of a process from /proc (Linux); undefined elsewhere or when gone. */
@@ -132,7 +161,8 @@ export function isGroupAlive(pgid: number): boolean {
 export async function isRunAlive(record: RunRecord): Promise<boolean> {
   if (!record.pid) return false;
   const pidAlive = isProcessAlive(record.pid);
-  const reused = pidAlive && record.procStart !== undefined && (await procStartTime(record.pid)) !== undefined && (await procStartTime(record.pid)) !== record.procStart;
+  const now = pidAlive && record.procStart !== undefined ? await procStartTime(record.pid) : undefined;
+  const reused = now !== undefined && now !== record.procStart;
   if (pidAlive && !reused) return true;
   if (reused) return false;
   return record.pgid !== undefined && isGroupAlive(record.pgid);
@@ -176,50 +206,67 @@ async function scanProgress(record: RunRecord): Promise<{ found: boolean; offset
   }
 }
 
+/** A registered run without a pid yet is being spawned; after this long it is taken as lost. */
+export const SPAWN_GRACE_MS = 60_000;
+
 /**
  * The live status of a run: exit file → exited (or stopped, when a stop was asked); a recorded stop → stopped;
  * alive → starting until the log shows progress, then running; otherwise lost (it vanished without an exit file:
- * killed with SIGKILL, the machine rebooted…). Terminal statuses and progress are persisted.
+ * killed with SIGKILL, the machine rebooted…). Terminal statuses and progress are cached in status.json.
  */
 export async function runStatus(paths: RecipePaths, record: RunRecord): Promise<RunView> {
-  const exit = await readExitFile(record.exitFile);
-  let next: RunRecord = record;
+  const [exit, stop, cache] = await Promise.all([readExitFile(record.exitFile), readStopMarker(paths, record.name), readStatusCache(paths, record.name)]);
+  const base: RunRecord = {
+    ...record,
+    ...(cache.progressAt ? { progressAt: cache.progressAt } : {}),
+    ...(cache.progressScanOffset !== undefined ? { progressScanOffset: cache.progressScanOffset } : {}),
+    ...(stop ? { stopRequestedAt: stop.requestedAt, ...(stop.stoppedAt ? { stoppedAt: stop.stoppedAt } : {}) } : {}),
+  };
+  let next: StatusCache;
   let alive = false;
   let remote = false;
   if (exit) {
-    next = { ...record, status: record.stopRequestedAt ? 'stopped' : 'exited', exitCode: exit.exitCode, endedAt: exit.endedAt ?? record.endedAt };
+    next = { status: stop ? 'stopped' : 'exited', exitCode: exit.exitCode, endedAt: exit.endedAt ?? cache.endedAt };
     alive = await isRunAlive(record);
-  } else if (record.stoppedAt) {
-    next = { ...record, status: 'stopped' };
+  } else if (stop?.stoppedAt) {
+    next = { status: 'stopped', endedAt: stop.stoppedAt };
+    alive = await isRunAlive(record);
+  } else if (record.launchError) {
+    next = { status: 'exited' };
   } else if (record.host !== hostname()) {
     remote = true;
-  } else if (record.launchError) {
-    next = { ...record, status: 'exited' };
+    next = { status: cache.status ?? record.status };
+  } else if (!record.pid) {
+    next = Date.now() - Date.parse(record.createdAt) < SPAWN_GRACE_MS ? { status: 'starting' } : { status: 'lost', endedAt: cache.endedAt ?? new Date().toISOString() };
   } else if (await isRunAlive(record)) {
     alive = true;
-    if (!record.progressAt) {
-      const scan = await scanProgress(record);
-      next = scan.found
-        ? { ...record, status: 'running', progressAt: new Date().toISOString(), progressScanOffset: scan.offset }
-        : { ...record, status: 'starting', progressScanOffset: scan.offset };
-    } else next = { ...record, status: 'running' };
-  } else if (record.status === 'starting' && !record.pid) {
-    // Registered but never spawned (the console died between the two writes).
-    next = { ...record, status: 'lost' };
+    if (!base.progressAt) {
+      const scan = await scanProgress(base);
+      next = scan.found ? { status: 'running', progressAt: new Date().toISOString(), progressScanOffset: scan.offset } : { status: 'starting', progressScanOffset: scan.offset };
+    } else next = { status: 'running' };
   } else {
-    next = { ...record, status: 'lost', endedAt: record.endedAt ?? new Date().toISOString() };
+    next = { status: 'lost', endedAt: cache.endedAt ?? new Date().toISOString() };
   }
+  const merged: StatusCache = { ...cache, ...next };
   const changed =
-    next.status !== record.status ||
-    next.exitCode !== record.exitCode ||
-    next.progressAt !== record.progressAt ||
-    (next.progressScanOffset !== record.progressScanOffset && next.progressScanOffset !== undefined && next.progressScanOffset - (record.progressScanOffset ?? 0) > 1024 * 1024);
-  if (changed && !remote) {
+    merged.status !== cache.status ||
+    merged.exitCode !== cache.exitCode ||
+    merged.progressAt !== cache.progressAt ||
+    (merged.progressScanOffset ?? 0) - (cache.progressScanOffset ?? 0) > 1024 * 1024;
+  if (changed && !remote && record.pid) {
     try {
-      await writeRun(paths, next);
+      await writeJsonAtomic(path.join(runDir(paths, record.name), 'status.json'), merged);
     } catch {}
   }
-  return { ...next, alive, ...(remote ? { remote } : {}) };
+  return {
+    ...base,
+    status: merged.status ?? record.status,
+    ...(merged.exitCode !== undefined ? { exitCode: merged.exitCode } : {}),
+    ...(merged.endedAt ? { endedAt: merged.endedAt } : {}),
+    ...(merged.progressAt ? { progressAt: merged.progressAt } : {}),
+    alive,
+    ...(remote ? { remote } : {}),
+  };
 }
 
 /** Every run in the registry with its live status, newest first. Unreadable entries are skipped. */
@@ -288,6 +335,29 @@ export async function tailLog(file: string, lines = 20, maxBytes = 64 * 1024): P
     if (all[all.length - 1] === '') all.pop();
     if (len < size) all.shift();
     return all.slice(-lines).map((l) => redact(l));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The `effective_*` lines the launcher printed at start-up (from the head of the run log), redacted. */
+export async function effectiveLinesInLog(file: string, maxBytes = 256 * 1024): Promise<string[]> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const buf = Buffer.alloc(maxBytes);
+    const { bytesRead } = await handle.read(buf, 0, maxBytes, 0);
+    return buf
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => /^effective_[a-z_]+: /.test(l))
+      .slice(0, 5)
+      .map((l) => redact(l));
   } finally {
     await handle.close();
   }

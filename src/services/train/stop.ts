@@ -4,7 +4,7 @@ import { ConsoleError, ExitCode } from '../errors.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { runProcess, type RunResult } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
-import { isGroupAlive, isRunAlive, readRun, runStatus, updateRun, type RunView } from './registry.js';
+import { SPAWN_GRACE_MS, isGroupAlive, isRunAlive, readRun, runStatus, writeStopMarker, type RunView } from './registry.js';
 
 export interface StopOptions {
   /** How long to wait after TERM before KILL. */
@@ -48,12 +48,19 @@ async function waitGone(pgid: number, pid: number, ms: number): Promise<boolean>
 }
 
 export async function stopRun(paths: RecipePaths, name: string, opts: StopOptions = {}): Promise<StopResult> {
-  const record = await readRun(paths, name);
+  let record = await readRun(paths, name);
   if (!record) throw new ConsoleError({ what: `run "${name}" is not in the registry`, exitCode: ExitCode.usage });
+  // Registered but not spawned yet (a launch in progress, perhaps in another console): wait for its pid.
+  const spawnDeadline = Date.parse(record.createdAt) + SPAWN_GRACE_MS;
+  while (record && !record.pid && !record.launchError && Date.now() < spawnDeadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    record = (await readRun(paths, name)) ?? record;
+  }
   const grace = opts.graceMs ?? 30_000;
   let signal: StopResult['signal'] = 'none';
   if (record.pid && record.pgid && (await isRunAlive(record))) {
-    await updateRun(paths, name, { stopRequestedAt: new Date().toISOString() });
+    const requestedAt = new Date().toISOString();
+    await writeStopMarker(paths, name, { requestedAt });
     opts.onProgress?.(`sending TERM to process group ${record.pgid}`);
     signalGroup(record.pgid, 'SIGTERM');
     signal = 'TERM';
@@ -68,7 +75,7 @@ export async function stopRun(paths: RecipePaths, name: string, opts: StopOption
         });
       }
     }
-    await updateRun(paths, name, { stoppedAt: new Date().toISOString(), status: 'stopped' });
+    await writeStopMarker(paths, name, { requestedAt, stoppedAt: new Date().toISOString(), signal });
   }
   let rayStop: StopResult['rayStop'];
   if (opts.rayStop) {
