@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildLaunchPlan, launchDetached } from '../../src/services/train/launch.js';
 import { runLaunchChecks } from '../../src/services/train/checks.js';
-import { findActiveRuns, findLatestCheckpoint, findRun, isGroupAlive, listRuns, readRun, runStatus, type RunRecord } from '../../src/services/train/registry.js';
+import { findActiveRuns, findLatestCheckpoint, findRun, isGroupAlive, listRuns, readRun, runStatus, writeRun, type RunRecord } from '../../src/services/train/registry.js';
 import { stopRun } from '../../src/services/train/stop.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { isProcessAlive } from '../../src/services/workspace/lock.js';
@@ -282,4 +282,19 @@ test('a stop is not lost while another console polls the registry (one writer pe
   assert.equal((await status(w, run.name)).status, 'stopped');
   assert.equal((await status(w, run.name)).exitCode, 143, 'the wrapper recorded the launcher exit after TERM');
   assert.ok(!seen.has('lost'), `a poller saw: ${[...seen].join(',')}`);
+});
+
+test('a stop asked while the launch is still spawning waits for the pid instead of reporting "already ended"', { timeout: TIMEOUT }, async () => {
+  const w = await workspace();
+  const run = await launch(w, { FAKE_LAUNCHER_ROLLOUTS: '0', FAKE_LAUNCHER_HOLD: '1' });
+  // Put the registry back to its pre-spawn state (registered, no pid yet), then let the "launch" finish later.
+  const { pid: _pid, pgid: _pgid, procStart: _ps, startedAt: _sa, ...preSpawn } = run;
+  await writeRun(w.paths, preSpawn as RunRecord);
+  const stopping = stopRun(w.paths, run.name, { graceMs: 20_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  await writeRun(w.paths, run);
+  const r = await stopping;
+  assert.equal(r.signal, 'TERM');
+  assert.equal(r.run.status, 'stopped');
+  assert.equal(isGroupAlive(run.pgid!), false);
 });
