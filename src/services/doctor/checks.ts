@@ -490,7 +490,7 @@ async function verifyE2bKey(ctx: CheckContext, key: string): Promise<CheckResult
     }
   })();
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), Math.min(ctx.timeoutMs, 2500));
+  const timer = setTimeout(() => controller.abort(), Math.max(1000, ctx.timeoutMs - 500));
   try {
     const res = await fetch(`${apiUrl}/v2/sandboxes?limit=1`, { headers: { 'X-API-KEY': key }, signal: controller.signal });
     await res.body?.cancel().catch(() => {});

@@ -12,7 +12,8 @@ export interface DoctorOptions {
 }
 
 export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
-  const timeoutMs = opts.timeoutMs ?? 3000;
+  // A check that hangs must not hold the doctor up; SWEGYM_DOCTOR_TIMEOUT_MS raises the bound on slow machines.
+  const timeoutMs = opts.timeoutMs ?? (Number(opts.env.SWEGYM_DOCTOR_TIMEOUT_MS) || 3000);
   const ctx: CheckContext = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
   const results = await Promise.all(
     CHECKS.map(async (check): Promise<DoctorCheck[]> => {

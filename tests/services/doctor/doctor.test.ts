@@ -11,6 +11,8 @@ import { recipePaths } from '../../../src/services/workspace/paths.js';
 import { fakeDressageCheckout, removeDir, tempDir } from '../../helpers/workspace.js';
 import type { DoctorCheck } from '../../../src/services/doctor/types.js';
 
+// Tests check behaviour, not speed: a loaded CI machine must not turn a check into a time-out.
+const SLOW_MACHINE_MS = 60_000;
 const SECRET = 'e2b_5ecret5ecret';
 const TRAIN_SECRET = 'e2b_7rain7rain7r';
 
@@ -87,7 +89,7 @@ test('a well-prepared head node: every check ok or skipped, key verified against
       RAY_SSH_USER: 'root',
     };
     await writeFile(env.HOSTFILE, '10.0.0.1 slots=8\n10.0.0.2\n10.0.0.3\n10.0.0.4\n');
-    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'e2b' });
+    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'e2b', timeoutMs: SLOW_MACHINE_MS });
     const bad = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
     // Disk space on a test machine may be low; everything else must be clean.
     assert.deepEqual(bad.filter((c) => c.id !== 'disk').map((c) => `${c.id}: ${c.detail}`), []);
@@ -125,7 +127,7 @@ test('every known trap is detected, with a fix, and no key value is ever printed
       HOSTFILE: path.join(ws, 'hosts'),
       DRESSAGE_E2B_BLACKBOX_PORT: '8080',
     };
-    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'local' });
+    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'local', timeoutMs: SLOW_MACHINE_MS });
     const expectations: [string, DoctorCheck['status'], RegExp][] = [
       ['slime', 'fail', /not initialised/],
       ['py-build', 'fail', /not installed/],
@@ -164,7 +166,7 @@ test('the E2B key check says when the key is refused', async () => {
   const bin = await fakeBin({ python: 'missing' });
   try {
     const env = { PATH: bin, E2B_API_KEY: SECRET, E2B_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'e2b' });
+    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'e2b', timeoutMs: SLOW_MACHINE_MS });
     const key = byId(checks, 'e2b-key');
     assert.equal(key.status, 'fail');
     assert.match(key.detail, /refused .*HTTP 401/);
@@ -180,7 +182,7 @@ test('the E2B key check says when the key is refused', async () => {
 test('a directory that is not a Dressage checkout is named as such', async () => {
   const dir = await tempDir();
   try {
-    const checks = await runDoctor({ paths: recipePaths(dir), env: { PATH: '/usr/bin:/bin' }, provider: 'e2b' });
+    const checks = await runDoctor({ paths: recipePaths(dir), env: { PATH: '/usr/bin:/bin' }, provider: 'e2b', timeoutMs: SLOW_MACHINE_MS });
     assert.equal(byId(checks, 'checkout').status, 'fail');
     assert.match(byId(checks, 'checkout').fix ?? '', /--workspace/);
   } finally {
@@ -203,7 +205,7 @@ test('doctor --json through the built binary: shape, exit code 3 on failure, no 
     const { execFile } = await import('node:child_process');
     const bin = path.resolve('bin/swegym-console');
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [bin, 'doctor', '--json', '--workspace', ws], { env: { ...process.env, E2B_API_KEY: SECRET, E2B_API_URL: 'http://127.0.0.1:9' } }, (err, stdout, stderr) =>
+      execFile(process.execPath, [bin, 'doctor', '--json', '--workspace', ws], { env: { ...process.env, E2B_API_KEY: SECRET, E2B_API_URL: 'http://127.0.0.1:9', SWEGYM_DOCTOR_TIMEOUT_MS: String(SLOW_MACHINE_MS) } }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
       );
     });
