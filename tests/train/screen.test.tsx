@@ -69,8 +69,10 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     await ui.press('l');
     await ui.waitForText('Launch the run now (detached)?');
     await ui.press('y');
-    await waitFor(async () => (await listRuns(w.paths)).length === 1, { timeoutMs: 30_000 });
+    // Registered first, then spawned: wait for the pid so that cleanup can always find the group.
+    await waitFor(async () => (await listRuns(w.paths))[0]?.pid !== undefined, { timeoutMs: 30_000 });
     const [run] = await listRuns(w.paths);
+    assert.equal((await listRuns(w.paths)).length, 1);
     groups.push({ pgid: run!.pgid, procStart: run!.procStart });
     await ui.waitForText(/(starting|running) +swegym-qwen3\.5-4b-claude-code-grpo-sync-/, 30_000);
     assert.ok(log.entries().some((e) => e.status === 'detached' && e.argv[1] === w.paths.launcherScript));
