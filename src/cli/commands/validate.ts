@@ -5,7 +5,7 @@ import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
-import { createProvider, sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
+import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult } from '../../services/validate/harness.js';
 import { loadHarnessTasks } from '../../services/validate/tasks.js';
 import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
@@ -25,14 +25,16 @@ export function formatHarnessLine(r: HarnessValidationResult): string {
   return `${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}  gold: ${markerCell(r.gold)}  control: ${markerCell(r.control)}  (${formatDuration(r.durationMs)})`;
 }
 
-export function providerFor(ctx: CommandContext): SandboxProvider {
-  return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
+/** The sandbox provider; for E2B a missing E2B_API_KEY is a precondition error before any task starts. */
+export async function providerFor(ctx: CommandContext): Promise<SandboxProvider> {
+  const { openSandboxProvider } = await import('../../services/templates/provider.js');
+  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths);
 }
 
 export async function validateHarnessCommand(ctx: CommandContext): Promise<number> {
   const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8);
   const tasks = await loadHarnessTasks(ctx.paths, { ids: optList(ctx, 'instance'), all: optFlag(ctx, 'all') });
-  const provider = providerFor(ctx);
+  const provider = await providerFor(ctx);
   const journal = await validateHarnessJournal(ctx.paths).load();
   note(ctx, `validating ${tasks.length} task(s) on ${provider.name} with concurrency ${Math.min(concurrency, tasks.length)}: gold patch → resolved, untouched repo → unresolved`);
   let done = 0;
@@ -95,7 +97,7 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   if (!row) throw usageError(`instance ${id} is not in ${ctx.paths.trainJsonl}`);
   let last = '';
   const result = await validateAgent({
-    provider: providerFor(ctx),
+    provider: await providerFor(ctx),
     row,
     router,
     endpointFor: e2bEndpoint(ctx.env),
