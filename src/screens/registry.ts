@@ -1,4 +1,4 @@
-// Every screen of the console, in number-key order. Replace a step-info entry with the real screen module.
+// Every screen of the console, in number-key order.
 import type { ScreenModule } from './types.js';
 import { homeScreen } from './HomeScreen.js';
 import { templatesScreen } from './TemplatesScreen.js';
