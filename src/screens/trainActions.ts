@@ -166,6 +166,12 @@ export async function discoverRuns(services: AppServices): Promise<string[]> {
   if (active.length > 0) {
     const names = active.map((r) => r.name).join(', ');
     flash(services, `training ${active.length === 1 ? 'run' : 'runs'} still ${active[0]?.status}: ${names} (6 Train lists runs, 7 Dashboard)`);
+    // A console started while a run is going opens straight onto its dashboard, unless the operator already moved.
+    const app = services.app.getState();
+    if (app.screen === 'home' && app.previousScreens.length === 0 && services.monitor.store.getState().status === 'idle') {
+      void services.monitor.open(active[0]?.name);
+      app.go('dashboard');
+    }
   }
   return active.map((r) => r.name);
 }
