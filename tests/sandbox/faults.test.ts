@@ -105,13 +105,15 @@ describe('E2B adapter faults (fake server, real SDK)', () => {
     const sbx = await provider.create({ template: 'tpl', timeoutMs: 60_000 });
     const ac = new AbortController();
     // Abort only once the process is known to run.
-    const run = sbx.run('echo go; sleep 300 & sleep 301; echo unreachable', { timeoutMs: 60_000, signal: ac.signal, onStdout: (l) => l === 'go' && ac.abort() });
+    // Durations unique to this test process, so that pgrep below cannot see anyone else's sleep.
+    const tag = `${process.pid % 100000}`;
+    const run = sbx.run(`echo go; sleep 300.${tag} & sleep 301.${tag}; echo unreachable`, { timeoutMs: 60_000, signal: ac.signal, onStdout: (l) => l === 'go' && ac.abort() });
     await assert.rejects(run, sandboxErrorKind('cancelled'));
     const proc = fake.processes.find((p) => p.sandboxId === sbx.id && p.command.startsWith('echo go'));
     assert.ok(proc?.child?.pid);
     await waitFor(() => proc.state !== 'running' && !hostPidAlive(proc.child!.pid!), { message: () => `state ${proc.state}` });
     // No `sleep 300` / `sleep 301` survived anywhere on the host.
-    const left = spawnSync('pgrep', ['-f', '^sleep 30[01]$']).stdout.toString().trim();
+    const left = spawnSync('pgrep', ['-f', `^sleep 30[01]\\.${tag}$`]).stdout.toString().trim();
     assert.equal(left, '', `processes left behind: ${left}`);
     await sbx.kill();
   });

@@ -754,8 +754,9 @@ export class LocalSandbox implements Sandbox {
     if (wasAlive) killQuietly(this.rec.initPid);
     if (this.child?.pid) killQuietly(-this.child.pid);
     else if (this.rec.outerPid && this.rec.outerStart && procStartTime(this.rec.outerPid) === this.rec.outerStart) killQuietly(this.rec.outerPid);
-    // Wait (bounded) until the kernel has torn the pid namespace down.
-    for (let i = 0; i < 200 && procStartTime(this.rec.initPid) === this.rec.initStart; i++) await sleep(5);
+    // Wait (bounded) until the kernel has torn the pid namespace down; a loaded machine can take seconds.
+    const deadline = Date.now() + 10_000;
+    for (let delay = 5; Date.now() < deadline && procStartTime(this.rec.initPid) === this.rec.initStart; delay = Math.min(100, delay * 2)) await sleep(delay);
     this.owner.forget(this.id);
     if (!opts.keepFiles) await rm(this.dir, { recursive: true, force: true }).catch(() => {});
     return wasAlive;
