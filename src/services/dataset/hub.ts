@@ -13,6 +13,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { writeJsonAtomic } from '../workspace/atomic.js';
+import { sleep } from '../util/sleep.js';
 
 export const DEFAULT_HF_ENDPOINT = 'https://huggingface.co';
 
@@ -172,21 +173,6 @@ class RetryableError extends Error {
   ) {
     super(message);
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The low-level network code of an undici/fetch error, e.g. ENOTFOUND, ECONNREFUSED, UND_ERR_SOCKET. */

@@ -8,6 +8,7 @@ import { computeReward, describeMarker, findRewardMarker, type MarkerParse, type
 import { redact } from '../secrets.js';
 import { BbsClient, BbsError, HARVESTABLE, TERMINAL_TURN, newSessionId, newTurnId, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
 import { applyPatch, evaluatorMarkerLine, prohibitedPaths, runHarness, shellQuote } from './evaluator.js';
+import { sleep } from '../util/sleep.js';
 
 export const BLACKBOX_PORT = 31000;
 export const E2B_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
@@ -87,21 +88,6 @@ export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps
     }
   }
   return out;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export async function validateAgent(o: AgentValidationOptions): Promise<AgentValidationResult> {

@@ -2,6 +2,7 @@
 // register claude_code with a router, execute_cmd, one async turn with a stable turn id and long-polling, and
 // retries of POSTs on connection errors and HTTP 503 (6 attempts, 1 s initial delay, 10 s max, 20 % jitter).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { sleep } from '../util/sleep.js';
 
 export class BbsError extends Error {
   constructor(
@@ -78,21 +79,6 @@ export function newSessionId(): string {
 
 export function newTurnId(): string {
   return `turn-${randomBytes(16).toString('hex')}`;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export class BbsClient {

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Sandbox } from '../sandbox/types.js';
 import { MARKER_PREFIX, findRewardMarker, type MarkerParse } from '../marker/marker.js';
 import type { DressageRow, ExecuteCmd } from '../convert/schema.js';
+import { sleep } from '../util/sleep.js';
 
 export const MODEL_PATCH_PATH = '/tmp/dressage_swegym_model.patch';
 export const EVAL_OUTPUT_LIMIT = 16_384;
@@ -138,21 +139,6 @@ export interface HarnessRun {
   truncated: boolean;
   durationMs: number;
   pollAttempts: number;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Runs the row's after_agent harness command within its timeout and reads the marker from its output. */
