@@ -1,7 +1,7 @@
 // Bundles the console into dist/ with esbuild: production React, and heavy libraries (e2b, apache-arrow,
 // parquet-wasm) left in lazily loaded chunks so that nothing heavy is parsed before the first frame.
 import { build } from 'esbuild';
-import { mkdir, writeFile, rm } from 'node:fs/promises';
+import { mkdir, writeFile, rm, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -13,6 +13,32 @@ await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
 // Ink guards a dynamic import of react-devtools-core; esbuild hoists it, so alias it to an inert stub.
 await writeFile(stub, 'export default { connectToDevTools() {}, initialize() {} };\n');
+
+// yoga-layout (Ink's layout engine) instantiates its inline wasm with `fetch(<data: URI>)` whenever a global
+// `fetch` exists, and touching Node's `fetch` loads its whole HTTP stack (undici) before the first frame. Make its
+// loader take the ArrayBuffer path, which decodes the same base64 in place. Fails loudly if yoga's loader changes.
+const YOGA_FETCH_TEST = '"function"!=typeof fetch?';
+let yogaPatched = false;
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  setup(b) {
+    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const hits = source.split(YOGA_FETCH_TEST).length - 1;
+      const contents = source.replaceAll(YOGA_FETCH_TEST, 'true?');
+      // Both of its loaders (binary promise and instantiation) test `fetch` this way; any other test is new code.
+      if (hits < 1 || contents.includes('typeof fetch')) {
+        throw new Error(
+          `yoga-without-fetch: found ${hits} \`${YOGA_FETCH_TEST}\` in ${args.path}` +
+            (contents.includes('typeof fetch') ? ' and another `typeof fetch` test' : '') +
+            "; yoga-layout's wasm loader changed, update scripts/build.mjs so it does not load undici at start-up",
+        );
+      }
+      yogaPatched = true;
+      return { contents, loader: 'js' };
+    });
+  },
+};
 
 const result = await build({
   entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts') },
@@ -31,8 +57,12 @@ const result = await build({
   minify: true,
   sourcemap: false,
   metafile: true,
+  plugins: [yogaWithoutFetch],
   logLevel: 'warning',
 });
+if (!yogaPatched) {
+  throw new Error('yoga-without-fetch: yoga-layout/dist/binaries/yoga-wasm-base64-esm.js was not bundled; update scripts/build.mjs');
+}
 await writeFile(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 const bytes = Object.entries(result.metafile.outputs)
   .filter(([f]) => f.endsWith('swegym-console.mjs'))

@@ -3,7 +3,7 @@ import React from 'react';
 import { render } from 'ink';
 import type { GlobalOptions } from './context.js';
 import { App } from '../screens/App.js';
-import { createAppServices } from '../screens/createServices.js';
+import { startAppServices } from '../screens/servicesCore.js';
 import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 
@@ -22,9 +22,14 @@ export async function startInteractive(global: GlobalOptions): Promise<number> {
     );
     return ExitCode.usage;
   }
-  const services = createAppServices(global);
-  void refreshHome(services);
-  const instance = render(<App services={services} />, {
+  // Only what the first frame needs is loaded before it: the domain services (and run discovery, which may open
+  // the dashboard of a running run) and the home screen's probes (the doctor spawns processes) start after it.
+  const services = startAppServices(global);
+  const afterFirstFrame = () => {
+    void refreshHome(services);
+    services.whenReady?.().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
+  };
+  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} />, {
     alternateScreen: true,
     incrementalRendering: true,
     maxFps: 15,

@@ -3,7 +3,7 @@
 import React, { useMemo, useState, useEffect } from 'react';
 import { Box, useApp, useInput, useWindowSize } from 'ink';
 import type { AppServices } from './services.js';
-import type { ScreenModule } from './types.js';
+import { isLazyScreen, type ScreenEntry, type ScreenModule } from './types.js';
 import { SCREENS } from './registry.js';
 import { useSel, usePolledVersion } from '../ui/hooks.js';
 import { dispatchKey, is, type Binding } from '../ui/keymap.js';
@@ -16,13 +16,15 @@ export const MIN_HEIGHT = 10;
 
 export interface AppProps {
   services: AppServices;
-  screens?: ScreenModule[];
+  screens?: ScreenEntry[];
   /** Fixed size for tests; otherwise the terminal's. */
   size?: { width: number; height: number };
   onExit?: () => void;
+  /** Called once, after the first frame has been committed (work that must not delay it starts here). */
+  onFirstFrame?: () => void;
 }
 
-export function globalBindings(services: AppServices, screens: ScreenModule[], requestQuit: () => void, panels: number): Binding[] {
+export function globalBindings(services: AppServices, screens: ScreenEntry[], requestQuit: () => void, panels: number): Binding[] {
   const app = () => services.app.getState();
   return [
     ...screens.map<Binding>((s) => ({
@@ -41,7 +43,7 @@ export function globalBindings(services: AppServices, screens: ScreenModule[], r
   ];
 }
 
-export function App({ services, screens = SCREENS, size, onExit }: AppProps) {
+export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }: AppProps) {
   const { exit } = useApp();
   const win = useWindowSize();
   const width = size?.width ?? win.columns;
@@ -60,7 +62,34 @@ export function App({ services, screens = SCREENS, size, onExit }: AppProps) {
     return () => clearInterval(t);
   }, [overlay]);
 
-  const screen = screens.find((s) => s.id === screenId) ?? (screens[0] as ScreenModule);
+  useEffect(() => {
+    if (onFirstFrame) setTimeout(onFirstFrame, 0);
+  }, []);
+
+  const entry = screens.find((s) => s.id === screenId) ?? (screens[0] as ScreenEntry);
+  // Lazy screens load on first visit; until then the shell shows a one-line loading frame with global keys only.
+  const [loaded, setLoaded] = useState<Record<string, ScreenModule | { error: string }>>({});
+  const slot = isLazyScreen(entry) ? loaded[entry.id] : entry;
+  const screen = slot && 'Component' in slot ? slot : undefined;
+  const loadError = slot && 'error' in slot ? slot.error : undefined;
+  useEffect(() => {
+    // Coming back to a screen whose code failed to load tries again.
+    if (isLazyScreen(entry) && loaded[entry.id] && 'error' in (loaded[entry.id] as object)) {
+      setLoaded((prev) => Object.fromEntries(Object.entries(prev).filter(([id]) => id !== entry.id)));
+    }
+  }, [entry]);
+  useEffect(() => {
+    if (!isLazyScreen(entry) || loaded[entry.id]) return;
+    let live = true;
+    // The screen's code and the domain services it uses (created after the first frame) arrive together.
+    Promise.all([entry.load(), services.whenReady?.()]).then(
+      ([module]) => live && setLoaded((prev) => ({ ...prev, [entry.id]: module })),
+      (err: unknown) => live && setLoaded((prev) => ({ ...prev, [entry.id]: { error: err instanceof Error ? err.message : String(err) } })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [entry, loaded, services]);
   const quit = () => {
     services.dispose();
     onExit?.();
@@ -70,8 +99,8 @@ export function App({ services, screens = SCREENS, size, onExit }: AppProps) {
     if (Object.keys(services.jobs.getState().jobs).length > 0) services.app.getState().setOverlay('quit');
     else quit();
   };
-  const screenBindings = useMemo(() => screen.bindings(services), [screen, services]);
-  const global = useMemo(() => globalBindings(services, screens, requestQuit, screen.panels.length), [services, screens, screen]);
+  const screenBindings = useMemo(() => (screen ? screen.bindings(services) : []), [screen, services]);
+  const global = useMemo(() => globalBindings(services, screens, requestQuit, entry.panels.length), [services, screens, entry]);
 
   useInput((input, key) => {
     const state = services.app.getState();
@@ -121,13 +150,13 @@ export function App({ services, screens = SCREENS, size, onExit }: AppProps) {
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
         <Box height={1} width={width}>
           <T bold tone="accent">swegym-console </T>
-          <T>{truncate(tabs.map((t) => (t.slice(2) === screen.title ? `[${t}]` : ` ${t} `)).join(''), Math.max(0, width - 15))}</T>
+          <T>{truncate(tabs.map((t) => (t.slice(2) === entry.title ? `[${t}]` : ` ${t} `)).join(''), Math.max(0, width - 15))}</T>
         </Box>
         <Box height={1} width={width}>
           <T tone={recentFlash ? (recentFlash.tone === 'error' ? 'fail' : recentFlash.tone === 'warn' ? 'warn' : 'info') : 'dim'}>
             {truncate(
               recentFlash?.text ??
-                `${services.global.provider === 'local' ? 'provider: local (bubblewrap)' : 'provider: e2b'} · ${screen.panels.length > 1 ? `panel: ${screen.panels[focus] ?? ''} · ` : ''}${jobText ? `running: ${jobText}` : 'no jobs running'}`,
+                `${services.global.provider === 'local' ? 'provider: local (bubblewrap)' : 'provider: e2b'} · ${entry.panels.length > 1 ? `panel: ${entry.panels[focus] ?? ''} · ` : ''}${jobText ? `running: ${jobText}` : 'no jobs running'}`,
               width,
             )}
           </T>
@@ -138,7 +167,7 @@ export function App({ services, screens = SCREENS, size, onExit }: AppProps) {
               width={width}
               height={bodyHeight}
               sections={[
-                { title: `${screen.title} keys`, bindings: screenBindings },
+                { title: `${entry.title} keys`, bindings: screenBindings },
                 { title: 'Everywhere', bindings: global },
               ]}
             />
@@ -146,8 +175,12 @@ export function App({ services, screens = SCREENS, size, onExit }: AppProps) {
             <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} />
           ) : overlay === 'log' ? (
             <CommandLogPanel entries={services.commandLog.entries()} width={width} height={bodyHeight} now={now} />
-          ) : (
+          ) : screen ? (
             <screen.Component services={services} width={width} height={bodyHeight} focus={focus} />
+          ) : loadError ? (
+            <T tone="fail">{truncate(`${entry.title} could not be loaded: ${loadError} (open it again to retry)`, width)}</T>
+          ) : (
+            <T tone="dim">{truncate(`loading ${entry.title}…`, width)}</T>
           )}
         </Box>
         <Footer width={width} bindings={footerBindings} hint={captured ? 'typing — Esc to leave the field' : undefined} />

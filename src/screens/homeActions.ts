@@ -1,12 +1,12 @@
 // Home refresh: pipeline from disk, then the doctor (concurrent checks with timeouts).
 import type { AppServices } from './services.js';
-import { pipelineStatus } from '../services/workspace/pipeline.js';
-import { runDoctor } from '../services/doctor/doctor.js';
 
 export async function refreshHome(services: AppServices): Promise<void> {
   const { set } = services.home.getState();
   set({ loading: true });
   try {
+    // Loaded here, after the first frame, rather than with the home screen.
+    const [{ pipelineStatus }, { runDoctor }] = await Promise.all([import('../services/workspace/pipeline.js'), import('../services/doctor/doctor.js')]);
     const steps = await pipelineStatus(services.paths);
     set({ steps });
     const checks = await runDoctor({ paths: services.paths, env: process.env, provider: services.global.provider });

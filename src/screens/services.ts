@@ -34,4 +34,9 @@ export interface AppServices {
   convert: { store: ConvertStore; controller: ConvertController };
   /** Stops timers and watchers when the app exits. */
   dispose(): void;
+  /**
+   * Resolves once every field above is usable. The interactive console creates the domain services (monitor,
+   * templates, validate, convert, run discovery) after its first frame; lazy screens await this before rendering.
+   */
+  whenReady?: () => Promise<void>;
 }

@@ -12,14 +12,29 @@ export interface ScreenProps {
   focus: number;
 }
 
-export interface ScreenModule {
+/** What the shell needs to list a screen (tabs, hotkeys, Tab cycling) before its code is loaded. */
+export interface ScreenInfo {
   id: string;
   title: string;
   /** Number key that jumps here. */
   hotkey: string;
   /** Panel names, for Tab cycling and the footer. */
   panels: string[];
+}
+
+export interface ScreenModule extends ScreenInfo {
   Component: ComponentType<ScreenProps>;
   /** Screen keys; built once per services instance. Shown in the footer and the help overlay. */
   bindings: (services: AppServices) => Binding[];
+}
+
+/** A screen whose code (component, bindings and the services they import) loads when it is first opened. */
+export interface LazyScreen extends ScreenInfo {
+  load: () => Promise<ScreenModule>;
+}
+
+export type ScreenEntry = ScreenModule | LazyScreen;
+
+export function isLazyScreen(entry: ScreenEntry): entry is LazyScreen {
+  return 'load' in entry && typeof entry.load === 'function';
 }

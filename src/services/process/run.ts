@@ -1,6 +1,5 @@
 // Runs child processes for services: streaming lines, explicit timeouts, abort, no unbounded buffers, and a
 // command-log entry for each. Long-lived children use buffer:false and stdin 'ignore' (DESIGN.md).
-import { execa } from 'execa';
 import { commandLog, type CommandLog } from './commandLog.js';
 import { redact } from '../secrets.js';
 
@@ -33,6 +32,8 @@ export interface RunResult {
 }
 
 export async function runProcess(file: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  // execa is loaded on the first run, not with the interactive console's first frame.
+  const { execa } = await import('execa');
   const log = opts.log ?? commandLog;
   const entry = log.start([file, ...args], opts.cwd, opts.note);
   const keep = opts.keepLines ?? 200;
