@@ -28,10 +28,6 @@ function hasBwrap(): boolean {
 test('local provider: directory templates built by the factory, smoke runs for real, sandboxes are gone afterwards', {
     timeout: 180_000,
     skip: hasBwrap() ? false : 'bubblewrap cannot run here',
-    // Known provider gap (reported to the sandbox layer): the local build sandbox mounts a fresh tmpfs on /tmp and
-    // keeps only /testbed-like paths, so the recipe's copy to /tmp/cc-runtime.tar.gz and the unpack into
-    // /opt/cc-runtime (both fine on E2B) are lost between steps. Remove `todo` once local builds keep them.
-    todo: 'local provider loses /tmp and /opt between template build steps',
   }, async () => {
   const images = ['sample/sweb.eval.x86_64.task_s_a-1:latest', 'sample/sweb.eval.x86_64.task_s_b-2:latest', 'sample/missing:latest'];
   const { ws, paths } = await templateWorkspace(images);
