@@ -266,13 +266,50 @@ export function parseLine(raw: string): ParsedLine {
 }
 
 /**
- * Substrings at least one of which every line that `classifyMessage` accepts contains. The fast scanner looks
- * for these in whole chunks and decodes only the lines around them. Two groups, because V8's regex engine skips
- * ahead well only over a few alternatives with distinctive first characters: the frequent lines, and the rare ones.
+ * Markers for the fast scanner: every line that `classifyMessage` accepts contains at least one of these texts
+ * verbatim (each is a literal part of the regex that accepts it, or of the `includes` gate in front of it), so a line
+ * without any of them can be skipped without being decoded. Keep this list in step with the regexes above
+ * (tests/monitor/scan.test.ts checks one line of every kind against it).
+ *
+ * The second field is the needle the scanner searches the raw bytes for (`Buffer.indexOf`), a part of the marker:
+ * one byte that is rare in run logs (upper case, punctuation: a memchr pass whose few hits are checked against all
+ * markers of that byte), or up to 6 bytes starting with a rarer byte than the marker has otherwise (searched
+ * natively, so the frequent first byte costs no call back into JavaScript). Markers with the same needle share one
+ * pass. The choice only affects speed, never which lines are found.
  */
-export const HOT_ANCHORS = "SWE-Gym |: \\{|effective_|blackbox rollout|rollout group|checkpoint";
-export const RARE_ANCHORS =
-  "node count|ay worker|outer launched|Job '|proxy failed|trainable samples|Traceback|patch extraction|xceptions\\.|is required|must be|must point|Missing |unsupported DRESSAGE|Reward function";
+export const LINE_MARKERS: readonly (readonly [text: string, needle: string])[] = [
+  ['SWE-Gym ', 'E'], // sample, fresh-eval failure, evaluator poll retry
+  [': {', '{'], // step/rollout/perf/eval dict lines, Memory-Usage lines
+  ['effective_', 'f'],
+  ['harvesting blackbox rollout after agent early stop: session_id=', 'k'],
+  ['blackbox rollout failed for session_id=', 'k'],
+  ['resubmitting rollout group for retry (attempt ', 'f'],
+  ['rollout group exhausted retries and will be marked failed:', 'k'],
+  ['source patch extraction failed transiently; retrying: session_id=', 'f'],
+  ['Current Ray node count: ', 'C'],
+  ['Timed out waiting for Ray workers to join.', 'k'],
+  ['Starting Ray worker on ', 'k'],
+  ['Router launched at ', 'Router'],
+  ['successfully saved checkpoint ', 'k'],
+  ['saving checkpoint at iteration', 'k'],
+  ["Job '", 'J'],
+  ['Dressage proxy failed; see ', 'D'],
+  ['Dressage sync rollout produced no trainable samples', 'D'],
+  // FATAL
+  ['Traceback (most recent call last):', 'k'],
+  ['DRESSAGE_PROXY_URL must', 'E'],
+  ['PROMPT_DATA must point', 'D'],
+  ['MODEL_ROOT must point', 'E'],
+  ['MASTER_ADDR is required', 'E'],
+  ['Missing Slime model config', 'f'],
+  ['Missing Dressage default env file', 'D'],
+  ['RAY_SSH_USER is required', 'E'],
+  ['total actor GPUs (', 'U'],
+  ['DRESSAGE_E2B_API_KEY is required', 'E'],
+  ['unsupported DRESSAGE_SANDBOX_PROVIDER', 'E'],
+  ["Reward function '", 'f'],
+  ['Error', 'E'], // ray.exceptions.<Name>Error
+];
 
 export function metricNumber(v: PyValue | undefined): number | undefined {
   return typeof v === 'number' ? v : typeof v === 'boolean' ? (v ? 1 : 0) : undefined;

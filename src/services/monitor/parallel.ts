@@ -1,13 +1,13 @@
 // Parallel scan of a large log for `monitor --once`: the file is cut at line boundaries into one range per core,
-// worker threads find the anchored lines of their range (the same two regexes as LineScanner), and the main
+// worker threads find the marked lines of their range (the same findMarkedLines as LineScanner), and the main
 // thread feeds them to the model in file order. Classification stays single-threaded (it needs order).
-// The worker body is a self-contained function serialised into an eval worker, so it runs the same from the
-// sources and from the bundle. Any worker failure falls back to the sequential scan.
+// The worker body and the scan functions are self-contained functions serialised into an eval worker, so they run
+// the same from the sources and from the bundle. Any worker failure falls back to the sequential scan.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { open, stat } from 'node:fs/promises';
-import { HOT_ANCHORS, RARE_ANCHORS } from './lines.js';
-import { LineScanner, scanFile } from './tail.js';
+import { LINE_MARKERS } from './lines.js';
+import { LineScanner, compileMarkers, findMarkedLines, scanFile } from './tail.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
@@ -16,8 +16,7 @@ interface Job {
   file: string;
   start: number;
   end: number;
-  hot: string;
-  rare: string;
+  markers: (readonly [string, string])[];
 }
 
 /**
@@ -29,41 +28,26 @@ function workerMain(): void {
   const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs');
   if (!parentPort) return;
-  const job = workerData as { file: string; start: number; end: number; hot: string; rare: string };
-  const hot = new RegExp(job.hot, 'g');
-  const rare = new RegExp(job.rare, 'g');
+  // Put on globalThis by WORKER_SOURCE (the same functions LineScanner uses).
+  const g = globalThis as unknown as { __scanCompile: typeof compileMarkers; __scanFind: typeof findMarkedLines };
+  const job = workerData as Job;
+  const groups = g.__scanCompile(job.markers);
+  const find = g.__scanFind;
   const fd = fs.openSync(job.file, 'r');
-  const CHUNK = 8 * 1024 * 1024;
-  const WINDOW = 64 * 1024;
+  const CHUNK = 4 * 1024 * 1024;
+  const WINDOW = 256 * 1024;
   const buf = Buffer.allocUnsafe(CHUNK);
   let carry: Buffer | undefined;
   let pos = job.start;
   let out: string[] = [];
   const starts: number[] = [];
-  const collect = (re: RegExp, text: string) => {
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(text))) {
-      starts.push(text.lastIndexOf('\n', m.index) + 1);
-      const stop = text.indexOf('\n', m.index);
-      if (stop < 0) break;
-      re.lastIndex = stop + 1;
-    }
-  };
   const scanWindow = (b: Buffer, from: number, end: number) => {
-    const text = b.toString('latin1', from, end + 1);
     starts.length = 0;
-    collect(hot, text);
-    const h = starts.length;
-    collect(rare, text);
-    if (starts.length > h && h > 0) starts.sort((a, c) => a - c);
-    let prev = -1;
+    find(b, from, end, groups, starts);
     for (const s of starts) {
-      if (s === prev) continue;
-      prev = s;
-      let stop = text.indexOf('\n', s);
-      if (stop < 0) stop = text.length;
-      out.push(b.toString('utf8', from + s, from + stop));
+      let stop = b.indexOf(10, s);
+      if (stop < 0 || stop > end) stop = end;
+      out.push(b.toString('utf8', s, stop));
     }
   };
   const scan = (b: Buffer, from: number, end: number) => {
@@ -83,7 +67,7 @@ function workerMain(): void {
     const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, job.end - pos), pos);
     if (n <= 0) break;
     pos += n;
-    let chunk = buf.subarray(0, n);
+    const chunk = buf.subarray(0, n);
     let from = 0;
     if (carry) {
       const nl = chunk.indexOf(10);
@@ -103,7 +87,6 @@ function workerMain(): void {
     } else if (from < chunk.length) {
       carry = Buffer.from(chunk.subarray(from));
     }
-    chunk = buf;
     if (out.length > 20000) {
       parentPort.postMessage({ lines: out });
       out = [];
@@ -118,7 +101,12 @@ function workerMain(): void {
 }
 
 // `__name` is the helper esbuild/tsx insert to keep function names; the worker has no such global.
-const WORKER_SOURCE = `var __name = (f) => f;\n(${workerMain.toString()})()`;
+const WORKER_SOURCE = [
+  'var __name = (f) => f;',
+  `globalThis.__scanCompile = (${compileMarkers.toString()});`,
+  `globalThis.__scanFind = (${findMarkedLines.toString()});`,
+  `(${workerMain.toString()})()`,
+].join('\n');
 
 /** Offsets that cut [0, size) into `n` ranges, each starting at a line start. */
 export async function lineAlignedCuts(file: string, size: number, n: number): Promise<number[]> {
@@ -189,7 +177,7 @@ export async function scanFileParallel(file: string, sink: (line: string) => voi
     }
   };
   const workers = cuts.slice(1).map((end, i) =>
-    runWorker({ file, start: cuts[i] as number, end, hot: HOT_ANCHORS, rare: RARE_ANCHORS }, (lines) => {
+    runWorker({ file, start: cuts[i] as number, end, markers: LINE_MARKERS.map(([t, b]) => [t, b] as const) }, (lines) => {
       (pending[i] as string[][]).push(lines);
       if (i === next) drain();
     }).then(() => {

@@ -1,30 +1,100 @@
 // Reading a run log fast and following it live.
-// - LineScanner: takes raw chunks, keeps a partial last line, and hands only candidate lines (those containing an
-//   anchor of lines.ts) to the sink, decoded as UTF-8. Whole chunks are searched with one regex over a latin1 view,
-//   so a 1 GB log costs one pass and almost no per-line allocation.
+// - LineScanner: takes raw chunks, keeps a partial last line, and hands only candidate lines (those containing a
+//   marker of lines.ts LINE_MARKERS) to the sink, decoded as UTF-8. The raw bytes are searched with one-byte
+//   Buffer.indexOf passes (memchr) for the markers' rare trigger bytes; only the lines around a verified marker
+//   are decoded, noise lines never are.
 // - scanFile: reads a file from an offset to its end in large chunks.
 // - FileFollower: polls a file, survives truncation, rotation (new inode) and partial writes.
 // - followRayJob: `ray job logs -f <id>` as a child process through runProcess.
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { HOT_ANCHORS, RARE_ANCHORS } from './lines.js';
+import { LINE_MARKERS } from './lines.js';
 import { runProcess, type RunResult } from '../process/run.js';
 
 export type LineSink = (line: string) => void;
 
 const NL = 10;
-/** Bytes decoded per regex pass: small strings stay in V8's young generation and decode fast. */
-const WINDOW = 64 * 1024;
+/** Bytes searched per round of trigger passes: small enough that the passes after the first hit the CPU cache. */
+const WINDOW = 256 * 1024;
+
+/** Markers grouped by needle: one indexOf pass per group; `ats[i]` is where the needle sits in `texts[i]`. */
+export interface MarkerGroup {
+  needle: Uint8Array;
+  texts: Uint8Array[];
+  ats: number[];
+}
+
+/** Groups [text, needle] pairs by needle. Self-contained (serialised into the scan workers). */
+export function compileMarkers(markers: readonly (readonly [string, string])[]): MarkerGroup[] {
+  const enc = new TextEncoder();
+  const groups: (MarkerGroup & { key: string })[] = [];
+  for (const [text, needle] of markers) {
+    const bytes = enc.encode(text);
+    const at = text.indexOf(needle);
+    if (needle.length === 0 || at < 0 || text.includes('\n') || bytes.length !== text.length) throw new Error(`bad line marker ${JSON.stringify(text)} / ${JSON.stringify(needle)}`);
+    let g = groups.find((x) => x.key === needle);
+    if (!g) groups.push((g = { key: needle, needle: enc.encode(needle), texts: [], ats: [] }));
+    g.texts.push(bytes);
+    g.ats.push(at);
+  }
+  return groups.map(({ needle, texts, ats }) => ({ needle, texts, ats }));
+}
+
+/**
+ * Appends to `out` (in increasing order, once each) the start offsets of the lines of buf[from, end) that contain
+ * a marker. buf[from - 1] is a newline or from is 0; end is the index of a newline or the end of the data.
+ * Self-contained (serialised into the scan workers): references nothing outside its body.
+ */
+export function findMarkedLines(buf: Buffer, from: number, end: number, groups: MarkerGroup[], out: number[]): void {
+  const first = out.length;
+  let sorted = true;
+  // indexOf on a view that ends at `end`, so a search for a rare byte stops there instead of running on.
+  const view = end < buf.length ? buf.subarray(0, end) : buf;
+  for (const g of groups) {
+    const needle = g.needle.length === 1 ? (g.needle[0] as number) : g.needle;
+    const texts = g.texts;
+    const ats = g.ats;
+    const before = out.length;
+    let p = from;
+    while (p < end) {
+      const h = view.indexOf(needle, p);
+      if (h < 0) break;
+      let hit = false;
+      for (let k = 0; k < texts.length && !hit; k++) {
+        const t = texts[k] as Uint8Array;
+        const s = h - (ats[k] as number);
+        const n = t.length;
+        if (s < from || s + n > end) continue;
+        let i = 0;
+        while (i < n && buf[s + i] === t[i]) i++;
+        hit = i === n;
+      }
+      if (!hit) {
+        p = h + 1;
+        continue;
+      }
+      const ls = view.lastIndexOf(10, h) + 1;
+      out.push(ls < from ? from : ls);
+      const le = view.indexOf(10, h);
+      p = le < 0 ? end : le + 1;
+    }
+    if (before > first && out.length > before) sorted = false;
+  }
+  if (!sorted) {
+    const part = out.splice(first).sort((a, b) => a - b);
+    let prev = -1;
+    for (const x of part) if (x !== prev) out.push((prev = x));
+  }
+}
 /** Bytes before the read offset compared on each poll to notice a file rewritten in place at the same size. */
 const SIG_BYTES = 4096;
 
 export class LineScanner {
   private carry: Buffer | undefined;
-  private readonly hot = new RegExp(HOT_ANCHORS, 'g');
-  private readonly rare = new RegExp(RARE_ANCHORS, 'g');
+  private readonly groups = compileMarkers(LINE_MARKERS);
   private readonly starts: number[] = [];
   /** Bytes consumed (including the carried partial line). */
   bytes = 0;
-  /** Complete lines seen (counted by newlines), when counting is enabled. */
+  /** Lines handed to the sink (lines with a marker). */
   candidates = 0;
 
   constructor(private readonly sink: LineSink, private readonly opts: { maxLineBytes?: number } = {}) {}
@@ -83,7 +153,7 @@ export class LineScanner {
     this.carry = Buffer.from(part);
   }
 
-  /** Scans buf[from .. end] (end = index of a newline) for anchored lines, in file order, in newline-aligned windows. */
+  /** Scans buf[from .. end] (end = index of a newline) for marked lines, in file order, in newline-aligned windows. */
   private scan(buf: Buffer, from: number, end: number): void {
     let pos = from;
     while (pos <= end) {
@@ -99,35 +169,15 @@ export class LineScanner {
   }
 
   private scanWindow(buf: Buffer, from: number, end: number): void {
-    const text = buf.toString('latin1', from, end + 1);
     const starts = this.starts;
     starts.length = 0;
-    collect(this.hot, text, starts);
-    const hotCount = starts.length;
-    collect(this.rare, text, starts);
-    if (starts.length > hotCount && hotCount > 0) starts.sort((a, b) => a - b);
-    let prev = -1;
+    findMarkedLines(buf, from, end, this.groups, starts);
     for (const start of starts) {
-      if (start === prev) continue;
-      prev = start;
-      let stop = text.indexOf('\n', start);
-      if (stop < 0) stop = text.length;
+      let stop = buf.indexOf(NL, start);
+      if (stop < 0 || stop > end) stop = end;
       this.candidates++;
-      this.sink(buf.toString('utf8', from + start, from + stop));
+      this.sink(buf.toString('utf8', start, stop));
     }
-  }
-}
-
-/** Pushes the start offset of every line that has a match (one per line). */
-function collect(re: RegExp, text: string, out: number[]): void {
-  re.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) {
-    const start = text.lastIndexOf('\n', m.index) + 1;
-    out.push(start);
-    const stop = text.indexOf('\n', m.index);
-    if (stop < 0) break;
-    re.lastIndex = stop + 1;
   }
 }
 
