@@ -40,6 +40,41 @@ const yogaWithoutFetch = {
   },
 };
 
+// signal-exit 3 (used by Ink and restore-cursor) requires all of `node:assert` (≈ 17 ms to load) for one
+// `assert.equal(typeof cb, 'function', …)`; give it that one function.
+const signalExitAssert = {
+  name: 'signal-exit-assert',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
+      /[\\/]signal-exit[\\/]/.test(args.importer) ? { path: 'signal-exit-assert', namespace: 'signal-exit-assert' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'signal-exit-assert' }, () => ({
+      loader: 'js',
+      contents:
+        'exports.equal = function equal(actual, expected, message) {\n' +
+        '  if (actual != expected) { var e = new Error(message || actual + " == " + expected); e.name = "AssertionError"; e.code = "ERR_ASSERTION"; throw e; }\n' +
+        '};\n',
+    }));
+  },
+};
+
+// terminal-size (Ink) imports child_process (≈ 8 ms to load) for a fallback that runs `tput`/`resize` only when
+// the terminal does not report its size; load it when that fallback runs. Fails loudly if the import changes.
+const TERMINAL_SIZE_IMPORT = "import {execFileSync} from 'node:child_process';";
+const terminalSizeLazyChildProcess = {
+  name: 'terminal-size-lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]terminal-size[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (source.split(TERMINAL_SIZE_IMPORT).length !== 2) {
+        throw new Error(`terminal-size-lazy-child-process: \`${TERMINAL_SIZE_IMPORT}\` not found once in ${args.path}; update scripts/build.mjs`);
+      }
+      const lazy = "const execFileSync = (...args) => require('node:child_process').execFileSync(...args);";
+      return { contents: source.replace(TERMINAL_SIZE_IMPORT, lazy), loader: 'js' };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts') },
   outdir,
@@ -57,7 +92,7 @@ const result = await build({
   minify: true,
   sourcemap: false,
   metafile: true,
-  plugins: [yogaWithoutFetch],
+  plugins: [yogaWithoutFetch, signalExitAssert, terminalSizeLazyChildProcess],
   logLevel: 'warning',
 });
 if (!yogaPatched) {
