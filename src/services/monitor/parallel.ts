@@ -87,7 +87,8 @@ function workerMain(): void {
     } else if (from < chunk.length) {
       carry = Buffer.from(chunk.subarray(from));
     }
-    if (out.length > 20000) {
+    // Small batches, so the main thread classifies range 0 while the workers still scan.
+    if (out.length >= 2000) {
       parentPort.postMessage({ lines: out });
       out = [];
     }
