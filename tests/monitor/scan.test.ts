@@ -188,3 +188,27 @@ test('differential on fuzz inputs: look-alikes, binary, ANSI, CR and marker frag
     assert.deepStrictEqual(JSON.stringify(m.toJson()), JSON.stringify(referenceJson(text)), `round ${round} json`);
   }
 });
+
+test('scanFile reads ahead while scanning: an abort stops at a chunk edge, a throwing sink rejects with its error', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines = Array.from({ length: 400 }, (_, i) => (i % 4 === 0 ? sampleLine({ reward: 1, instance: `t-${i}` }) : NOISE));
+    await writeFile(file, lines.join('\n') + '\n');
+    const ac = new AbortController();
+    let seen = 0;
+    const r = await scanFile(file, new LineScanner(() => seen++), { chunkBytes: 4096, signal: ac.signal, onProgress: (n) => n >= 8192 && ac.abort() });
+    assert.equal(r.bytes, 8192);
+    assert.equal(r.offset, 8192);
+    assert.ok(seen > 0 && seen < 100);
+    const all = await scanFile(file, new LineScanner(() => {}), { chunkBytes: 4096, offset: r.offset });
+    assert.equal(r.offset + all.bytes, Buffer.byteLength(lines.join('\n') + '\n'));
+    let calls = 0;
+    await assert.rejects(
+      scanFile(file, new LineScanner(() => { if (++calls === 30) throw new Error('sink broke'); }), { chunkBytes: 4096, final: true }),
+      /sink broke/,
+    );
+  } finally {
+    await removeDir(dir);
+  }
+});

@@ -192,14 +192,29 @@ export async function scanFile(file: string, scanner: LineScanner, opts: { offse
   try {
     const size = (await fh.stat()).size;
     let pos = Math.min(opts.offset ?? 0, size);
-    const chunk = Buffer.allocUnsafe(opts.chunkBytes ?? 8 * 1024 * 1024);
+    const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
+    // Two buffers: the next chunk is read (on the libuv pool) while this one is scanned.
+    const bufs = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
     let read = 0;
-    while (pos < size) {
-      if (opts.signal?.aborted) break;
-      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
-      if (bytesRead <= 0) break;
-      scanner.push(chunk.subarray(0, bytesRead));
+    let which = 0;
+    const readAt = (at: number, i: number) => fh.read(bufs[i] as Buffer, 0, Math.min(chunkBytes, size - at), at);
+    let next = pos < size && !opts.signal?.aborted ? readAt(pos, which) : undefined;
+    while (next) {
+      const { bytesRead } = await next;
+      next = undefined;
+      // Aborted while this chunk was read ahead: it is not consumed (offset stays where the scan stopped).
+      if (bytesRead <= 0 || opts.signal?.aborted) break;
+      const chunk = (bufs[which] as Buffer).subarray(0, bytesRead);
       pos += bytesRead;
+      which ^= 1;
+      if (pos < size && !opts.signal?.aborted) next = readAt(pos, which);
+      try {
+        scanner.push(chunk);
+      } catch (err) {
+        // Do not close the handle under a read still in flight.
+        await next?.catch(() => {});
+        throw err;
+      }
       read += bytesRead;
       opts.onProgress?.(read);
     }
