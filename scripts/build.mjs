@@ -1,44 +1,61 @@
-// Bundles the console into dist/ with esbuild: production React, and heavy libraries (e2b, apache-arrow,
-// parquet-wasm) left in lazily loaded chunks so that nothing heavy is parsed before the first frame.
+// Bundles the console into dist/ with esbuild, in two parts:
+//   - dist/chunks/ui-vendor.cjs: Ink, React and yoga as one classic script (src/vendor/uiVendor.ts), which the
+//     console runs with a V8 code cache (src/vendor/uiVendorLoader.ts);
+//   - dist/swegym-console.mjs and its chunks: the console itself, ES modules with production React, where heavy
+//     libraries (e2b, apache-arrow, parquet-wasm) stay in lazily loaded chunks. Its imports of `ink` and `react` are
+//     shims that read the UI bundle's modules.
+// Patches to dependencies (scripts/startup-patches.mjs) keep slow work out of start-up; each fails the build if the
+// code it patches has changed.
 import { build } from 'esbuild';
 import { mkdir, writeFile, rm, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { createRequire, isBuiltin } from 'node:module';
+import {
+  patchInkReconcilerWithoutTopLevelAwait,
+  patchStringWidth,
+  patchTerminalSize,
+  patchYogaIndexFromGlobal,
+  patchYogaWithoutFetch,
+} from './startup-patches.mjs';
 
+const requireHere = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = path.join(root, 'dist');
+// `--outdir DIR` builds elsewhere (the benchmarks build the working tree without touching dist/).
+const outdirFlag = process.argv.indexOf('--outdir');
+const outdir = outdirFlag > 0 && process.argv[outdirFlag + 1] ? path.resolve(process.argv[outdirFlag + 1]) : path.join(root, 'dist');
 const stub = path.join(outdir, '.devtools-stub.mjs');
+const uiVendorFile = path.join(outdir, 'chunks', 'ui-vendor.cjs');
 
 await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
-// Ink guards a dynamic import of react-devtools-core; esbuild hoists it, so alias it to an inert stub.
+// Ink guards a dynamic import of react-devtools-core; alias it to an inert stub.
 await writeFile(stub, 'export default { connectToDevTools() {}, initialize() {} };\n');
 
-// yoga-layout (Ink's layout engine) instantiates its inline wasm with `fetch(<data: URI>)` whenever a global
-// `fetch` exists, and touching Node's `fetch` loads its whole HTTP stack (undici) before the first frame. Make its
-// loader take the ArrayBuffer path, which decodes the same base64 in place. Fails loudly if yoga's loader changes.
-const YOGA_FETCH_TEST = '"function"!=typeof fetch?';
-let yogaPatched = false;
-const yogaWithoutFetch = {
-  name: 'yoga-without-fetch',
-  setup(b) {
-    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const hits = source.split(YOGA_FETCH_TEST).length - 1;
-      const contents = source.replaceAll(YOGA_FETCH_TEST, 'true?');
-      // Both of its loaders (binary promise and instantiation) test `fetch` this way; any other test is new code.
-      if (hits < 1 || contents.includes('typeof fetch')) {
-        throw new Error(
-          `yoga-without-fetch: found ${hits} \`${YOGA_FETCH_TEST}\` in ${args.path}` +
-            (contents.includes('typeof fetch') ? ' and another `typeof fetch` test' : '') +
-            "; yoga-layout's wasm loader changed, update scripts/build.mjs so it does not load undici at start-up",
-        );
-      }
-      yogaPatched = true;
-      return { contents, loader: 'js' };
-    });
-  },
-};
+/** Names of the patch plugins that ran (each must, or its target is no longer bundled). */
+const appliedPatches = new Set();
+
+/** An esbuild plugin that rewrites the files matching `filter` with `patch`. */
+function patchPlugin(name, filter, patch) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter }, async (args) => {
+        const contents = patch(await readFile(args.path, 'utf8'), args.path);
+        appliedPatches.add(name);
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
+const uiPatches = [
+  patchPlugin('yoga-without-fetch', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, patchYogaWithoutFetch),
+  patchPlugin('yoga-from-global', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, patchYogaIndexFromGlobal),
+  patchPlugin('ink-without-top-level-await', /[\\/]ink[\\/]build[\\/]reconciler\.js$/, patchInkReconcilerWithoutTopLevelAwait),
+  patchPlugin('string-width-lazy-rgi', /[\\/]string-width[\\/]index\.js$/, patchStringWidth),
+  patchPlugin('terminal-size-lazy-child-process', /[\\/]terminal-size[\\/]index\.js$/, patchTerminalSize),
+];
 
 // signal-exit 3 (used by Ink and restore-cursor) requires all of `node:assert` (≈ 17 ms to load) for one
 // `assert.equal(typeof cb, 'function', …)`; give it that one function.
@@ -58,48 +75,174 @@ const signalExitAssert = {
   },
 };
 
-// terminal-size (Ink) imports child_process (≈ 8 ms to load) for a fallback that runs `tput`/`resize` only when
-// the terminal does not report its size; load it when that fallback runs. Fails loudly if the import changes.
-const TERMINAL_SIZE_IMPORT = "import {execFileSync} from 'node:child_process';";
-const terminalSizeLazyChildProcess = {
-  name: 'terminal-size-lazy-child-process',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]terminal-size[\\/]index\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      if (source.split(TERMINAL_SIZE_IMPORT).length !== 2) {
-        throw new Error(`terminal-size-lazy-child-process: \`${TERMINAL_SIZE_IMPORT}\` not found once in ${args.path}; update scripts/build.mjs`);
+// Importing a Node built-in as an ES module builds a module facade that reads every export of the built-in, and
+// some exports are getters that load more of Node (node:fs's `promises` loads readline; node:util's load its diff
+// and worker code): ≈ 10 ms for the half-dozen built-ins that the console imports before its first frame.
+// `process.getBuiltinModule` (Node ≥ 22.3) returns the built-in itself: each import statement of a built-in becomes
+// that call, exporting the default and exactly the names that the importing file asks for (found in its import
+// statements). A name missed that way fails the build ("No matching export"), loudly.
+const importerSources = new Map();
+async function namesImported(importer, specifier) {
+  if (!importerSources.has(importer)) importerSources.set(importer, await readFile(importer, 'utf8').catch(() => ''));
+  const source = importerSources.get(importer);
+  // A generated module (no file to read) gets every name, like a namespace import.
+  if (!source) return { names: [], namespace: true };
+  const names = new Set();
+  let namespace = false;
+  const quoted = specifier.replace(/[/]/g, '\\/');
+  const statement = new RegExp(`(?:^|[^\\w$.])(?:import|export)\\s*(?:type\\s+)?([^;]*?)\\s*from\\s*['"]${quoted}['"]`, 'g');
+  for (const [, clause] of source.matchAll(statement)) {
+    if (/\*\s*as\s/.test(clause) || clause.trim() === '*') namespace = true;
+    for (const [, list] of clause.matchAll(/\{([^}]*)\}/g)) {
+      for (const item of list.split(',')) {
+        const name = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]?.trim();
+        if (name && /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default') names.add(name);
       }
-      const lazy = "const execFileSync = (...args) => require('node:child_process').execFileSync(...args);";
-      return { contents: source.replace(TERMINAL_SIZE_IMPORT, lazy), loader: 'js' };
+    }
+  }
+  return { names: [...names].sort(), namespace };
+}
+const builtinsWithoutFacades = {
+  name: 'builtins-without-facades',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z][a-z0-9_/]*$/ }, async (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (args.kind !== 'import-statement' || !isBuiltin(name)) return undefined;
+      const { names, namespace } = await namesImported(args.importer, args.path);
+      return { path: `${name}:${namespace ? '*' : names.join(',')}`, namespace: 'node-builtin' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const [name, list] = args.path.split(':');
+      const builtin = requireHere(`node:${name}`);
+      // A namespace import gets every name that is a plain value (reading getters is what this avoids).
+      const names =
+        list === '*'
+          ? Object.keys(builtin).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k) && 'value' in Object.getOwnPropertyDescriptor(builtin, k))
+          : list.split(',').filter(Boolean);
+      const contents =
+        `const builtin = process.getBuiltinModule(${JSON.stringify(`node:${name}`)});\n` +
+        'export default builtin;\n' +
+        (names.length ? `export const { ${names.join(', ')} } = builtin;\n` : '');
+      return { contents, loader: 'js' };
     });
   },
 };
 
-const result = await build({
-  entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts') },
-  outdir,
+// The console's imports of the UI libraries become shims over the modules that the UI bundle's start() returns
+// (one React for everything). Export names are read from the real packages, as production loads them.
+process.env.NODE_ENV = 'production';
+const uiModules = {
+  ink: { key: 'ink', names: Object.keys(await import('ink')) },
+  react: { key: 'react', names: Object.keys(requireHere('react')) },
+  'react/jsx-runtime': { key: 'jsxRuntime', names: Object.keys(requireHere('react/jsx-runtime')) },
+};
+const UI_LOADED = 'ui-vendor-loaded';
+const uiVendorShims = {
+  name: 'ui-vendor-shims',
+  setup(b) {
+    b.onResolve({ filter: /^(ink|react|react\/jsx-runtime)$/ }, (args) => ({ path: args.path, namespace: 'ui-vendor-shim' }));
+    b.onResolve({ filter: new RegExp(`^${UI_LOADED}$`) }, () => ({ path: UI_LOADED, namespace: UI_LOADED }));
+    b.onLoad({ filter: /.*/, namespace: UI_LOADED }, () => ({
+      loader: 'js',
+      resolveDir: root,
+      // This module must land in dist/chunks/, beside ui-vendor.cjs (checked below).
+      contents:
+        `import { loadUiVendor } from ${JSON.stringify(path.join(root, 'src/vendor/uiVendorLoader.ts'))};\n` +
+        `import { fileURLToPath } from 'node:url';\n` +
+        `export const uiVendor = (await loadUiVendor(fileURLToPath(new URL('./ui-vendor.cjs', import.meta.url)))).modules;\n`,
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'ui-vendor-shim' }, (args) => {
+      const { key, names } = uiModules[args.path];
+      const named = names.filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
+      return {
+        loader: 'js',
+        resolveDir: root,
+        contents:
+          `import { uiVendor } from '${UI_LOADED}';\n` +
+          `const ns = uiVendor.${key};\n` +
+          'export default ns.default;\n' +
+          `export const { ${named.join(', ')} } = ns;\n`,
+      };
+    });
+  },
+};
+
+// Inside the UI bundle, each file's `import React from 'react'` (36 of them in Ink) makes esbuild copy every export of
+// React's CommonJS module into a new object of getters. One ES module in front of React does that once.
+const reactOnce = {
+  name: 'react-as-one-es-module',
+  setup(b) {
+    b.onResolve({ filter: /^react$/ }, () => ({ path: 'react', namespace: 'react-once' }));
+    b.onLoad({ filter: /.*/, namespace: 'react-once' }, () => ({
+      loader: 'js',
+      resolveDir: root,
+      contents:
+        `import React from ${JSON.stringify(requireHere.resolve('react'))};\n` +
+        'export default React;\n' +
+        `export const { ${uiModules.react.names.filter((n) => /^[A-Za-z_$][\w$]*$/.test(n)).join(', ')} } = React;\n`,
+    }));
+  },
+};
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node22',
-  outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunks/[name]-[hash]',
-  define: { 'process.env.NODE_ENV': '"production"' },
+  // Every bundled `Intl.Segmenter` (Ink's text helpers build one each when they load) becomes the lazy one in
+  // src/ui/graphemeSegmenter.ts: the first Intl object initialises ICU, ≈ 20 ms before the first frame.
+  define: { 'process.env.NODE_ENV': '"production"', 'Intl.Segmenter': 'LazyGraphemeSegmenter' },
+  inject: [path.join(root, 'src/ui/graphemeSegmenter.ts')],
   alias: { 'react-devtools-core': stub },
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   legalComments: 'none',
   minify: true,
   sourcemap: false,
   metafile: true,
-  plugins: [yogaWithoutFetch, signalExitAssert, terminalSizeLazyChildProcess],
   logLevel: 'warning',
+};
+
+const vendor = await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/vendor/uiVendor.ts')],
+  outfile: uiVendorFile,
+  format: 'cjs',
+  plugins: [...uiPatches, signalExitAssert, reactOnce, builtinsWithoutFacades],
+  // yoga's emscripten loader reads import.meta.url only to locate a wasm file; its wasm is inline.
+  logOverride: { 'empty-import-meta': 'silent' },
 });
-if (!yogaPatched) {
-  throw new Error('yoga-without-fetch: yoga-layout/dist/binaries/yoga-wasm-base64-esm.js was not bundled; update scripts/build.mjs');
+for (const p of uiPatches) {
+  if (!appliedPatches.has(p.name)) throw new Error(`${p.name}: the file it patches was not bundled into the UI bundle; update scripts/build.mjs`);
 }
-await writeFile(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
-const bytes = Object.entries(result.metafile.outputs)
-  .filter(([f]) => f.endsWith('swegym-console.mjs'))
-  .map(([, o]) => o.bytes)[0];
-process.stderr.write(`built dist/swegym-console.mjs (${Math.round((bytes ?? 0) / 1024)} KiB entry)\n`);
+
+const main = await build({
+  ...common,
+  entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts') },
+  outdir,
+  splitting: true,
+  format: 'esm',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  plugins: [uiVendorShims, signalExitAssert, builtinsWithoutFacades],
+});
+
+// Checks on the output: the UI libraries exist once (in the UI bundle), the loader sits beside that bundle, and the
+// Intl.Segmenter define reached every module (only the shim itself may name the native one).
+const outputs = { ...vendor.metafile.outputs, ...main.metafile.outputs };
+for (const [file, output] of Object.entries(main.metafile.outputs)) {
+  const inputs = Object.keys(output.inputs);
+  const duplicated = inputs.find((i) => /node_modules[\\/](ink|react|react-reconciler|scheduler|yoga-layout)[\\/]/.test(i));
+  if (duplicated) throw new Error(`${file} bundles ${duplicated}, which belongs in the UI bundle only; import it as ink/react`);
+  if (inputs.includes(`${UI_LOADED}:${UI_LOADED}`) && path.resolve(path.dirname(file)) !== path.dirname(uiVendorFile)) {
+    throw new Error(`the UI bundle loader landed in ${file}, not beside ${uiVendorFile}`);
+  }
+}
+for (const file of Object.keys(outputs).filter((f) => /\.(mjs|cjs)$/.test(f))) {
+  const text = await readFile(path.resolve(file), 'utf8');
+  const natives = text.split('Intl.Segmenter').length - 1;
+  if (natives > (text.includes('globalThis.Intl.Segmenter') ? 1 : 0)) {
+    throw new Error(`${file} still builds Intl.Segmenter directly; the define of Intl.Segmenter in scripts/build.mjs did not apply`);
+  }
+}
+await writeFile(path.join(outdir, 'meta.json'), JSON.stringify({ ui: vendor.metafile, main: main.metafile }));
+const kib = (f) => Math.round((outputs[Object.keys(outputs).find((o) => o.endsWith(f))]?.bytes ?? 0) / 1024);
+process.stderr.write(`built dist/swegym-console.mjs (${kib('swegym-console.mjs')} KiB entry) and dist/chunks/ui-vendor.cjs (${kib('ui-vendor.cjs')} KiB)\n`);

@@ -2,17 +2,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
+import { codeCacheFile } from '../../src/vendor/uiVendorLoader.js';
 
 const BIN = path.resolve('bin/swegym-console');
 const built = existsSync(path.resolve('dist/swegym-console.mjs'));
 
-test('interactive console in tmux: first frame, number keys, help, resize, quit with exit 0', { skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
+test('interactive console in tmux: first frame, number keys, help, resize, quit with exit 0; it leaves the UI code cache', { skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
   const ws = await fakeDressageCheckout();
   const t = new TmuxSession('nav');
+  const cache = codeCacheFile(path.resolve('dist/chunks/ui-vendor.cjs'));
+  rmSync(cache, { force: true });
   try {
     t.start([process.execPath, BIN, '--workspace', ws], { cols: 120, rows: 32 });
     await t.waitForText('[1 Home]');
@@ -35,6 +38,7 @@ test('interactive console in tmux: first frame, number keys, help, resize, quit 
     t.key('q');
     assert.equal(await t.exitCode(), 0);
     await t.waitForText('Detached training runs keep running');
+    assert.ok(existsSync(cache), 'the first start writes the UI bundle code cache for the next');
   } finally {
     t.kill();
     await removeDir(ws);
@@ -66,7 +70,7 @@ test('exit codes: unknown command 2, unimplemented refuses, --version prints the
   assert.equal(badOpt.code, 2);
 });
 
-test('Node older than 22 is refused with one clear line', { skip: !existsSync('/usr/bin/node') ? 'no system node' : false }, async () => {
+test('Node older than 22.12 is refused with one clear line', { skip: !existsSync('/usr/bin/node') ? 'no system node' : false }, async () => {
   const r = await new Promise<{ code: number; stderr: string; version: string }>((resolve) =>
     execFile('/usr/bin/node', ['-e', 'process.stdout.write(process.versions.node)'], (_e, version) =>
       execFile('/usr/bin/node', [BIN, '--version'], { env: { ...process.env, SWEGYM_CONSOLE_NO_REEXEC: '1' } }, (err, _o, stderr) =>
@@ -74,8 +78,9 @@ test('Node older than 22 is refused with one clear line', { skip: !existsSync('/
       ),
     ),
   );
-  if (Number(r.version.split('.')[0]) >= 22) return; // the system Node is new enough: nothing to refuse
+  const [major = 0, minor = 0] = r.version.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 12)) return; // the system Node is new enough: nothing to refuse
   assert.equal(r.code, 3);
   assert.equal(r.stderr.trim().split('\n').length, 1);
-  assert.match(r.stderr, /needs Node\.js >= 22/);
+  assert.match(r.stderr, /needs Node\.js >= 22\.12 \(found v/);
 });

@@ -1,0 +1,6 @@
+export declare function patchStringWidth(source: string, file?: string): string;
+export declare const YOGA_FETCH_TEST: string;
+export declare function patchYogaWithoutFetch(source: string, file?: string): string;
+export declare function patchTerminalSize(source: string, file?: string): string;
+export declare function patchYogaIndexFromGlobal(source: string, file?: string): string;
+export declare function patchInkReconcilerWithoutTopLevelAwait(source: string, file?: string): string;

@@ -1,0 +1,117 @@
+// The build patches dependencies to keep slow work out of start-up (scripts/startup-patches.mjs). Each patched
+// module must behave exactly like the original, and each patch must refuse, loudly, a file that has changed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { transform } from 'esbuild';
+import {
+  patchInkReconcilerWithoutTopLevelAwait,
+  patchStringWidth,
+  patchTerminalSize,
+  patchYogaIndexFromGlobal,
+  patchYogaWithoutFetch,
+} from '../../scripts/startup-patches.mjs';
+
+const require = createRequire(import.meta.url);
+/** A file of an installed package (found from its entry point: not every package exports package.json). */
+function packageFile(pkg: string, rel: string): string {
+  let dir = path.dirname(require.resolve(pkg));
+  while (path.basename(dir) !== pkg.split('/').pop()) dir = path.dirname(dir);
+  return path.join(dir, rel);
+}
+
+type StringWidth = (text: string, options?: { ambiguousIsNarrow?: boolean; countAnsiEscapeCodes?: boolean }) => number;
+
+/** string-width with the patch applied, loaded from a temp file whose bare imports point at the installed packages. */
+async function patchedStringWidth(): Promise<{ width: StringWidth; cleanup: () => Promise<void> }> {
+  const file = packageFile('string-width', 'index.js');
+  const fromStringWidth = createRequire(file);
+  let source = patchStringWidth(await readFile(file, 'utf8'), file);
+  for (const dep of ['strip-ansi', 'get-east-asian-width']) {
+    const resolved = pathToFileURL(fromStringWidth.resolve(dep)).href;
+    source = source.replace(`from '${dep}'`, `from '${resolved}'`);
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'swegym-string-width-'));
+  const patchedFile = path.join(dir, 'index.mjs');
+  await writeFile(patchedFile, source);
+  const width = ((await import(pathToFileURL(patchedFile).href)) as { default: StringWidth }).default;
+  return { width, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+test('patched string-width measures text as the original does: every code point of the BMP and plane 1, emoji, Hangul and mark sequences', async () => {
+  const original = ((await import('string-width')) as { default: StringWidth }).default;
+  const { width, cleanup } = await patchedStringWidth();
+  try {
+    // Every code point of the BMP and of plane 1 (emoji, symbols), tags and variation selectors; a sample of the
+    // other planes (CJK extensions, private use). The regex claim behind the patch is checked over all of them below.
+    const codePoints: number[] = [];
+    for (let c = 0; c <= 0x1ffff; c++) codePoints.push(c);
+    for (let c = 0x20000; c <= 0x10ffff; c += 97) codePoints.push(c);
+    for (let c = 0xe0000; c <= 0xe01ef; c++) codePoints.push(c);
+    for (const c of codePoints) {
+      const ch = c >= 0xd800 && c <= 0xdfff ? String.fromCharCode(c) : String.fromCodePoint(c);
+      const expected = original(ch);
+      if (width(ch) !== expected) assert.fail(`U+${c.toString(16)}: patched ${width(ch)}, original ${expected}`);
+    }
+    const sequences = [
+      '👨‍👩‍👧', '👍🏽', '🇩🇪', '🇩🇪🇫', '1️⃣', '1\u20E3', '#\uFE0F\u20E3', '☺\uFE0F', '☺', '❤️‍🔥', '🏳️‍🌈', 'e\u0301', '\u1100\u1161\u11A8',
+      '\u1100\u1100\u1161', '한국어', 'ｶﾞ', '\u0915\u094D\u0937', 'a\u200Db', '\u001b[31m漢字\u001b[39m', '● ✓ ─ ⣿', '🧑‍💻 ok', '\t\r\n',
+    ];
+    for (const text of sequences) {
+      for (const options of [{}, { ambiguousIsNarrow: false }, { countAnsiEscapeCodes: true }]) {
+        assert.equal(width(text, options), original(text, options), `${JSON.stringify(text)} ${JSON.stringify(options)}`);
+      }
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test('as one code point, RGI_Emoji is exactly Emoji_Presentation less the regional indicators (every code point)', () => {
+  const rgi = new RegExp('^\\p{RGI_Emoji}$', 'v');
+  const single = /^(?!\p{Regional_Indicator})\p{Emoji_Presentation}$/u;
+  const differ: string[] = [];
+  for (let c = 0; c <= 0x10ffff; c++) {
+    const ch = c >= 0xd800 && c <= 0xdfff ? String.fromCharCode(c) : String.fromCodePoint(c);
+    if (rgi.test(ch) !== single.test(ch)) differ.push(`U+${c.toString(16)}`);
+  }
+  assert.deepEqual(differ, []);
+});
+
+test('each patch refuses a file in which its target text has changed, naming the file', () => {
+  const cases: Array<[(source: string, file?: string) => string, string]> = [
+    [patchStringWidth, 'string-width'],
+    [patchYogaWithoutFetch, 'yoga-without-fetch'],
+    [patchYogaIndexFromGlobal, 'yoga-from-global'],
+    [patchInkReconcilerWithoutTopLevelAwait, 'ink-without-top-level-await'],
+    [patchTerminalSize, 'terminal-size'],
+  ];
+  for (const [patch, name] of cases) {
+    assert.throws(() => patch('export default 1;\n', '/x/changed.js'), (err: Error) => err.message.includes(name) && err.message.includes('/x/changed.js'));
+  }
+});
+
+test('yoga and Ink, patched, hold no top-level await, so a classic script can bundle them; unpatched they cannot', async () => {
+  const files: Array<[string, (source: string) => string]> = [
+    [packageFile('yoga-layout', 'dist/src/index.js'), patchYogaIndexFromGlobal],
+    [packageFile('ink', 'build/reconciler.js'), patchInkReconcilerWithoutTopLevelAwait],
+  ];
+  for (const [file, patch] of files) {
+    const source = await readFile(file, 'utf8');
+    await assert.rejects(transform(source, { format: 'cjs', loader: 'js', logLevel: 'silent' }), /[Tt]op-level await/, `${file} unpatched`);
+    const patched = patch(source);
+    await transform(patched, { format: 'cjs', loader: 'js', logLevel: 'silent' });
+    assert.doesNotMatch(patched, /await import\('\.\/devtools\.js'\)/);
+  }
+});
+
+test('yoga without fetch takes the ArrayBuffer path for its inline wasm', async () => {
+  const file = packageFile('yoga-layout', 'dist/binaries/yoga-wasm-base64-esm.js');
+  const patched = patchYogaWithoutFetch(await readFile(file, 'utf8'), file);
+  assert.doesNotMatch(patched, /typeof fetch/);
+  assert.match(patched, /data:application\/octet-stream;base64,/);
+});
