@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile, copyFile, chmod } from 'node:fs/promises';
+import { mkdir, writeFile, copyFile, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -123,26 +123,14 @@ export interface Bundle {
 }
 
 /**
- * Builds the console exactly as `npm run build` does (scripts/build.mjs, with its output redirected to
- * bench/out/dist), so the benchmark measures the working tree without touching the dist/ other people use.
+ * Builds the console exactly as `npm run build` does (scripts/build.mjs --outdir bench/out/build/dist), so the
+ * benchmark measures the working tree without touching the dist/ other people use.
  */
 export async function buildBundle(): Promise<Bundle> {
-  const src = await readFile(path.join(REPO, 'scripts', 'build.mjs'), 'utf8');
-  const rootLine = "const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');";
-  const outLine = "const outdir = path.join(root, 'dist');";
   const benchRoot = path.join(OUT, 'build');
-  if (!src.includes(rootLine) || !src.includes(outLine)) {
-    if (!existsSync(path.join(REPO, 'dist', 'swegym-console.mjs'))) throw new Error('scripts/build.mjs changed shape and dist/ is missing: run npm run build');
-    return { bin: path.join(REPO, 'bin', 'swegym-console'), note: 'scripts/build.mjs changed shape: measured the existing dist/ (may be stale)' };
-  }
-  const patched = src
-    .replace(rootLine, `const root = ${JSON.stringify(REPO)};`)
-    .replace(outLine, `const outdir = ${JSON.stringify(path.join(benchRoot, 'dist'))};`);
   await mkdir(path.join(benchRoot, 'bin'), { recursive: true });
-  const script = path.join(benchRoot, 'build.mjs');
-  await writeFile(script, patched);
-  // The script imports esbuild; run it from the repo so node_modules resolve.
-  const r = await timeCommand(NODE, [script], { cwd: REPO, timeoutMs: 180_000 });
+  // Run from the repo so that esbuild and the sources resolve.
+  const r = await timeCommand(NODE, [path.join(REPO, 'scripts', 'build.mjs'), '--outdir', path.join(benchRoot, 'dist')], { cwd: REPO, timeoutMs: 180_000 });
   if (r.code !== 0) throw new Error(`build failed: ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
   const bin = path.join(benchRoot, 'bin', 'swegym-console');
   await copyFile(path.join(REPO, 'bin', 'swegym-console'), bin);
@@ -182,6 +170,8 @@ export interface PtySession {
   /** CPU time (user+system) the process had used when its first frame was complete, ms. */
   firstFrameCpuMs: () => number | undefined;
   firstByteMs: () => number | undefined;
+  /** When the process exited, ms after the spawn. */
+  exitedMs: () => number | undefined;
   exited: Promise<{ exitCode: number; signal?: number }>;
   isExited: () => boolean;
   write: (s: string) => void;
@@ -204,23 +194,25 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
   const pty = { spawn: mod.spawn ?? (mod.default as { spawn: typeof import('@lydell/node-pty').spawn }).spawn };
   const env = { ...process.env, TERM: 'xterm-256color', NODE_ENV: 'production', ...opts.env } as Record<string, string>;
   delete env.CI; // CI=true makes Ink non-interactive
-  const t0 = performance.now();
-  const p = pty.spawn(file, args, { name: 'xterm-256color', cols: opts.cols ?? 120, rows: opts.rows ?? 40, env, cwd: opts.cwd ?? REPO });
+  // Everything the session needs is set up before the spawn, so that t0 is the spawn itself for every figure below.
+  const xmod = (await import('@xterm/headless')) as unknown as { Terminal?: new (o: object) => XTerm; default?: { Terminal: new (o: object) => XTerm } };
+  const XT = xmod.Terminal ?? (xmod.default as { Terminal: new (o: object) => XTerm }).Terminal;
+  const term = new XT({ cols: opts.cols ?? 120, rows: opts.rows ?? 40, allowProposedApi: true });
   let bytes = 0;
   let frames = 0;
   let text = '';
   let firstFrame: number | undefined;
   let firstFrameCpu: number | undefined;
   let firstByte: number | undefined;
+  let exitedAt: number | undefined;
   let carry = '';
   let exited = false;
   const keep = opts.keepText ?? 200_000;
-  const xmod = (await import('@xterm/headless')) as unknown as { Terminal?: new (o: object) => XTerm; default?: { Terminal: new (o: object) => XTerm } };
-  const XT = xmod.Terminal ?? (xmod.default as { Terminal: new (o: object) => XTerm }).Terminal;
-  const term = new XT({ cols: opts.cols ?? 120, rows: opts.rows ?? 40, allowProposedApi: true });
+  const t0 = performance.now();
+  const p = pty.spawn(file, args, { name: 'xterm-256color', cols: opts.cols ?? 120, rows: opts.rows ?? 40, env, cwd: opts.cwd ?? REPO });
   p.onData((d: string) => {
-    term.write(d);
     const now = performance.now() - t0;
+    term.write(d);
     firstByte ??= now;
     bytes += Buffer.byteLength(d);
     const scan = carry + d;
@@ -239,6 +231,7 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
   });
   const done = new Promise<{ exitCode: number; signal?: number }>((resolve) =>
     p.onExit((e: { exitCode: number; signal?: number }) => {
+      exitedAt = performance.now() - t0;
       exited = true;
       resolve(e);
     }),
@@ -251,6 +244,7 @@ export async function ptySpawn(file: string, args: string[], opts: { cols?: numb
     firstFrameMs: () => firstFrame,
     firstFrameCpuMs: () => firstFrameCpu,
     firstByteMs: () => firstByte,
+    exitedMs: () => exitedAt,
     exited: done,
     isExited: () => exited,
     write: (s) => p.write(s),
