@@ -161,13 +161,13 @@ export async function benchStartup(bundle: Bundle, runs: number, log: (s: string
     const appCpu: number[] = [];
     const bare: number[] = [];
     const bareCpu: number[] = [];
-    // One untimed start first: like the first start after every build, it writes the UI bundle's V8 code cache
-    // (src/vendor/uiVendorLoader.ts), which the timed starts then use.
+    // One untimed start first, the first after the build (which wrote the UI bundle's V8 code cache,
+    // src/cli/warmUiCache.tsx; had that failed, this start writes it).
     const warm = await ptySpawn(NODE, [bundle.bin, '--workspace', ws], { cols: COLS, rows: ROWS });
     const warmDeadline = performance.now() + 15_000;
     while (warm.firstFrameMs() === undefined && !warm.isExited() && performance.now() < warmDeadline) await sleep(5);
     await endSession(warm);
-    res.notes.push(`untimed first start (writes the code cache): first frame ${fmt(warm.firstFrameMs() ?? NaN, 0)} ms`);
+    res.notes.push(`untimed first start after the build: first frame ${fmt(warm.firstFrameMs() ?? NaN, 0)} ms`);
     log(`  ${runs} runs each …`);
     for (let i = 0; i < runs; i++) {
       // Bare node in the same pty: spawn → exit, timed from the same origin as the console's first frame.

@@ -8,6 +8,7 @@
 // code it patches has changed.
 import { build } from 'esbuild';
 import { mkdir, writeFile, rm, readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createRequire, isBuiltin } from 'node:module';
@@ -215,7 +216,7 @@ for (const p of uiPatches) {
 
 const main = await build({
   ...common,
-  entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts') },
+  entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts'), 'warm-ui-cache': path.join(root, 'src/cli/warmUiCache.tsx') },
   outdir,
   splitting: true,
   format: 'esm',
@@ -244,5 +245,13 @@ for (const file of Object.keys(outputs).filter((f) => /\.(mjs|cjs)$/.test(f))) {
   }
 }
 await writeFile(path.join(outdir, 'meta.json'), JSON.stringify({ ui: vendor.metafile, main: main.metafile }));
+
+// Draw the home screen off-screen once so that the UI bundle's code cache exists before the first start
+// (src/cli/warmUiCache.tsx). Not fatal: without it the first start writes the cache itself.
+const warm = spawnSync(process.execPath, [path.join(outdir, 'warm-ui-cache.mjs')], { encoding: 'utf8', timeout: 60_000 });
+if (warm.status !== 0) {
+  const why = (warm.stderr || warm.error?.message || `exit ${warm.status ?? warm.signal}`).trim().split('\n').pop();
+  process.stderr.write(`note: the UI code cache was not written at build time (${why}); the first start will write it\n`);
+}
 const kib = (f) => Math.round((outputs[Object.keys(outputs).find((o) => o.endsWith(f))]?.bytes ?? 0) / 1024);
 process.stderr.write(`built dist/swegym-console.mjs (${kib('swegym-console.mjs')} KiB entry) and dist/chunks/ui-vendor.cjs (${kib('ui-vendor.cjs')} KiB)\n`);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -174,6 +174,26 @@ test('the built UI bundle exposes what the console imports from ink and react, a
     assert.equal(m.element, true);
     assert.equal(first.cache, 'missing');
     assert.equal((await loadInChild(bundle, probe)).cache, 'accepted');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the build-time warm-up draws the home screen off-screen and leaves a cache that the next start accepts', { skip: !existsSync(path.join(REPO, 'dist/warm-ui-cache.mjs')) && 'not built (npm run build)' }, async () => {
+  // A private copy of dist/, so that other tests' starts do not touch the cache under test.
+  const dir = await mkdtemp(path.join(tmpdir(), 'swegym-warm-dist-'));
+  try {
+    await cp(path.join(REPO, 'dist'), dir, { recursive: true, filter: (src) => !src.endsWith('.v8cache') });
+    const bundle = path.join(dir, 'chunks/ui-vendor.cjs');
+    assert.equal(existsSync(codeCacheFile(bundle)), false);
+    const warmed = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(process.execPath, [path.join(dir, 'warm-ui-cache.mjs')], { timeout: 60_000 }, (err, _stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
+      ),
+    );
+    assert.equal(warmed.code, 0, warmed.stderr);
+    assert.ok((await stat(codeCacheFile(bundle))).size > 100_000, 'a cache with the compiled UI');
+    assert.equal((await loadInChild(bundle, 'Object.keys(modules)')).cache, 'accepted');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
