@@ -78,10 +78,12 @@ const signalExitAssert = {
 
 // Importing a Node built-in as an ES module builds a module facade that reads every export of the built-in, and
 // some exports are getters that load more of Node (node:fs's `promises` loads readline; node:util's load its diff
-// and worker code): ≈ 10 ms for the half-dozen built-ins that the console imports before its first frame.
-// `process.getBuiltinModule` (Node ≥ 22.3) returns the built-in itself: each import statement of a built-in becomes
-// that call, exporting the default and exactly the names that the importing file asks for (found in its import
-// statements). A name missed that way fails the build ("No matching export"), loudly.
+// and worker code): ≈ 10 ms for the half-dozen built-ins that the console imports before its first frame. In the
+// CommonJS UI bundle, esbuild instead copies every property of the built-in for each default import (Ink has a dozen
+// of `import process from 'node:process'`). `process.getBuiltinModule` (Node ≥ 22.3) returns the built-in itself:
+// each import statement of a built-in becomes that call, exporting the default and exactly the names that the
+// importing file asks for (found in its import statements). A name missed that way fails the build ("No matching
+// export"), loudly.
 const importerSources = new Map();
 async function namesImported(importer, specifier) {
   if (!importerSources.has(importer)) importerSources.set(importer, await readFile(importer, 'utf8').catch(() => ''));
@@ -248,7 +250,12 @@ await writeFile(path.join(outdir, 'meta.json'), JSON.stringify({ ui: vendor.meta
 
 // Draw the home screen off-screen once so that the UI bundle's code cache exists before the first start
 // (src/cli/warmUiCache.tsx). Not fatal: without it the first start writes the cache itself.
-const warm = spawnSync(process.execPath, [path.join(outdir, 'warm-ui-cache.mjs')], { encoding: 'utf8', timeout: 60_000 });
+// Colours on, as in a terminal (its output is a pipe here), so that the cache holds the colour paths too.
+const warm = spawnSync(process.execPath, [path.join(outdir, 'warm-ui-cache.mjs')], {
+  encoding: 'utf8',
+  timeout: 60_000,
+  env: { ...process.env, FORCE_COLOR: '2' },
+});
 if (warm.status !== 0) {
   const why = (warm.stderr || warm.error?.message || `exit ${warm.status ?? warm.signal}`).trim().split('\n').pop();
   process.stderr.write(`note: the UI code cache was not written at build time (${why}); the first start will write it\n`);
