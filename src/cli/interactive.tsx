@@ -8,7 +8,7 @@ import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, UI_CODE_CACHE_DELAY_MS } from '../vendor/uiVendorLoader.js';
 
-export async function startInteractive(global: GlobalOptions): Promise<number> {
+export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string } = {}): Promise<number> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     process.stderr.write(
       [
@@ -25,7 +25,7 @@ export async function startInteractive(global: GlobalOptions): Promise<number> {
   }
   // Only what the first frame needs is loaded before it: the domain services (and run discovery, which may open
   // the dashboard of a running run) and the home screen's probes (the doctor spawns processes) start after it.
-  const services = startAppServices(global);
+  const services = startAppServices(global, { monitorTarget: opts.monitorTarget });
   let codeCacheTimer: NodeJS.Timeout | undefined;
   const afterFirstFrame = () => {
     codeCacheTimer = setTimeout(saveUiCodeCache, UI_CODE_CACHE_DELAY_MS).unref();

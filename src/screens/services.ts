@@ -24,6 +24,8 @@ export interface AppServices {
   home: HomeStore;
   /** The run dashboard's service (log follower, GPU/proxy/sandbox pollers) and its store (`monitor.store`). */
   monitor: MonitorService;
+  /** The run (registry name, run dir or log) the dashboard opens first; the newest run when unset. */
+  monitorTarget?: string;
   data: DataStore;
   templates: TemplatesService;
   /** Train screen: launch form, derived values, checks, run registry view. */

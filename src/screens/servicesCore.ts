@@ -14,6 +14,8 @@ import { commandLog as globalCommandLog, type CommandLog } from '../services/pro
 export interface ServicesOptions {
   commandLog?: CommandLog;
   initialScreen?: string;
+  /** The run the dashboard opens first (the demo's simulated run); the newest run when unset. */
+  monitorTarget?: string;
 }
 
 export interface CoreServices {
@@ -33,6 +35,7 @@ export function createCoreServices(global: GlobalOptions, opts: ServicesOptions 
     commandLog: opts.commandLog ?? globalCommandLog,
     home: createHomeStore(),
     monitor: undefined as unknown as AppServices['monitor'],
+    monitorTarget: opts.monitorTarget,
     data: createDataStore(),
     templates: undefined as unknown as AppServices['templates'],
     validate: undefined as unknown as AppServices['validate'],

@@ -69,6 +69,8 @@ export interface MonitorSnapshot {
     lastCheckpoint: string | undefined;
     rayNodes: string | undefined;
     router: string | undefined;
+    /** Written by the console's run simulator (simulation.json beside the log): labelled, never taken for training. */
+    simulated: boolean;
   };
   charts: ChartSeries[];
   rollouts: RolloutRow[];

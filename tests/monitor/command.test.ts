@@ -95,6 +95,15 @@ test('monitor --once without --json prints a readable summary', async () => {
     assert.equal(await monitorCommand(c.ctx), 0);
     assert.match(c.out(), /rollouts: 1 · steps: 1 · samples: 6 \(reward=1: 2\)/);
     assert.match(c.out(), /fail_to_pass_failure=4/);
+    assert.doesNotMatch(c.out(), /SIMULATED/);
+    // The same log with the simulator's manifest beside it is labelled; the JSON document keeps its exact shape.
+    await writeFile(path.join(ws, 'simulation.json'), JSON.stringify({ simulated: true }));
+    const sim = ctxFor(ws, [log], { once: true }, false);
+    assert.equal(await monitorCommand(sim.ctx), 0);
+    assert.match(sim.out(), /^run: x\.log \(SIMULATED: written by the console's run simulator, not training output\)$/m);
+    const json = ctxFor(ws, [log], { once: true });
+    assert.equal(await monitorCommand(json.ctx), 0);
+    assert.equal('simulated' in JSON.parse(json.out()), false);
   } finally {
     await removeDir(ws);
   }

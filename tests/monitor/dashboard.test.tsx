@@ -31,7 +31,7 @@ function providerDouble(list: SandboxInfo[], agentLog: string): SandboxProvider 
   } as unknown as SandboxProvider;
 }
 
-async function setup(size: { width: number; height: number }) {
+async function setup(size: { width: number; height: number }, opts: { simulated?: boolean } = {}) {
   const ws = await tempDir();
   const runDir = path.join(ws, 'outputs', 'logs', 'demo-run');
   await mkdir(runDir, { recursive: true });
@@ -40,6 +40,8 @@ async function setup(size: { width: number; height: number }) {
   for (let i = 0; i < 5; i++) lines.push(sampleLine({ reward: 1, instance: `live__task-${i}` }, 20_000 + i));
   lines.push(RM + pyLog('x.py', 1, 'blackbox rollout failed for session_id=bbs-dead: blackbox agent returned failed state \'desynced\''));
   await writeFile(path.join(runDir, 'train.log'), lines.join('\n') + '\n');
+  // The run simulator's manifest (src/services/simulator/writer.ts) marks a run as simulated.
+  if (opts.simulated) await writeFile(path.join(runDir, 'simulation.json'), JSON.stringify({ simulated: true, note: 'Simulated Dressage SWE-Gym run' }));
   // One trajectory file pair (success) for the browser.
   const sess = path.join(runDir, 'traj_payload', 'demo-run', 'task__repo-1', 'bbs-0001');
   await mkdir(path.join(sess, 'samples'), { recursive: true });
@@ -106,6 +108,7 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     await x.ui.waitForText(/bbs-1234\s+7\/80 Bash\(pyte/);
     assert.doesNotMatch(f, /not-dressage/);
     assert.match(f, /nodes 4\/4 · router 10\.0\.0\.1:8000/);
+    assert.doesNotMatch(f, /SIMULATED/, 'a real run is not labelled');
     assertFits(f, size);
     // Live: a new rollout summary arrives in the log and shows up without any key press.
     await writeFile(path.join(x.runDir, 'train.log'), rolloutLines(4, 0, { mean: 0.9 }).join('\n') + '\n', { flag: 'a' });
@@ -113,6 +116,22 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     await x.ui.waitForText('rollout 5 generating 0/128');
   } finally {
     await teardown(x);
+  }
+});
+
+test('a run written by the simulator is labelled SIMULATED above everything else, in wide and small terminals', async () => {
+  for (const size of [{ width: 160, height: 48 }, { width: 60, height: 16 }]) {
+    const x = await setup(size, { simulated: true });
+    try {
+      await x.ui.waitForText('rollout 4 generating 5/128');
+      const rows = x.ui.frame().split('\n');
+      const title = rows.findIndex((r) => r.includes('SIMULATED RUN'));
+      const runLine = rows.findIndex((r) => r.includes('demo-run · rollout 4'));
+      assert.ok(title >= 0 && title < runLine, `the label comes first:\n${rows.slice(0, 5).join('\n')}`);
+      assertFits(x.ui.frame(), size);
+    } finally {
+      await teardown(x);
+    }
   }
 });
 

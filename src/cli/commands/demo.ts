@@ -1,11 +1,13 @@
 // `swegym-console demo [--dir DIR] [--json]`: the sample workspace on the local provider, walked through
-// data → templates → smoke → rows → harness validation, offline. `--json` prints the summary, whose `results` have
+// data → templates → smoke → rows → harness validation, offline; in a terminal it then opens the console there,
+// with a simulated training run (labelled) playing in the dashboard. `--json` prints the summary, whose `results` have
 // the shape of `validate harness --json`. Exit 0 when every step passed, 1 otherwise.
 import type { CommandContext } from '../context.js';
 import { note, optInt, optString, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
 import { createProvider, sandboxConsoleError } from '../../services/sandbox/index.js';
 import { runDemo, SAMPLE_LABEL } from '../../services/demo/demo.js';
+import { startDemoSimulation } from '../../services/demo/simulation.js';
 import { formatDuration } from '../../services/process/commandLog.js';
 import path from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
@@ -34,12 +36,25 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
     say(ctx, `workspace: ${summary.workspace}`);
     for (const s of summary.steps) say(ctx, `${s.ok ? 'ok  ' : 'FAIL'} ${s.title}: ${s.detail}`);
     say(ctx, summary.ok ? '\nThe sample recipe works end to end on this machine. Open it: swegym-console -w ' + summary.workspace + ' --provider local' : '\nSome steps failed (see above).');
-    // In a terminal, continue in the console on the sample workspace (its screens read what the demo wrote).
+    // In a terminal, continue in the console on the sample workspace (its screens read what the demo wrote), with
+    // a simulated training run playing in the dashboard (7), labelled as simulated there.
     if (process.stdout.isTTY && process.stdin.isTTY && !ctx.signal.aborted && ctx.stdout === process.stdout) {
-      const { startInteractive } = await import('../interactive.js');
-      const code = await startInteractive({ ...ctx.global, workspace: summary.workspace, provider: 'local' });
-      return summary.ok ? code : ExitCode.failed;
+      const simulation = await startDemoSimulation(summary.workspace).catch((err: unknown) => {
+        note(ctx, `the simulated run for the dashboard did not start: ${(err as Error).message}`);
+        return undefined;
+      });
+      try {
+        const { startInteractive } = await import('../interactive.js');
+        const code = await startInteractive(
+          { ...ctx.global, workspace: summary.workspace, provider: 'local' },
+          { monitorTarget: simulation?.dir },
+        );
+        return summary.ok ? code : ExitCode.failed;
+      } finally {
+        await simulation?.stop();
+      }
     }
+    say(ctx, 'A simulated training run to watch (labelled as such): swegym-console simulate DIR --live, then swegym-console monitor DIR');
   }
   return summary.ok ? ExitCode.ok : ExitCode.failed;
 }

@@ -5,7 +5,7 @@
 import type { CommandContext } from '../context.js';
 import { optFlag, say, note } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
-import { resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
+import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { ingestFile, statLogFile } from '../../services/monitor/ingest.js';
 import { scanFileParallel } from '../../services/monitor/parallel.js';
 import { FileFollower, followRayJob } from '../../services/monitor/tail.js';
@@ -79,7 +79,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(JSON.stringify(model.toJson()) + '\n');
     return ExitCode.ok;
   }
-  say(ctx, `run: ${target.name}`);
+  say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
   say(ctx, rolloutLine(model));
   const tasks = model.taskSummary();
   say(ctx, `tasks: ${tasks.tasks.length} seen · solved always ${tasks.always} · sometimes ${tasks.sometimes} · never ${tasks.never}`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { DEFAULT_RUN_NAME } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
+import { SIM_MANIFEST_NAME } from '../simulator/names.js';
 
 export interface MonitorTarget {
   /** Display name (registry name, RUN_NAME or file name). */
@@ -209,4 +210,21 @@ export async function resolveMonitorTarget(arg: string | undefined, paths: Recip
     fix: 'Give a run name from `swegym-console train list`, a run directory (outputs/logs/<RUN_NAME>) or a log file.',
     exitCode: ExitCode.usage,
   });
+}
+
+/**
+ * Whether the target is a run written by the console's simulator (`simulation.json` with `simulated: true` beside
+ * the log or in the run directory): the dashboard and `monitor` label it, so that nobody takes it for training.
+ */
+export async function isSimulatedRun(target: MonitorTarget): Promise<boolean> {
+  const dirs = new Set([target.logFile ? path.dirname(target.logFile) : undefined, target.runDir].filter((d): d is string => Boolean(d)));
+  for (const dir of dirs) {
+    try {
+      const manifest = JSON.parse(await readFile(path.join(dir, SIM_MANIFEST_NAME), 'utf8')) as { simulated?: unknown };
+      if (manifest?.simulated === true) return true;
+    } catch {
+      // No manifest (a real run), or one being rewritten: not labelled.
+    }
+  }
+  return false;
 }

@@ -9,7 +9,7 @@ import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, Chart
 import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
 import { metricNumber } from './lines.js';
 import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
-import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
+import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { SkipFirstLine } from './ingest.js';
 import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
 import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
@@ -73,6 +73,7 @@ export class MonitorService {
   private trajectories: TrajectoryEntry[] = [];
   private trajectory: TrajectoryView | undefined;
   private live = false;
+  private simulated = false;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
   private rayJobAbort: AbortController | undefined;
@@ -103,8 +104,10 @@ export class MonitorService {
       store.getState().set({ status: 'error', error: err instanceof ConsoleError ? formatError(err) : (err as Error).message });
       return;
     }
+    const simulated = await isSimulatedRun(target);
     if (gen !== this.generation) return;
     this.target = target;
+    this.simulated = simulated;
     const model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
     this.model = model;
     this.live = opts.live ?? true;
@@ -396,6 +399,7 @@ export class MonitorService {
         lastCheckpoint: ck ? `iter ${ck.iteration}` : this.checkpointFromDisk,
         rayNodes: m.rayNodes ? `${m.rayNodes.count}/${m.rayNodes.expected}` : undefined,
         router: m.router ? `${m.router.host}:${m.router.port}` : undefined,
+        simulated: this.simulated,
       },
       charts,
       rollouts,

@@ -13,8 +13,9 @@ import { WriteQueue, writeFileAtomic, writeJsonAtomic } from '../workspace/atomi
 import { RunModel, type SimConfig, type SimSink, type SampleOutcome, type RolloutSummary } from './model.js';
 import { trajFiles } from './traj.js';
 
-export const SIM_LOG_NAME = 'run.log';
-export const SIM_MANIFEST_NAME = 'simulation.json';
+import { SIM_LOG_NAME, SIM_MANIFEST_NAME } from './names.js';
+
+export { SIM_LOG_NAME, SIM_MANIFEST_NAME };
 
 export interface SimCounts {
   /** `SWE-Gym reward=` lines written (what `grep -c 'SWE-Gym reward='` must print). */

@@ -1,0 +1,92 @@
+// The demo's monitoring part: a simulated run written live into the sample workspace, labelled as simulated, that
+// the dashboard opens first; it never replaces a real run's log.
+import { test } from 'node:test';
+import React from 'react';
+import assert from 'node:assert/strict';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startDemoSimulation, DEMO_RUN_NAME } from '../../src/services/demo/simulation.js';
+import { isSimulatedRun, resolveMonitorTarget } from '../../src/services/monitor/resolve.js';
+import { MonitorService } from '../../src/services/monitor/session.js';
+import { createMonitorStore } from '../../src/state/monitor.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait.js';
+import { renderInk } from '../helpers/ink.js';
+import { App } from '../../src/screens/App.js';
+import { createAppServices } from '../../src/screens/createServices.js';
+import { CommandLog } from '../../src/services/process/commandLog.js';
+
+test('the demo simulation writes a live, labelled run that the monitor follows; stop() ends it', async () => {
+  const ws = await tempDir();
+  const paths = recipePaths(ws);
+  // Fast clock: the first rollout's samples arrive within a second or two.
+  const sim = await startDemoSimulation(ws, { speed: 400 });
+  const monitor = new MonitorService({ paths, store: createMonitorStore(), gpuRunner: async () => ({ ok: false, stdout: '', error: 'no GPU here' }), hz: 20, pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000 } });
+  try {
+    assert.equal(sim.dir, paths.runLogDir(DEMO_RUN_NAME));
+    const manifest = JSON.parse(await readFile(path.join(sim.dir, 'simulation.json'), 'utf8')) as { simulated: boolean };
+    assert.equal(manifest.simulated, true);
+    const target = await resolveMonitorTarget(sim.dir, paths);
+    assert.equal(await isSimulatedRun(target), true);
+
+    await monitor.open(sim.dir);
+    await waitFor(() => (monitor.store.getState().snapshot?.totals.total ?? 0) > 0, { timeoutMs: 30_000 });
+    const snap = monitor.store.getState().snapshot;
+    assert.equal(snap?.header.simulated, true);
+    assert.equal(snap?.live, true);
+
+    await sim.stop();
+    const size = (await stat(path.join(sim.dir, 'run.log'))).size;
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await stat(path.join(sim.dir, 'run.log'))).size, size, 'nothing is written after stop()');
+
+    // A second demo start replaces the earlier simulated run.
+    const again = await startDemoSimulation(ws, { speed: 400 });
+    await again.stop();
+  } finally {
+    await monitor.close();
+    await sim.stop();
+    await removeDir(ws);
+  }
+});
+
+test('the demo simulation never replaces a real run that happens to sit where it would write', async () => {
+  const ws = await tempDir();
+  try {
+    const dir = recipePaths(ws).runLogDir(DEMO_RUN_NAME);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'run.log'), 'real training output\n');
+    await assert.rejects(startDemoSimulation(ws, { speed: 400 }), /already exists/);
+    assert.equal(await readFile(path.join(dir, 'run.log'), 'utf8'), 'real training output\n');
+    assert.equal(await isSimulatedRun(await resolveMonitorTarget(dir, recipePaths(ws))), false);
+  } finally {
+    await removeDir(ws);
+  }
+});
+
+test('the console opened by the demo shows the simulated run in the dashboard, not the newest run on disk', async () => {
+  const ws = await tempDir();
+  const paths = recipePaths(ws);
+  const sim = await startDemoSimulation(ws, { speed: 400 });
+  await waitFor(async () => (await stat(path.join(sim.dir, 'run.log'))).size > 10_000);
+  await sim.stop();
+  // A newer run directory, which "newest run" discovery would pick.
+  await new Promise((r) => setTimeout(r, 50));
+  const other = paths.runLogDir('a-real-run');
+  await mkdir(other, { recursive: true });
+  await writeFile(path.join(other, 'train.log'), 'starting\n');
+  const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard', monitorTarget: sim.dir });
+  const ui = renderInk(<App services={services} size={{ width: 140, height: 40 }} />);
+  try {
+    await ui.waitForText('SIMULATED RUN', 30_000);
+    await ui.waitForText('swegym-demo-simulated ·', 30_000);
+    assert.doesNotMatch(ui.frame(), /a-real-run/);
+  } finally {
+    ui.unmount();
+    await services.monitor.close();
+    services.dispose();
+    await sim.stop();
+    await removeDir(ws);
+  }
+});
