@@ -54,6 +54,31 @@ test('scanFile over a large file with small chunks equals the whole-file result'
   }
 });
 
+test('follower: many small appends, each polled, are each read once (no false truncation)', async () => {
+  const dir = await tempDir();
+  try {
+    for (const prefixBytes of [0, 10_000]) {
+      const file = path.join(dir, `small-${prefixBytes}.log`);
+      // A log that already holds more than the follower's 4 KiB signature, or almost nothing.
+      await writeFile(file, 'x'.repeat(prefixBytes) + (prefixBytes ? '\n' : ''));
+      const model = new RunModel();
+      let truncated = 0;
+      const f = new FileFollower(file, new LineScanner((l) => model.ingestLine(l)), { onTruncate: () => truncated++ });
+      await f.poll();
+      for (let i = 0; i < 30; i++) {
+        // One short line per poll: what a quiet run writes between polls.
+        await appendFile(file, sampleLine({ reward: i % 2, instance: `quiet__task-${i}` }) + '\n');
+        await f.poll();
+        assert.equal(model.totals.total, i + 1, `after append ${i} (prefix ${prefixBytes} bytes)`);
+      }
+      assert.equal(truncated, 0);
+      await f.stop();
+    }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
 test('follower: partial writes, truncation and rotation', async () => {
   const dir = await tempDir();
   try {

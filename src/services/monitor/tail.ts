@@ -353,7 +353,9 @@ export class FileFollower {
       this.scanner.push(got);
       this.offset += bytesRead;
       total += bytesRead;
-      this.lastRead = bytesRead >= SIG_BYTES || !this.lastRead.length ? got : Buffer.concat([this.lastRead, got]).subarray(-SIG_BYTES);
+      // A copy: `got` is a view of this.chunk, which the next read overwrites (a view kept here made the next poll
+      // take small appends for a rewrite and read the whole log again).
+      this.lastRead = bytesRead >= SIG_BYTES ? Buffer.from(got.subarray(bytesRead - SIG_BYTES)) : Buffer.concat([this.lastRead, got]).subarray(-SIG_BYTES);
       if (this.stopped) break;
     }
     if (total > 0) this.remember();
