@@ -7,9 +7,13 @@ import { fetchProxyHealth, proxyUrlFrom } from '../../src/services/monitor/proxy
 import { classifyTrajectory, listDressageSandboxes, parseAgentProgress, summarizeStreamEvent, toRows } from '../../src/services/monitor/sandboxes.js';
 import { computeAlerts } from '../../src/services/monitor/alerts.js';
 import { RunModel } from '../../src/services/monitor/model.js';
+import { MonitorService } from '../../src/services/monitor/session.js';
+import { createMonitorStore } from '../../src/state/monitor.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
 import { findMarker, listTrajectories, loadTrajectory } from '../../src/services/monitor/offline.js';
 import type { SandboxInfo, SandboxProvider } from '../../src/services/sandbox/types.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait.js';
 import { metricLine, RM, pyLog, sampleLine } from './builders.js';
 
 async function server(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
@@ -180,6 +184,52 @@ test('secrets in log text never reach the dashboard snapshot', async () => {
     assert.match(text, /\*\*\*\*/);
     await svc.close();
   } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a live run is redrawn at most once per data refresh however fast lines arrive; a drill-in shows at once', async () => {
+  const dir = await tempDir();
+  const log = path.join(dir, 'run.log');
+  await writeFile(log, sampleLine({ reward: 1, instance: 'first__task-1' }) + '\n');
+  const svc = new MonitorService({
+    paths: recipePaths(dir),
+    store: createMonitorStore(),
+    gpuRunner: async () => ({ ok: false, stdout: '', error: 'none' }),
+    provider: async () => undefined,
+    hz: 10,
+    refreshMs: 400,
+    pollMs: { log: 20, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000, stream: 60_000 },
+  });
+  try {
+    await svc.open(log);
+    let publishes = 0;
+    const unsub = svc.store.subscribe((s, prev) => {
+      if (s.snapshot !== prev.snapshot) publishes++;
+    });
+    const started = performance.now();
+    for (let i = 0; i < 40; i++) {
+      await writeFile(log, sampleLine({ reward: 0, instance: `burst__task-${i}` }) + '\n', { flag: 'a' });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await waitFor(() => svc.store.getState().snapshot?.header.samplesDone === 41, { timeoutMs: 10_000 });
+    const elapsed = performance.now() - started;
+    assert.ok(publishes <= Math.ceil(elapsed / 400) + 1, `${publishes} redraws in ${Math.round(elapsed)} ms at a 400 ms refresh`);
+    assert.ok(publishes >= 2, 'but it does refresh while lines arrive');
+
+    // A key press (drill into a sandbox) does not wait for the refresh.
+    const slow = new MonitorService({ paths: recipePaths(dir), store: createMonitorStore(), gpuRunner: async () => ({ ok: false, stdout: '', error: 'none' }), provider: async () => undefined, refreshMs: 60_000, pollMs: { log: 60_000, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000, stream: 60_000 } });
+    try {
+      await slow.open(log);
+      await slow.followSandbox('sbx-1');
+      assert.equal(slow.store.getState().snapshot?.sandboxStream?.id, 'sbx-1');
+      assert.equal(slow.store.getState().snapshot?.sandboxStream?.error, 'no sandbox provider configured');
+    } finally {
+      await slow.close();
+    }
+    unsub();
+  } finally {
+    await svc.close();
     await removeDir(dir);
   }
 });

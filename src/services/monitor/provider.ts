@@ -19,6 +19,12 @@ export function sandboxLimitFromEnv(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(v) && v > 0 ? v : 100;
 }
 
+/** SWEGYM_DASHBOARD_REFRESH_MS: the dashboard's data refresh (250 ms to 60 s); unset or invalid = the default. */
+export function refreshMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const v = Number(env.SWEGYM_DASHBOARD_REFRESH_MS);
+  return Number.isFinite(v) && v >= 250 && v <= 60_000 ? v : undefined;
+}
+
 export function createMonitorService(paths: RecipePaths, provider: 'e2b' | 'local', env: NodeJS.ProcessEnv, extra: Partial<MonitorServiceOptions> = {}): MonitorService {
   return new MonitorService({
     paths,
@@ -26,6 +32,7 @@ export function createMonitorService(paths: RecipePaths, provider: 'e2b' | 'loca
     env,
     provider: () => openMonitorProvider(provider, env),
     sandboxLimit: sandboxLimitFromEnv(env),
+    refreshMs: refreshMsFromEnv(env),
     ...extra,
   });
 }

@@ -30,6 +30,9 @@ export const CHARTS: [string, string, 'step' | 'rollout'][] = [
   ['rollout/response_len/mean', 'response length', 'rollout'],
 ];
 
+/** Default data refresh of a live dashboard, ms (MonitorServiceOptions.refreshMs). */
+export const DEFAULT_REFRESH_MS = 2000;
+
 /** Trajectory files kept for the browser (the newest). */
 const TRAJ_KEEP = 5000;
 
@@ -37,8 +40,14 @@ export interface MonitorServiceOptions {
   paths: RecipePaths;
   store: MonitorStore;
   env?: NodeJS.ProcessEnv;
-  /** Publish rate (Hz); 5 by default. */
+  /** How often publishing is considered (Hz); 5 by default. */
   hz?: number;
+  /**
+   * Data refresh: a live run's snapshot is published at most this often (ms; 2000 by default, like htop's 1.5 s
+   * delay). Every refresh redraws what changed (header, sample feed), so this sets what crosses SSH; keys and
+   * opening a view answer at once. See bench/README.md (dashboard).
+   */
+  refreshMs?: number;
   clock?: () => number;
   gpuRunner?: GpuRunner;
   /** The sandbox provider for the sandboxes panel; undefined = no panel. Created lazily. */
@@ -64,6 +73,7 @@ export class MonitorService {
   private timers: ReturnType<typeof setInterval>[] = [];
   private ticker: ReturnType<typeof setInterval> | undefined;
   private published = -1;
+  private publishedAt = -Infinity;
   private dirty = 0;
   private proxyLast: ProxyHealth | undefined;
   private proxyFailures = 0;
@@ -264,14 +274,18 @@ export class MonitorService {
 
   /** Drill into one sandbox: follow its Claude Code stream-json log. */
   async followSandbox(id: string | undefined): Promise<void> {
+    // A key press: shown at once, not at the next data refresh.
     if (!id) {
       this.stream = undefined;
       this.dirty++;
+      this.publish(true);
       return;
     }
     this.stream = { id, events: [], steps: undefined, error: undefined };
     this.dirty++;
+    this.publish(true);
     await this.pollStream();
+    if (this.stream?.id === id) this.publish(true);
   }
 
   async pollStream(): Promise<void> {
@@ -306,6 +320,7 @@ export class MonitorService {
   async refreshTrajectories(): Promise<void> {
     if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
     this.dirty++;
+    this.publish(true);
   }
 
   private startTicker(): void {
@@ -320,6 +335,10 @@ export class MonitorService {
     if (!m) return;
     const v = m.version + this.dirty * 1_000_003 + (this.gpu?.version ?? 0) * 7919;
     if (!force && v === this.published) return;
+    // Changes wait for the next refresh; the ticker comes back until then.
+    const now = performance.now();
+    if (!force && now - this.publishedAt < (this.opts.refreshMs ?? DEFAULT_REFRESH_MS)) return;
+    this.publishedAt = now;
     this.published = v;
     this.opts.store.getState().set({ snapshot: this.snapshot() });
   }
