@@ -77,7 +77,7 @@ async function warm(): Promise<void> {
     instance.unmount();
     services.dispose();
     if (stdout.frames === 0) throw new Error('nothing was drawn');
-    if (!saveUiCodeCache()) throw new Error('the UI bundle already had a valid code cache, or was not loaded');
+    if (!saveUiCodeCache()) throw new Error('no code cache written (the directory is read-only, or the bundle already had a valid cache)');
   } finally {
     await rm(workspace, { recursive: true, force: true });
   }

@@ -24,7 +24,7 @@ export function codeCacheFile(bundleFile: string): string {
 /** How long after the first frame to write the cache: by then the first screen has loaded its data and settled. */
 export const UI_CODE_CACHE_DELAY_MS = 1500;
 
-let pendingSave: (() => void) | undefined;
+let pendingSave: (() => boolean) | undefined;
 
 export async function loadUiVendor<T>(bundleFile: string): Promise<LoadedUiVendor<T>> {
   const source = readFileSync(bundleFile, 'utf8');
@@ -53,27 +53,27 @@ export async function loadUiVendor<T>(bundleFile: string): Promise<LoadedUiVendo
   return { modules, cache, cacheFile };
 }
 
-function writeCodeCache(file: string, data: Buffer): void {
+function writeCodeCache(file: string, data: Buffer): boolean {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(temp, data);
     renameSync(temp, file);
+    return true;
   } catch {
     // A read-only install: the console starts as before, just without the cache.
     rmSync(temp, { force: true });
+    return false;
   }
 }
 
 /**
  * Writes the code cache if this start had none (or V8 rejected it). Call it once the UI has drawn and settled: the
  * cache then holds what drawing needed. Later calls, and calls without a loaded bundle (tests, tsx), do nothing.
- * Returns whether it wrote.
+ * Returns whether it wrote a cache.
  */
 export function saveUiCodeCache(): boolean {
   const save = pendingSave;
   pendingSave = undefined;
-  if (!save) return false;
-  save();
-  return true;
+  return save ? save() : false;
 }

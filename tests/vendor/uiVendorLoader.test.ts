@@ -107,6 +107,7 @@ test('a cache that cannot be read or written costs nothing but time', async () =
     assert.equal(outcome.error, undefined);
     assert.equal(outcome.cache, 'missing');
     assert.equal((outcome.modules as { value: number }).value, 6765);
+    assert.equal(outcome.saved, false, 'reported as not written');
     assert.ok((await stat(cacheFile)).isDirectory(), 'left alone');
     assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), [], 'no temp file left behind');
   } finally {
