@@ -21,6 +21,13 @@ export interface MarkerGroup {
   needle: Uint8Array;
   texts: Uint8Array[];
   ats: number[];
+  /**
+   * 1 for each byte that follows the needle in some text (all 1 when a text ends with it): a one-byte needle such as
+   * `k` is found in most noise lines, and most of those hits are rejected here without comparing every text.
+   */
+  after: Uint8Array;
+  /** The same for the byte before the needle. */
+  before: Uint8Array;
 }
 
 /** Groups [text, needle] pairs by needle. Self-contained (serialised into the scan workers). */
@@ -36,7 +43,19 @@ export function compileMarkers(markers: readonly (readonly [string, string])[]):
     g.texts.push(bytes);
     g.ats.push(at);
   }
-  return groups.map(({ needle, texts, ats }) => ({ needle, texts, ats }));
+  return groups.map(({ needle, texts, ats }) => {
+    const after = new Uint8Array(256);
+    const before = new Uint8Array(256);
+    texts.forEach((t, i) => {
+      const at = ats[i] as number;
+      const next = at + needle.length;
+      if (next < t.length) after[t[next] as number] = 1;
+      else after.fill(1);
+      if (at > 0) before[t[at - 1] as number] = 1;
+      else before.fill(1);
+    });
+    return { needle, texts, ats, after, before };
+  });
 }
 
 /**
@@ -53,11 +72,20 @@ export function findMarkedLines(buf: Buffer, from: number, end: number, groups: 
     const needle = g.needle.length === 1 ? (g.needle[0] as number) : g.needle;
     const texts = g.texts;
     const ats = g.ats;
+    const after = g.after;
+    const prior = g.before;
+    const len = g.needle.length;
     const before = out.length;
     let p = from;
     while (p < end) {
       const h = view.indexOf(needle, p);
       if (h < 0) break;
+      // Neighbour bytes that no marker has around this needle: not a marker (a byte outside the buffer reads as
+      // undefined and falls through to the full comparison, which checks the bounds).
+      if (after[buf[h + len] as number] === 0 || prior[buf[h - 1] as number] === 0) {
+        p = h + 1;
+        continue;
+      }
       let hit = false;
       for (let k = 0; k < texts.length && !hit; k++) {
         const t = texts[k] as Uint8Array;
