@@ -33,7 +33,7 @@ export interface MarkerGroup {
 /** Groups [text, needle] pairs by needle. Self-contained (serialised into the scan workers). */
 export function compileMarkers(markers: readonly (readonly [string, string])[]): MarkerGroup[] {
   const enc = new TextEncoder();
-  const groups: (MarkerGroup & { key: string })[] = [];
+  const groups: (Pick<MarkerGroup, 'needle' | 'texts' | 'ats'> & { key: string })[] = [];
   for (const [text, needle] of markers) {
     const bytes = enc.encode(text);
     const at = text.indexOf(needle);
