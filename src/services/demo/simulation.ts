@@ -1,10 +1,10 @@
 // The demo's monitoring part: a simulated Dressage run written live into the sample workspace, for the dashboard to
 // follow. It is labelled everywhere it shows (simulation.json beside run.log; see monitor/resolve.ts isSimulatedRun).
-import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { recipePaths } from '../workspace/paths.js';
-import { LiveSimulator, SIM_LOG_NAME, SIM_MANIFEST_NAME } from '../simulator/writer.js';
+import { LiveSimulator } from '../simulator/writer.js';
+import { hasSimulationManifest, SIM_LOG_NAME } from '../simulator/names.js';
 import type { SimConfig } from '../simulator/model.js';
 
 export const DEMO_RUN_NAME = 'swegym-demo-simulated';
@@ -32,12 +32,7 @@ export interface DemoSimulation {
 
 /** Whether `dir` holds nothing, or only an earlier simulated run (which may be replaced). */
 async function replaceable(dir: string): Promise<boolean> {
-  if (!existsSync(path.join(dir, SIM_LOG_NAME))) return true;
-  try {
-    return (JSON.parse(await readFile(path.join(dir, SIM_MANIFEST_NAME), 'utf8')) as { simulated?: unknown }).simulated === true;
-  } catch {
-    return false;
-  }
+  return !existsSync(path.join(dir, SIM_LOG_NAME)) || (await hasSimulationManifest(dir));
 }
 
 /** Starts the simulated run in `workspace`; it runs until stop() (or the signal). Never replaces a real run's log. */

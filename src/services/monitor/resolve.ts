@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { DEFAULT_RUN_NAME } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
-import { SIM_MANIFEST_NAME } from '../simulator/names.js';
+import { hasSimulationManifest } from '../simulator/names.js';
 
 export interface MonitorTarget {
   /** Display name (registry name, RUN_NAME or file name). */
@@ -218,13 +218,6 @@ export async function resolveMonitorTarget(arg: string | undefined, paths: Recip
  */
 export async function isSimulatedRun(target: MonitorTarget): Promise<boolean> {
   const dirs = new Set([target.logFile ? path.dirname(target.logFile) : undefined, target.runDir].filter((d): d is string => Boolean(d)));
-  for (const dir of dirs) {
-    try {
-      const manifest = JSON.parse(await readFile(path.join(dir, SIM_MANIFEST_NAME), 'utf8')) as { simulated?: unknown };
-      if (manifest?.simulated === true) return true;
-    } catch {
-      // No manifest (a real run), or one being rewritten: not labelled.
-    }
-  }
+  for (const dir of dirs) if (await hasSimulationManifest(dir)) return true;
   return false;
 }
