@@ -6,7 +6,7 @@ import { App } from '../screens/App.js';
 import { startAppServices } from '../screens/servicesCore.js';
 import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
-import { saveUiCodeCache, UI_CODE_CACHE_DELAY_MS } from '../vendor/uiVendorLoader.js';
+import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 
 export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string } = {}): Promise<number> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
@@ -26,9 +26,9 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   // Only what the first frame needs is loaded before it: the domain services (and run discovery, which may open
   // the dashboard of a running run) and the home screen's probes (the doctor spawns processes) start after it.
   const services = startAppServices(global, { monitorTarget: opts.monitorTarget });
-  let codeCacheTimer: NodeJS.Timeout | undefined;
+  let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
-    codeCacheTimer = setTimeout(saveUiCodeCache, UI_CODE_CACHE_DELAY_MS).unref();
+    finishCodeCache = scheduleUiCodeCacheSave();
     void refreshHome(services);
     services.whenReady?.().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
@@ -42,9 +42,8 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
     interactive: true,
   });
   await instance.waitUntilExit();
-  // Quit before the timer fired: write the cache now (a no-op when this start used a valid one).
-  clearTimeout(codeCacheTimer);
-  saveUiCodeCache();
+  // A no-op when this start used a valid cache.
+  finishCodeCache();
   process.stdout.write('swegym-console closed. Detached training runs keep running; `swegym-console train list` finds them.\n');
   return ExitCode.ok;
 }

@@ -22,7 +22,7 @@ export function codeCacheFile(bundleFile: string): string {
 }
 
 /** How long after the first frame to write the cache: by then the first screen has loaded its data and settled. */
-export const UI_CODE_CACHE_DELAY_MS = 1500;
+const UI_CODE_CACHE_DELAY_MS = 1500;
 
 let pendingSave: (() => boolean) | undefined;
 
@@ -76,4 +76,17 @@ export function saveUiCodeCache(): boolean {
   const save = pendingSave;
   pendingSave = undefined;
   return save ? save() : false;
+}
+
+/**
+ * Call after the first frame: writes the cache once the UI has settled. The returned function, called when the UI
+ * exits, writes it at once if the timer has not fired yet (a quick quit still leaves a cache for the next start).
+ */
+export function scheduleUiCodeCacheSave(): () => void {
+  const timer = setTimeout(saveUiCodeCache, UI_CODE_CACHE_DELAY_MS);
+  timer.unref();
+  return () => {
+    clearTimeout(timer);
+    saveUiCodeCache();
+  };
 }

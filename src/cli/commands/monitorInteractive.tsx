@@ -5,7 +5,7 @@ import type { GlobalOptions } from '../context.js';
 import { App } from '../../screens/App.js';
 import { createAppServices } from '../../screens/createServices.js';
 import { ExitCode } from '../../services/errors.js';
-import { saveUiCodeCache, UI_CODE_CACHE_DELAY_MS } from '../../vendor/uiVendorLoader.js';
+import { scheduleUiCodeCacheSave } from '../../vendor/uiVendorLoader.js';
 
 export async function startDashboard(global: GlobalOptions, arg: string | undefined, opts: { fromStart: boolean }): Promise<number> {
   const services = createAppServices(global, { initialScreen: 'dashboard' });
@@ -19,11 +19,10 @@ export async function startDashboard(global: GlobalOptions, arg: string | undefi
     exitOnCtrlC: false,
     interactive: true,
   });
-  const codeCacheTimer = setTimeout(saveUiCodeCache, UI_CODE_CACHE_DELAY_MS).unref();
+  const finishCodeCache = scheduleUiCodeCacheSave();
   await opening;
   await instance.waitUntilExit();
-  clearTimeout(codeCacheTimer);
-  saveUiCodeCache();
+  finishCodeCache();
   process.stdout.write('swegym-console closed. The training run keeps running; `swegym-console monitor` reattaches.\n');
   return ExitCode.ok;
 }
