@@ -349,6 +349,27 @@ test('one download per target: a second concurrent one is refused, the lock goes
   }
 });
 
+test('two downloads of one target started in the same tick: one runs, the other is refused, the file is whole', async () => {
+  const s = await setup({ content: randomBytes(300_000) });
+  try {
+    s.hub.faults.throttle = { chunkBytes: 30_000, pauseMs: 5 };
+    const results = await Promise.allSettled([
+      downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env }),
+      downloadHubFile({ repo: REPO, filename: 'train.parquet', target: s.target, env: s.env }),
+    ]);
+    const done = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    assert.equal(done.length, 1);
+    assert.equal(refused.length, 1);
+    assert.match((refused[0]?.reason as ConsoleError).what, /already being downloaded by this console/);
+    assert.equal((await stat(s.target)).size, 300_000);
+    assert.deepEqual(await readdir(path.dirname(s.target)), ['train.parquet']);
+  } finally {
+    await s.hub.close();
+    await removeDir(s.dir);
+  }
+});
+
 test('a proxy given without a scheme works like curl; a malformed one is a clear usage error', async () => {
   const s = await setup();
   const proxy = await startFakeProxy();

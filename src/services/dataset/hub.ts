@@ -12,7 +12,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
-import { writeJsonAtomic } from '../workspace/atomic.js';
+import { createFileExclusive, writeJsonAtomic } from '../workspace/atomic.js';
 import { sleep } from '../util/sleep.js';
 
 export const DEFAULT_HF_ENDPOINT = 'https://huggingface.co';
@@ -233,28 +233,29 @@ async function lockTarget(target: string): Promise<() => Promise<void>> {
       exitCode: ExitCode.precondition,
     });
   if (activeTargets.has(target)) throw busy('by this console');
-  await mkdir(path.dirname(target), { recursive: true });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const h = await open(file, 'wx', 0o644);
-      await h.writeFile(JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
-      await h.close();
-      activeTargets.add(target);
-      return async () => {
-        activeTargets.delete(target);
-        await rm(file, { force: true });
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  // Reserved before the first await, so that a second download in this process cannot slip in meanwhile.
+  activeTargets.add(target);
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await createFileExclusive(file, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }))) {
+        return async () => {
+          activeTargets.delete(target);
+          await rm(file, { force: true });
+        };
+      }
       let pid = 0;
       try {
         pid = Number((JSON.parse(await readFile(file, 'utf8')) as { pid?: unknown }).pid);
       } catch {}
       if (pid && pid !== process.pid && pidAlive(pid)) throw busy(`by process ${pid}`);
+      // Owner gone, or a damaged file (lock files are written whole): take it over.
       await rm(file, { force: true });
     }
+    throw busy('(the lock file could not be taken)');
+  } catch (err) {
+    activeTargets.delete(target);
+    throw err;
   }
-  throw busy('(the lock file could not be taken)');
 }
 
 /**

@@ -1,5 +1,5 @@
 // Atomic file writes: write a temp file in the same directory, fsync, rename. A reader never sees a half file.
-import { open, rename, mkdir, rm, readFile } from 'node:fs/promises';
+import { open, rename, mkdir, rm, readFile, link } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ConsoleError } from '../errors.js';
@@ -27,6 +27,27 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Creates `file` holding `data` only if it does not exist yet; false when it does. Atomic (a complete temp file is
+ * hard-linked into place), so a reader never sees it empty or half written: lock files use this, and an empty lock
+ * file was once taken for a stale one and removed while its owner was still writing it.
+ */
+export async function createFileExclusive(file: string, data: string): Promise<boolean> {
+  const dir = path.dirname(file);
+  await mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  await writeFileAtomic(tmp, data);
+  try {
+    await link(tmp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await rm(tmp, { force: true });
   }
 }
 

@@ -1,8 +1,9 @@
 // One writer per workspace: a lock file holding the owner's pid. A lock whose owner is gone is taken over,
 // so a crashed console never blocks the next one.
-import { open, readFile, rm, mkdir } from 'node:fs/promises';
+import { readFile, rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
+import { createFileExclusive } from './atomic.js';
 
 export interface LockInfo {
   pid: number;
@@ -37,10 +38,7 @@ export async function acquireLock(file: string, purpose: string): Promise<Worksp
   await mkdir(path.dirname(file), { recursive: true });
   const info: LockInfo = { pid: process.pid, startedAt: new Date().toISOString(), purpose };
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const handle = await open(file, 'wx', 0o644);
-      await handle.writeFile(JSON.stringify(info));
-      await handle.close();
+    if (await createFileExclusive(file, JSON.stringify(info))) {
       let released = false;
       return {
         async release() {
@@ -50,20 +48,18 @@ export async function acquireLock(file: string, purpose: string): Promise<Worksp
           if (current?.pid === process.pid) await rm(file, { force: true });
         },
       };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = await readLock(file);
-      if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) {
-        throw new ConsoleError({
-          what: `the workspace is busy: another swegym-console (pid ${holder.pid}) is running "${holder.purpose}" since ${holder.startedAt}`,
-          cause: 'two consoles writing the same journals and template map would corrupt each other',
-          fix: `wait for it to finish, or stop it (kill ${holder.pid}); a lock left by a dead process is taken over automatically`,
-          exitCode: ExitCode.precondition,
-        });
-      }
-      // Stale (owner gone or unreadable): remove and retry.
-      await rm(file, { force: true });
     }
+    const holder = await readLock(file);
+    if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) {
+      throw new ConsoleError({
+        what: `the workspace is busy: another swegym-console (pid ${holder.pid}) is running "${holder.purpose}" since ${holder.startedAt}`,
+        cause: 'two consoles writing the same journals and template map would corrupt each other',
+        fix: `wait for it to finish, or stop it (kill ${holder.pid}); a lock left by a dead process is taken over automatically`,
+        exitCode: ExitCode.precondition,
+      });
+    }
+    // Stale (owner gone, or unreadable: lock files are written whole, so that is a damaged one): remove and retry.
+    await rm(file, { force: true });
   }
   throw new ConsoleError({ what: `could not take the workspace lock ${file}`, fix: 'remove the file by hand if no console is running' });
 }

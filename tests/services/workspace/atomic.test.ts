@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir, writeFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { writeJsonAtomic, readJsonFile, writeFileAtomic } from '../../../src/services/workspace/atomic.js';
+import { writeJsonAtomic, readJsonFile, writeFileAtomic, createFileExclusive } from '../../../src/services/workspace/atomic.js';
 import { Journal } from '../../../src/services/workspace/journal.js';
 import { acquireLock, withLock } from '../../../src/services/workspace/lock.js';
 import { ConsoleError } from '../../../src/services/errors.js';
@@ -83,3 +83,34 @@ test('the workspace lock excludes a live holder and takes over a dead one', asyn
     await removeDir(dir);
   }
 });
+
+test('createFileExclusive: of many concurrent creators exactly one wins, and the file is never seen incomplete', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'x.lock');
+    const content = (i: number) => JSON.stringify({ pid: 1000 + i, pad: 'p'.repeat(64 * 1024) });
+    const seen: string[] = [];
+    let reading = true;
+    // A reader polling the whole time: any content it sees must be one creator's full text.
+    const reader = (async () => {
+      while (reading) {
+        try {
+          seen.push(await readFile(file, 'utf8'));
+        } catch {}
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createFileExclusive(file, content(i))));
+    reading = false;
+    await reader;
+    assert.equal(results.filter(Boolean).length, 1);
+    const winner = results.indexOf(true);
+    assert.equal(await readFile(file, 'utf8'), content(winner));
+    for (const text of seen) assert.equal(text, content(winner), 'a reader saw an incomplete lock file');
+    assert.deepEqual(await readdir(dir), ['x.lock'], 'no temp files left');
+    assert.equal(await createFileExclusive(file, 'again'), false);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
