@@ -1,6 +1,7 @@
 // Starts the full-screen console. Without a TTY it explains itself and points to the headless commands.
 import React from 'react';
 import { render } from 'ink';
+import { CONSOLE_RENDER_OPTIONS } from './renderOptions.js';
 import type { GlobalOptions } from './context.js';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../screens/servicesCore.js';
@@ -32,15 +33,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
     void refreshHome(services);
     services.whenReady?.().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
-  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} />, {
-    alternateScreen: true,
-    incrementalRendering: true,
-    maxFps: 15,
-    patchConsole: false,
-    exitOnCtrlC: false,
-    // CI=true would make Ink non-interactive; a TTY is a TTY.
-    interactive: true,
-  });
+  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} />, CONSOLE_RENDER_OPTIONS);
   await instance.waitUntilExit();
   // A no-op when this start used a valid cache.
   finishCodeCache();

@@ -4,6 +4,7 @@
 // It touches nothing outside a temporary directory and never runs the doctor or any process.
 import React from 'react';
 import { render } from 'ink';
+import { CONSOLE_RENDER_OPTIONS } from './renderOptions.js';
 import { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,15 +59,10 @@ async function warm(): Promise<void> {
     let firstFrame!: () => void;
     const drawn = new Promise<void>((resolve) => (firstFrame = resolve));
     const instance = render(<App services={services} onFirstFrame={() => firstFrame()} />, {
+      ...CONSOLE_RENDER_OPTIONS,
       stdout: stdout as unknown as NodeJS.WriteStream,
       stderr: stdout as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
-      alternateScreen: true,
-      incrementalRendering: true,
-      maxFps: 15,
-      patchConsole: false,
-      exitOnCtrlC: false,
-      interactive: true,
     });
     await drawn;
     // The keys a first session uses: move through the pipeline, help, close it.

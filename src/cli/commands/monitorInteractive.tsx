@@ -1,6 +1,7 @@
 // `monitor RUN` in a terminal: the full-screen console opened on the dashboard, following that run.
 import React from 'react';
 import { render } from 'ink';
+import { CONSOLE_RENDER_OPTIONS } from '../renderOptions.js';
 import type { GlobalOptions } from '../context.js';
 import { App } from '../../screens/App.js';
 import { createAppServices } from '../../screens/createServices.js';
@@ -11,14 +12,7 @@ export async function startDashboard(global: GlobalOptions, arg: string | undefi
   const services = createAppServices(global, { initialScreen: 'dashboard' });
   // Open before the first frame so the screen does not open the newest run instead.
   const opening = services.monitor.open(arg, { fromStart: opts.fromStart });
-  const instance = render(<App services={services} />, {
-    alternateScreen: true,
-    incrementalRendering: true,
-    maxFps: 15,
-    patchConsole: false,
-    exitOnCtrlC: false,
-    interactive: true,
-  });
+  const instance = render(<App services={services} />, CONSOLE_RENDER_OPTIONS);
   const finishCodeCache = scheduleUiCodeCacheSave();
   await opening;
   await instance.waitUntilExit();
