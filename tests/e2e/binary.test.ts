@@ -26,6 +26,9 @@ test('interactive console in tmux: first frame, number keys, help, resize, quit 
     t.key('?');
     await t.waitForText('Everywhere');
     t.key('Escape');
+    // The tab bar stays drawn under the help overlay, so wait for the overlay itself to go: a second
+    // Esc sent while the first is still pending in Ink's escape-sequence timeout reads as one Meta+Esc.
+    await t.waitForTextGone('Everywhere');
     await t.waitForText('[3 Templates]');
     t.key('Escape');
     await t.waitForText('[1 Home]');

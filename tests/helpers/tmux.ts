@@ -66,6 +66,19 @@ export class TmuxSession {
     return last;
   }
 
+  /** Waits until `text` has left the screen (e.g. an overlay closed, whose frame shares the tab bar). */
+  async waitForTextGone(text: string, timeoutMs = 15000): Promise<string> {
+    let last = '';
+    await waitFor(
+      () => {
+        last = this.screen();
+        return !last.includes(text);
+      },
+      { timeoutMs, message: () => `expected ${text} to leave the screen:\n${last}` },
+    );
+    return last;
+  }
+
   async exitCode(timeoutMs = 10000): Promise<number> {
     await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, message: () => this.screen() });
     return Number(readFileSync(this.exitFile, 'utf8').trim());
