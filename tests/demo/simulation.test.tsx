@@ -90,3 +90,40 @@ test('the console opened by the demo shows the simulated run in the dashboard, n
     await removeDir(ws);
   }
 });
+
+test('a live simulated run fills the sandboxes, proxy and GPU panels from its live.json, and a sandbox opens', async () => {
+  const ws = await tempDir();
+  const paths = recipePaths(ws);
+  const sim = await startDemoSimulation(ws, { speed: 3 });
+  const monitor = new MonitorService({ paths, store: createMonitorStore(), hz: 20, pollMs: { log: 100, gpu: 200, proxy: 200, sandboxes: 200, ray: 60_000, stream: 200 } });
+  try {
+    await monitor.open(sim.dir);
+    // Agent sandboxes of the first rollout, each with its steps and last tool call.
+    await waitFor(() => (monitor.store.getState().snapshot?.sandboxes?.agents ?? 0) > 0, { timeoutMs: 30_000 });
+    let snap = monitor.store.getState().snapshot!;
+    const agents = snap.sandboxes!.rows.filter((r) => r.kind === 'agent');
+    assert.ok(agents.every((r) => /^bbs-/.test(r.trajectoryId) && /^swegym-/.test(r.template)));
+    assert.ok(agents.every((r) => (r.steps ?? 0) >= 1 && /^\w+\(/.test(r.lastTool ?? '')), JSON.stringify(agents.slice(0, 2)));
+    await waitFor(() => monitor.store.getState().snapshot?.proxy.last?.ok === true && monitor.store.getState().snapshot!.gpus.latest.length === 8, { timeoutMs: 10_000 });
+    snap = monitor.store.getState().snapshot!;
+    assert.ok((snap.proxy.last?.activeSessions ?? 0) > 0);
+    assert.ok(snap.gpus.latest.every((g) => g.name === 'NVIDIA H200'));
+
+    // Drill into the youngest agent sandbox: Claude Code's events, read by the same parser as on E2B.
+    const youngest = agents.at(-1)!;
+    await monitor.followSandbox(youngest.id);
+    await waitFor(() => (monitor.store.getState().snapshot?.sandboxStream?.events.length ?? 0) > 1, { timeoutMs: 10_000 });
+    const stream = monitor.store.getState().snapshot!.sandboxStream!;
+    assert.equal(stream.id, youngest.id);
+    assert.equal(stream.events[0]?.type, 'system');
+    assert.ok((stream.steps ?? 0) >= 1);
+
+    // Stopped: the panels say so instead of showing the last sandboxes for ever.
+    await sim.stop();
+    await waitFor(() => monitor.store.getState().snapshot?.sandboxes?.rows.length === 0 && monitor.store.getState().snapshot?.proxy.last?.ok === false, { timeoutMs: 10_000 });
+  } finally {
+    await monitor.close();
+    await sim.stop();
+    await removeDir(ws);
+  }
+});

@@ -117,7 +117,8 @@ export function summarizeStreamEvent(line: string): StreamEventView | undefined 
 function shortInput(input: unknown): string {
   if (!input || typeof input !== 'object') return '';
   const o = input as Record<string, unknown>;
-  const v = o['command'] ?? o['file_path'] ?? o['path'] ?? o['pattern'] ?? Object.values(o)[0];
+  // Grep and Glob: the pattern says more than the folder searched.
+  const v = o['command'] ?? o['file_path'] ?? o['pattern'] ?? o['path'] ?? Object.values(o)[0];
   return String(v ?? '').replace(/\s+/g, ' ').slice(0, 80);
 }
 

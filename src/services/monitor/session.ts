@@ -13,7 +13,8 @@ import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from './reso
 import { SkipFirstLine } from './ingest.js';
 import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
 import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
-import { listDressageSandboxes, readAgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import { listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
 import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { ConsoleError, formatError } from '../errors.js';
@@ -60,7 +61,7 @@ export interface MonitorServiceOptions {
   fetchImpl?: typeof fetch;
   /** Start live reads this far from the end unless fromStart (1 GiB: whole-run curves for almost every run). */
   tailBytes?: number;
-  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number };
+  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number; simulation?: number };
   /** Agent sandboxes whose Claude Code log is read per refresh (steps, last tool call). */
   agentProgressBatch?: number;
 }
@@ -84,6 +85,8 @@ export class MonitorService {
   private trajectory: TrajectoryView | undefined;
   private live = false;
   private simulated = false;
+  /** A live simulated run: its live.json stands in for E2B, the proxy and nvidia-smi (simulator/liveSources.ts). */
+  private sim: { dir: string; sources: typeof import('../simulator/liveSources.js'); state: SimLiveState | undefined } | undefined;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
   private rayJobAbort: AbortController | undefined;
@@ -118,6 +121,12 @@ export class MonitorService {
     if (gen !== this.generation) return;
     this.target = target;
     this.simulated = simulated;
+    const simDir = simulated ? (target.logFile ? path.dirname(target.logFile) : target.runDir) : undefined;
+    if (simDir) {
+      const sources = await import('../simulator/liveSources.js');
+      if (gen !== this.generation) return;
+      this.sim = { dir: simDir, sources, state: await sources.readSimLiveState(simDir) };
+    }
     const model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
     this.model = model;
     this.live = opts.live ?? true;
@@ -176,7 +185,16 @@ export class MonitorService {
 
   private startPollers(): void {
     const p = this.opts.pollMs ?? {};
-    this.gpu = new GpuMonitor(this.opts.gpuRunner ?? nvidiaSmiRunner(this.opts.paths.root), { intervalMs: p.gpu ?? 2000, clock: this.clock });
+    const sim = this.sim;
+    const simulatedGpus: GpuRunner | undefined =
+      sim &&
+      (() =>
+        Promise.resolve(
+          sim.state
+            ? { ok: true, stdout: sim.sources.simulatedGpuCsv(sim.state, this.clock()) }
+            : { ok: false, stdout: '', error: 'simulated run without live.json: GPUs are simulated only while the simulator writes' },
+        ));
+    this.gpu = new GpuMonitor(this.opts.gpuRunner ?? simulatedGpus ?? nvidiaSmiRunner(this.opts.paths.root), { intervalMs: p.gpu ?? 2000, clock: this.clock });
     this.gpu.start();
     const every = (ms: number, f: () => Promise<void>) => {
       let busy = false;
@@ -195,16 +213,34 @@ export class MonitorService {
       t.unref?.();
       this.timers.push(t);
     };
+    if (sim) every(p.simulation ?? 1000, () => this.pollSimulation());
     every(p.proxy ?? 5000, () => this.pollProxy());
-    every(p.sandboxes ?? 10_000, () => this.pollSandboxes());
+    // E2B's list is rate-limited, a simulation's live.json is not: a simulated run's short samples would go stale.
+    every(p.sandboxes ?? (sim ? 2000 : 10_000), () => this.pollSandboxes());
     every(p.ray ?? 15_000, () => this.pollRay());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
     every(p.trajectories ?? 120_000, () => this.refreshTrajectories());
-    every(p.agents ?? 30_000, () => this.pollAgentProgress());
+    if (!sim) every(p.agents ?? 30_000, () => this.pollAgentProgress());
     every(p.stream ?? 3000, () => this.pollStream());
   }
 
+  /** Re-reads the simulator's live.json (a live simulated run only). */
+  async pollSimulation(): Promise<void> {
+    const sim = this.sim;
+    if (!sim) return;
+    const state = await sim.sources.readSimLiveState(sim.dir);
+    if (this.sim !== sim) return;
+    sim.state = state;
+  }
+
   async pollProxy(): Promise<void> {
+    if (this.sim) {
+      const h = this.sim.sources.simulatedProxyHealth(this.sim.state, this.clock());
+      this.proxyLast = h;
+      this.proxyFailures = h.ok ? 0 : this.proxyFailures + 1;
+      this.dirty++;
+      return;
+    }
     const url = proxyUrlFrom(this.model?.effective ?? {}, this.target?.proxyUrl);
     if (!url) return;
     const h = await fetchProxyHealth(url, { fetchImpl: this.opts.fetchImpl, clock: this.clock });
@@ -220,6 +256,18 @@ export class MonitorService {
   }
 
   async pollSandboxes(): Promise<void> {
+    if (this.sim) {
+      const { sources, state } = this.sim;
+      this.sandboxes = sources.simulatedSandboxSnapshot(state, this.clock(), this.opts.sandboxLimit ?? 100);
+      // Every row's steps and last tool at once: here that is a local read, not one E2B command per sandbox.
+      const byId = new Map((state?.sandboxes ?? []).map((b) => [b.id, b]));
+      for (const r of this.sandboxes.rows) {
+        const b = byId.get(r.id);
+        if (b?.kind === 'agent') Object.assign(r, sources.simulatedAgentSummary(b));
+      }
+      this.dirty++;
+      return;
+    }
     const provider = await this.provider();
     if (!provider) return;
     this.sandboxes = await listDressageSandboxes(provider, { limit: this.opts.sandboxLimit ?? 100, clock: this.clock });
@@ -231,6 +279,8 @@ export class MonitorService {
 
   /** Reads steps and the last tool call of a few agent sandboxes (least recently read first). */
   async pollAgentProgress(): Promise<void> {
+    // A simulated run's rows get their progress in pollSandboxes.
+    if (this.sim) return;
     const provider = await this.provider();
     const rows = this.sandboxes?.rows.filter((r) => r.kind === 'agent') ?? [];
     if (!provider || rows.length === 0) return;
@@ -243,8 +293,7 @@ export class MonitorService {
     await Promise.all(
       batch.map(async (r) => {
         try {
-          const sb = await provider.connect(r.id);
-          const p = await readAgentProgress(sb, { tailBytes: 32768 });
+          const p = await this.readProgress(r.id, provider, { tailBytes: 32768 });
           this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, at: this.clock() });
         } catch {
           this.agentProgress.set(r.id, { steps: undefined, lastTool: undefined, at: this.clock() });
@@ -253,6 +302,14 @@ export class MonitorService {
     );
     this.applyAgentProgress();
     this.dirty++;
+  }
+
+  /** Steps and the Claude Code log of one agent sandbox: inside it (E2B commands), or from the simulation. */
+  private async readProgress(id: string, provider: SandboxProvider | undefined, opts: { tailBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }> {
+    if (this.sim) return this.sim.sources.simulatedAgentProgress(this.sim.state?.sandboxes.find((b) => b.id === id), opts.tailBytes);
+    if (!provider) throw new Error('no sandbox provider configured');
+    const sandbox = opts.sandbox ?? (await provider.connect(id));
+    return { ...(await readAgentProgress(sandbox, { tailBytes: opts.tailBytes })), sandbox };
   }
 
   private applyAgentProgress(): void {
@@ -291,16 +348,16 @@ export class MonitorService {
   async pollStream(): Promise<void> {
     const s = this.stream;
     if (!s) return;
-    const provider = await this.provider();
-    if (!provider) {
+    const provider = this.sim ? undefined : await this.provider();
+    if (!provider && !this.sim) {
       s.error = 'no sandbox provider configured';
       this.dirty++;
       return;
     }
     try {
-      s.sandbox ??= await provider.connect(s.id);
-      const p = await readAgentProgress(s.sandbox);
+      const p = await this.readProgress(s.id, provider, { sandbox: s.sandbox });
       if (this.stream !== s) return;
+      s.sandbox = p.sandbox;
       s.events = p.events;
       s.steps = p.steps;
       s.error = p.error;
@@ -473,6 +530,7 @@ export class MonitorService {
     this.sandboxes = undefined;
     this.proxyLast = undefined;
     this.proxyFailures = 0;
+    this.sim = undefined;
   }
 
   dispose(): void {

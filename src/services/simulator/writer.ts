@@ -4,6 +4,7 @@
 //   <dir>/run.log                         the launcher's stdout+stderr (what `monitor LOG_FILE` reads)
 //   <dir>/traj_payload/<RUN>/…, <dir>/traj_err/<RUN>/…   per-trajectory files (§7)
 //   <dir>/simulation.json                 what was simulated and the counts to expect (labelled simulated)
+//   <dir>/live.json                       live mode: phase, live sandboxes, steps (simulator/liveSources.ts)
 //   <dir>/checkpoints/iter_<7 digits>/ + latest_checkpointed_iteration.txt (optional)
 import { openSync, writeSync, closeSync, existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { ConsoleError, ExitCode } from '../errors.js';
 import { WriteQueue, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
 import { RunModel, type SimConfig, type SimSink, type SampleOutcome, type RolloutSummary } from './model.js';
 import { trajFiles } from './traj.js';
+import { liveStateFile, simulatedSandboxId, simulatedTemplate, type SimLiveState } from './liveSources.js';
 
 import { SIM_LOG_NAME, SIM_MANIFEST_NAME } from './names.js';
 
@@ -268,9 +270,14 @@ export interface LiveSandbox {
   sessionId: string;
   kind: 'agent' | 'eval';
   instanceId: string;
+  repo: string;
   ageMs: number;
   /** Agent steps so far (LLM calls), estimated from elapsed agent time. */
   steps: number;
+  /** Agent steps of the whole session. */
+  plannedSteps: number;
+  /** Agent: the Claude Code turn has ended (its last step is done). */
+  done: boolean;
 }
 
 export interface LiveSnapshot {
@@ -283,6 +290,9 @@ export interface LiveSnapshot {
   linesWritten: number;
   bytesWritten: number;
 }
+
+/** How often live.json is rewritten (wall clock). */
+const LIVE_STATE_INTERVAL_MS = 1000;
 
 interface Queued {
   t: number;
@@ -421,7 +431,9 @@ export class LiveSimulator {
     if (this.qHead >= this.queue.length && this.nextRollout >= c.numRollouts) {
       this.phase = 'finished';
       void this.stop();
+      return;
     }
+    if (Date.now() - this.liveWrittenAt >= LIVE_STATE_INTERVAL_MS) this.writeLiveState();
   }
 
   private onSample(s: SampleOutcome): void {
@@ -441,9 +453,14 @@ export class LiveSimulator {
     if (this.phase === 'generating') {
       for (const s of this.planned) {
         if (s.startMs > now || s.endMs <= now) continue;
-        const agentEnd = s.evalStartMs;
-        sandboxes.push({ sessionId: s.sessionId, kind: 'agent', instanceId: s.task.instanceId, ageMs: now - s.startMs, steps: Math.min(s.numSteps, Math.ceil((s.numSteps * (Math.min(now, agentEnd) - s.startMs)) / Math.max(1, agentEnd - s.startMs))) });
-        if (now >= s.evalStartMs && !s.aborted) sandboxes.push({ sessionId: s.evalSessionId, kind: 'eval', instanceId: s.task.instanceId, ageMs: now - s.evalStartMs, steps: 0 });
+        // Dressage kills the agent sandbox once the patch is extracted and grades in a fresh one (recipe §4.4, §5).
+        const agentEnd = s.aborted ? s.endMs : s.evalStartMs;
+        if (now < agentEnd) {
+          const steps = Math.min(s.numSteps, Math.ceil((s.numSteps * (now - s.startMs)) / Math.max(1, agentEnd - s.startMs)));
+          sandboxes.push({ sessionId: s.sessionId, kind: 'agent', instanceId: s.task.instanceId, repo: s.task.repo, ageMs: now - s.startMs, steps, plannedSteps: s.numSteps, done: steps >= s.numSteps });
+        } else if (!s.aborted) {
+          sandboxes.push({ sessionId: s.evalSessionId, kind: 'eval', instanceId: s.task.instanceId, repo: s.task.repo, ageMs: now - s.evalStartMs, steps: 0, plannedSteps: 0, done: false });
+        }
       }
     }
     return {
@@ -456,6 +473,47 @@ export class LiveSimulator {
       linesWritten: this.counts.lines,
       bytesWritten: this.counts.bytes,
     };
+  }
+
+  /** What live.json holds now: the stand-in for E2B's list, the proxy's /health and nvidia-smi. */
+  liveState(): SimLiveState {
+    const snap = this.snapshot();
+    const wallNow = Date.now();
+    return {
+      simulated: true,
+      at: wallNow,
+      phase: snap.phase,
+      rollout: snap.rollout,
+      samplesDone: snap.samplesDone,
+      samplesPerRollout: snap.samplesPerRollout,
+      gpusPerNode: this.model.config.gpusPerNode,
+      sandboxes: snap.sandboxes.map((b) => ({
+        id: simulatedSandboxId(b.sessionId),
+        kind: b.kind,
+        trajectoryId: b.sessionId,
+        instanceId: b.instanceId,
+        repo: b.repo,
+        template: simulatedTemplate(b.instanceId, b.repo),
+        startedAt: Math.round(wallNow - b.ageMs),
+        steps: b.steps,
+        plannedSteps: b.plannedSteps,
+        done: b.done,
+      })),
+    };
+  }
+
+  private liveWriting: Promise<void> | undefined;
+  private liveWrittenAt = 0;
+
+  /** Rewrites live.json (atomically) unless a write is still in flight. */
+  private writeLiveState(): void {
+    if (this.liveWriting) return;
+    this.liveWrittenAt = Date.now();
+    this.liveWriting = writeJsonAtomic(liveStateFile(this.opts.dir), this.liveState())
+      .catch(() => {})
+      .finally(() => {
+        this.liveWriting = undefined;
+      });
   }
 
   private async writeManifest(complete: boolean): Promise<void> {
@@ -485,6 +543,9 @@ export class LiveSimulator {
       }
       try {
         await this.pool.idle();
+        await this.liveWriting;
+        // The final state (no sandboxes; finished or stopped) so that a reader does not wait for staleness.
+        if (this.wallStart) await writeJsonAtomic(liveStateFile(this.opts.dir), this.liveState());
         await this.writeManifest(this.phase === 'finished');
       } finally {
         this.finishedResolve?.();
