@@ -145,7 +145,8 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
     const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.lastTool ?? ''}` : '';
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)} ${padEnd(r.trajectoryId, 16)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${padEnd(r.trajectoryId, 16)} ${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
@@ -220,21 +221,29 @@ function Charts({ s, ui, width, height, focused }: { s: MonitorSnapshot; ui: Mon
   );
 }
 
-function header(s: MonitorSnapshot): Line[] {
+function header(s: MonitorSnapshot, width: number): Line[] {
   const h = s.header;
   const phaseTone: Tone = h.phaseKind === 'failed' ? 'fail' : h.phaseKind === 'finished' ? 'ok' : h.phaseKind === 'waiting_workers' || h.phaseKind === 'starting' ? 'warn' : 'info';
   const total = h.totalRollouts !== undefined ? `/${h.totalRollouts}` : '';
-  const line1 = `${h.run} · ${h.phase} · rollout ${h.rollout}${total} · samples ${h.samplesDone}/${h.samplesPerRollout} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)} · ETA ${dur(h.etaSec)} · ckpt ${h.lastCheckpoint ?? '–'}`;
+  // What changes every refresh goes last on each line: the terminal repaints a changed line from its first changed
+  // column (bench/README.md, dashboard), and the counters keep their place for the eye.
+  // A narrow terminal cuts the line short, so there the sample count comes right after the phase.
+  const samples = `${h.samplesDone}/${h.samplesPerRollout}`;
+  const rest = `ckpt ${h.lastCheckpoint ?? '–'} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)} · ETA ${dur(h.etaSec)}`;
+  const countsLast = `${h.run} · ${h.phaseKind === 'generating' ? 'generating' : h.phase} · rollout ${h.rollout}${total} · ${rest} · samples ${samples}`;
+  const line1 =
+    countsLast.length <= width
+      ? countsLast
+      : `${h.run} · ${h.phaseKind === 'generating' ? `generating ${samples}` : `${h.phase} · samples ${samples}`} · rollout ${h.rollout}${total} · ${rest}`;
   const last = s.rollouts[s.rollouts.length - 1];
   const parts = [
     `reward(traj) ${fmtNum(last?.rawTrajMean)}`,
-    `solved ${s.totals.reward_one}/${s.totals.total}`,
     h.rayNodes ? `nodes ${h.rayNodes}` : '',
     h.router ? `router ${h.router}` : '',
+    `${h.source} ${s.live ? 'live' : 'offline'}`.trim(),
     s.proxy.last ? (s.proxy.last.ok ? `proxy ${s.proxy.last.activeSessions ?? '?'} sessions` : 'proxy DOWN') : '',
     s.sandboxes?.ok ? `sandboxes ${s.sandboxes.rows.length}/${s.sandboxes.limit}` : '',
-    s.live ? 'live' : 'offline',
-    h.source,
+    `solved ${s.totals.reward_one}/${s.totals.total}`,
   ].filter(Boolean);
   return [
     // A simulated run says so first, on its own line: its numbers must never pass for training output.
@@ -418,7 +427,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
     return <Lines lines={lines} width={width} height={height} />;
   }
 
-  const head = header(snap);
+  const head = header(snap, width);
   const top: Line[] = [...head, alertLine(snap)];
   if (filterEditing || filter) top.push({ text: `filter: ${filter}${filterEditing ? '▏ (Enter keep · Esc clear)' : ''}`, tone: 'accent' });
   const bodyH = Math.max(1, height - top.length);

@@ -91,13 +91,13 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
   const size = { width: 160, height: 48 };
   const x = await setup(size);
   try {
-    await x.ui.waitForText('rollout 4 generating 5/128');
+    await x.ui.waitForText(/generating · rollout 4\/500 .* samples 5\/128/);
     await x.ui.waitForText('proxy 42 sessions');
     await x.ui.waitForText('1 agent · 1 eval · 2/20 of plan');
     await x.ui.waitForText(/0\s+99%\s+mem\s+29%\s+56C\s+690W/);
     const f = x.ui.frame();
-    assert.match(f, /demo-run · rollout 4 generating 5\/128 · rollout 4\/500 · samples 5\/128/);
-    assert.match(f, /ckpt –/);
+    assert.match(f, /demo-run · generating · rollout 4\/500 · ckpt – · elapsed \S+ · ETA \S+ · samples 5\/128/);
+    assert.match(f, /reward\(traj\) 0\.5 · nodes 4\/4 · router 10\.0\.0\.1:8000 · train\.log live · proxy 42 sessions · sandboxes 2\/20 · solved \d+\/\d+/);
     assert.match(f, /reward \(trajectory mean\) 0\.5/);
     assert.match(f, /loss /);
     assert.match(f, /grad norm 0\.31/);
@@ -105,7 +105,7 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     assert.match(f, /\s+3\s+34%\s+0\.5\s+128\s+4\s+0\s+0\s+fail_to_pass_failure:85/);
     assert.match(f, /✓ r4 live__task-4/);
     assert.match(f, /agent swegym-getmoto-moto-1 .* bbs-1234/);
-    await x.ui.waitForText(/bbs-1234\s+7\/80 Bash\(pyte/);
+    await x.ui.waitForText(/bbs-1234\s+10m\s+7\/80 Bash\(pyte/);
     assert.doesNotMatch(f, /not-dressage/);
     assert.match(f, /nodes 4\/4 · router 10\.0\.0\.1:8000/);
     assert.doesNotMatch(f, /SIMULATED/, 'a real run is not labelled');
@@ -113,7 +113,7 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     // Live: a new rollout summary arrives in the log and shows up without any key press.
     await writeFile(path.join(x.runDir, 'train.log'), rolloutLines(4, 0, { mean: 0.9 }).join('\n') + '\n', { flag: 'a' });
     await x.ui.waitForText('Rollouts — 5');
-    await x.ui.waitForText('rollout 5 generating 0/128');
+    await x.ui.waitForText(/generating · rollout 5\/500 .* samples 0\/128/);
   } finally {
     await teardown(x);
   }
@@ -123,10 +123,11 @@ test('a run written by the simulator is labelled SIMULATED above everything else
   for (const size of [{ width: 160, height: 48 }, { width: 60, height: 16 }]) {
     const x = await setup(size, { simulated: true });
     try {
-      await x.ui.waitForText('rollout 4 generating 5/128');
+      // Wide: the counts last; narrow: right after the phase, where the cut line still shows them.
+      await x.ui.waitForText(size.width > 100 ? /generating · rollout 4\/500 .* samples 5\/128/ : /demo-run · generating 5\/128 · rollout 4\/500/);
       const rows = x.ui.frame().split('\n');
       const title = rows.findIndex((r) => r.includes('SIMULATED RUN'));
-      const runLine = rows.findIndex((r) => r.includes('demo-run · rollout 4'));
+      const runLine = rows.findIndex((r) => r.includes('demo-run · generating'));
       assert.ok(title >= 0 && title < runLine, `the label comes first:\n${rows.slice(0, 5).join('\n')}`);
       assertFits(x.ui.frame(), size);
     } finally {
@@ -201,7 +202,7 @@ test('small terminals get one panel at a time and every frame fits', async () =>
   ]) {
     const x = await setup(size);
     try {
-      await x.ui.waitForText(/rollout 4 gen/);
+      await x.ui.waitForText('generating 5/128');
       assertFits(x.ui.frame(), size);
       for (let i = 0; i < 7; i++) {
         await x.ui.press(KEYS.tab);
@@ -231,7 +232,7 @@ test('no setState per log line: publishing is bounded by the ticker', async () =
   const size = { width: 120, height: 30 };
   const x = await setup(size);
   try {
-    await x.ui.waitForText('rollout 4 generating 5/128');
+    await x.ui.waitForText(/generating · rollout 4\/500 .* samples 5\/128/);
     let sets = 0;
     const unsub = x.services.monitor.store.subscribe(() => sets++);
     const extra: string[] = [];

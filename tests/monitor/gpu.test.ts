@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { NumberRing } from '../../src/services/monitor/ring.js';
 import { GpuMonitor, parseGpuCsv, gpuLevels, parseRayNodes, fetchRayNodes, NVIDIA_SMI_ARGS, GPU_FIELDS, cellNumber } from '../../src/services/monitor/gpu.js';
 
 const FIX = path.join(import.meta.dirname, '..', 'fixtures', 'nvidia-smi');
@@ -72,6 +73,27 @@ test('GpuMonitor keeps capped history; a missing nvidia-smi is reported, not thr
   await missing.pollOnce();
   assert.equal(missing.error, 'nvidia-smi not found on this node');
   assert.deepEqual(missing.latest, []);
+});
+
+test('sparkline buckets: aligned to the push count, so a full bucket never changes and only the newest one grows', () => {
+  const r = new NumberRing(12);
+  const means: number[][] = [];
+  for (let v = 1; v <= 17; v++) {
+    r.push(v === 9 ? NaN : v);
+    means.push(r.bucketMeans(5));
+  }
+  // Pushes 1..5 → bucket 0, 6..10 → bucket 1 (9 is NaN, skipped), 11..15 → bucket 2, 16..17 → bucket 3 (partial).
+  assert.deepEqual(means[4], [3]);
+  assert.deepEqual(means[5], [3, 6]);
+  // The ring keeps pushes 6..17: bucket 0 is gone, bucket 1 is whole again (6, 7, 8, NaN, 10).
+  assert.deepEqual(means[16], [7.75, 13, 16.5]);
+  // Between bucket boundaries only the last value moves.
+  for (let i = 12; i < 14; i++) assert.deepEqual(means[i]!.slice(0, -1), means[i + 1]!.slice(0, -1));
+  // Once the ring has dropped part of the oldest bucket, that bucket is left out rather than shown short.
+  const cut = new NumberRing(12);
+  for (let v = 1; v <= 14; v++) cut.push(v);
+  assert.deepEqual(cut.bucketMeans(5), [8, 12.5]);
+  assert.deepEqual(new NumberRing(4).bucketMeans(5), []);
 });
 
 test('Ray dashboard node list: parsed defensively; unreachable is an error value', async () => {

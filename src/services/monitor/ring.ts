@@ -63,6 +63,8 @@ export class NumberRing {
   private buf: Float64Array;
   private head = 0;
   private count = 0;
+  /** Values ever pushed (including those overwritten). */
+  pushed = 0;
 
   constructor(readonly capacity: number) {
     this.buf = new Float64Array(capacity);
@@ -73,6 +75,7 @@ export class NumberRing {
   }
 
   push(v: number): void {
+    this.pushed++;
     if (this.count < this.capacity) {
       this.buf[(this.head + this.count) % this.capacity] = v;
       this.count++;
@@ -90,6 +93,31 @@ export class NumberRing {
 
   last(): number | undefined {
     return this.count ? this.buf[(this.head + this.count - 1) % this.capacity] : undefined;
+  }
+
+  /**
+   * Means of buckets of `size` consecutive pushes, oldest first, aligned to the push count (push k falls in bucket
+   * floor(k / size)) so that a bucket's mean never moves once it is full. The newest bucket may be partial (it
+   * grows); an oldest one cut short by the ring is left out. NaN values are skipped (an all-NaN bucket is NaN).
+   */
+  bucketMeans(size: number): number[] {
+    const n = Math.max(1, Math.floor(size));
+    const firstAbs = this.pushed - this.count;
+    const firstBucket = Math.ceil(firstAbs / n);
+    const out: number[] = [];
+    for (let b = firstBucket; b * n < this.pushed; b++) {
+      let sum = 0;
+      let finite = 0;
+      for (let abs = b * n; abs < Math.min((b + 1) * n, this.pushed); abs++) {
+        const v = this.buf[(this.head + abs - firstAbs) % this.capacity] as number;
+        if (Number.isFinite(v)) {
+          sum += v;
+          finite++;
+        }
+      }
+      out.push(finite ? sum / finite : NaN);
+    }
+    return out;
   }
 }
 

@@ -34,6 +34,13 @@ export const CHARTS: [string, string, 'step' | 'rollout'][] = [
 /** Default data refresh of a live dashboard, ms (MonitorServiceOptions.refreshMs). */
 export const DEFAULT_REFRESH_MS = 2000;
 
+/**
+ * GPU polls per sparkline column (5 × the 2 s poll = 10 s). A column that moved on every poll would shift the whole
+ * sparkline, and so rewrite it on the terminal, every 2 s; this way only its last column changes in between, and
+ * the same width shows 5× the history. See bench/README.md (dashboard).
+ */
+export const GPU_SPARK_BUCKET = 5;
+
 /** Trajectory files kept for the browser (the newest). */
 const TRAJ_KEEP = 5000;
 
@@ -215,8 +222,7 @@ export class MonitorService {
     };
     if (sim) every(p.simulation ?? 1000, () => this.pollSimulation());
     every(p.proxy ?? 5000, () => this.pollProxy());
-    // E2B's list is rate-limited, a simulation's live.json is not: a simulated run's short samples would go stale.
-    every(p.sandboxes ?? (sim ? 2000 : 10_000), () => this.pollSandboxes());
+    every(p.sandboxes ?? 10_000, () => this.pollSandboxes());
     every(p.ray ?? 15_000, () => this.pollRay());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
     every(p.trajectories ?? 120_000, () => this.refreshTrajectories());
@@ -455,8 +461,8 @@ export class MonitorService {
     const util: Record<number, number[]> = {};
     const mem: Record<number, number[]> = {};
     for (const [i, h] of this.gpu?.history ?? []) {
-      util[i] = h.util.toArray();
-      mem[i] = h.mem.toArray();
+      util[i] = h.util.bucketMeans(GPU_SPARK_BUCKET);
+      mem[i] = h.mem.bucketMeans(GPU_SPARK_BUCKET);
     }
     const ck = m.lastCheckpoint;
     return {

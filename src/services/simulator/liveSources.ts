@@ -215,7 +215,11 @@ export function simulatedProxyHealth(state: SimLiveState | undefined, now: numbe
 // The node's GPUs as an H200 reports them (tests/fixtures/nvidia-smi: 143771 MiB, 700 W limit, 3201 MHz memory clock).
 const H200 = { name: 'NVIDIA H200', memTotal: 143771, powerLimit: 700, memClock: 3201 };
 
-/** nvidia-smi's CSV (GPU_FIELDS order, nounits) for the simulated node at `now`: busy while generating or training. */
+/**
+ * nvidia-smi's CSV (GPU_FIELDS order, nounits) for the simulated node at `now`. Like a real node: SGLang and Megatron
+ * hold a fixed share of memory per GPU, utilisation sits near 100 % while generating or training with the odd dip,
+ * temperatures drift over minutes, and the power draw is what moves from one poll to the next.
+ */
 export function simulatedGpuCsv(state: SimLiveState | undefined, now: number): string {
   const count = Math.max(1, Math.min(16, state?.gpusPerNode ?? 8));
   const phase = state && isLiveStateCurrent(state, now) ? state.phase : 'stopped';
@@ -224,34 +228,36 @@ export function simulatedGpuCsv(state: SimLiveState | undefined, now: number): s
   for (let i = 0; i < count; i++) {
     const rng = new Rng((hash32(`gpu${i}`) ^ Math.imul(second, 0x85ebca6b)) >>> 0);
     const uuid = `GPU-${new Rng(hash32(`uuid${i}`)).uuid4()}`;
+    // Minutes-long temperature drift, a different phase per GPU.
+    const drift = Math.sin((2 * Math.PI * now) / 300_000 + i);
     let util: number, memUsed: number, power: number, temp: number, sm: number;
     if (phase === 'generating') {
-      // SGLang engines decode: high utilisation, the static memory fraction taken.
-      util = rng.range(78, 100);
-      memUsed = Math.round(H200.memTotal * rng.uniform(0.84, 0.87));
-      power = rng.uniform(480, 690);
-      temp = rng.range(55, 68);
-      sm = rng.range(1755, 1980);
+      // SGLang engines decode: its static memory fraction taken, kernels running nearly all the time.
+      util = rng.chance(0.85) ? 100 : rng.range(86, 99);
+      memUsed = Math.round(H200.memTotal * (0.84 + 0.01 * (i % 3)));
+      power = 560 + 12 * (i % 5) + rng.uniform(-60, 60);
+      temp = Math.round(60 + (i % 4) + 3 * drift);
+      sm = 1980;
     } else if (phase === 'training') {
-      util = rng.range(92, 100);
-      memUsed = Math.round(H200.memTotal * rng.uniform(0.62, 0.78));
-      power = rng.uniform(600, 699);
-      temp = rng.range(60, 74);
-      sm = rng.range(1485, 1980);
+      util = rng.chance(0.9) ? 100 : rng.range(93, 99);
+      memUsed = Math.round(H200.memTotal * (0.71 + 0.02 * (i % 2)));
+      power = 630 + 8 * (i % 5) + rng.uniform(-50, 50);
+      temp = Math.round(64 + (i % 4) + 3 * drift);
+      sm = 1980;
     } else if (phase === 'starting') {
-      util = rng.range(0, 15);
-      memUsed = Math.round(H200.memTotal * rng.uniform(0.05, 0.4));
-      power = rng.uniform(120, 220);
-      temp = rng.range(31, 40);
+      util = rng.chance(0.7) ? 0 : rng.range(1, 20);
+      memUsed = Math.round(H200.memTotal * 0.3);
+      power = 150 + rng.uniform(-20, 40);
+      temp = Math.round(35 + (i % 3) + drift);
       sm = 1980;
     } else {
       util = 0;
       memUsed = 0;
-      power = rng.uniform(118, 126);
-      temp = rng.range(29, 33);
+      power = 122 + rng.uniform(-3, 3);
+      temp = Math.round(31 + (i % 3) + drift);
       sm = 1980;
     }
-    const memUtil = util === 0 ? 0 : rng.range(10, 45);
+    const memUtil = util === 0 ? 0 : Math.round(util * 0.3);
     const values: Record<(typeof GPU_FIELDS)[number], string> = {
       index: String(i),
       uuid,
