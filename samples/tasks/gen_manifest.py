@@ -60,7 +60,7 @@ def build(task):
     if broken or not f2p:
         raise SystemExit("%s: gold patch leaves failing tests %r (F2P %r)" % (task, broken, f2p))
     owner, rest = task.split("__", 1)
-    name, number = rest.rsplit("-", 1)
+    name = rest.rsplit("-", 1)[0]
     version = re.search(r'__version__ = "([^"]+)"', open(os.path.join(tdir, "repo", name, "__init__.py")).read()).group(1)
     return {
         "instance_id": task,
@@ -77,7 +77,6 @@ def build(task):
         "PASS_TO_PASS": p2p,
         "local": {
             "task_dir": "samples/tasks/%s" % task,
-            "image": "swegym-sample/sweb.eval.x86_64.%s_s_%s-%s" % (owner, name, number),
             "testbed_script": "samples/tasks/make_testbed.sh",
             "test_command": "cd /testbed && python3 /opt/swegym-sample/run_tests.py %s" % " ".join(test_files(test_patch)),
             "start_command": "bash /opt/swegym-sample/start.sh",

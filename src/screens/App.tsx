@@ -156,7 +156,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
           <T tone={recentFlash ? (recentFlash.tone === 'error' ? 'fail' : recentFlash.tone === 'warn' ? 'warn' : 'info') : 'dim'}>
             {truncate(
               recentFlash?.text ??
-                `${services.global.provider === 'local' ? 'provider: local (bubblewrap)' : 'provider: e2b'} · ${entry.panels.length > 1 ? `panel: ${entry.panels[focus] ?? ''} · ` : ''}${jobText ? `running: ${jobText}` : 'no jobs running'}`,
+                `${services.sampleLabel ? 'SAMPLE WORKSPACE (not SWE-Gym) · ' : ''}${services.global.provider === 'local' ? 'provider: local (bubblewrap)' : 'provider: e2b'} · ${entry.panels.length > 1 ? `panel: ${entry.panels[focus] ?? ''} · ` : ''}${jobText ? `running: ${jobText}` : 'no jobs running'}`,
               width,
             )}
           </T>

@@ -24,6 +24,8 @@ export interface AppServices {
   home: HomeStore;
   /** The run dashboard's service (log follower, GPU/proxy/sandbox pollers) and its store (`monitor.store`). */
   monitor: MonitorService;
+  /** Set in the sample workspace that `demo` builds (its label); every screen's status line says so. */
+  sampleLabel?: string;
   /** The run (registry name, run dir or log) the dashboard opens first; the newest run when unset. */
   monitorTarget?: string;
   data: DataStore;

@@ -4,6 +4,7 @@
 import type { GlobalOptions } from '../cli/context.js';
 import type { AppServices } from './services.js';
 import { recipePaths } from '../services/workspace/paths.js';
+import { sampleWorkspaceLabel } from '../services/workspace/sample.js';
 import { createAppStore } from '../state/app.js';
 import { createJobsStore } from '../state/jobs.js';
 import { createHomeStore } from '../state/home.js';
@@ -27,9 +28,11 @@ export interface CoreServices {
 
 export function createCoreServices(global: GlobalOptions, opts: ServicesOptions = {}): CoreServices {
   const disposers: (() => void)[] = [];
+  const paths = recipePaths(global.workspace);
   const services: AppServices = {
     global,
-    paths: recipePaths(global.workspace),
+    paths,
+    sampleLabel: sampleWorkspaceLabel(paths),
     app: createAppStore(opts.initialScreen),
     jobs: createJobsStore(),
     commandLog: opts.commandLog ?? globalCommandLog,

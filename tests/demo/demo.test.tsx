@@ -60,6 +60,16 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   const paths = recipePaths(ws);
   assert.ok(existsSync(paths.templateMap) && existsSync(paths.trainJsonl) && existsSync(path.join(paths.consoleDir, 'sample-workspace')));
   const steps = Object.fromEntries((await pipelineStatus(paths)).map((s) => [s.id, s.state]));
+  // The split is a real parquet in SkyRL's layout, holding the sample tasks; images follow Dressage's naming.
+  assert.equal(steps.data, 'present');
+  assert.equal(steps.images, 'present');
+  const shown = await run(['data', 'show', '--json', '--workspace', ws]);
+  assert.equal(shown.code, 0, shown.err);
+  const doc = JSON.parse(shown.out) as { rows: number; instances: { instance_id: string; image: string; template: string | null }[] };
+  assert.equal(doc.rows, manifest.instances.length);
+  assert.deepEqual(doc.instances.map((i) => i.instance_id).sort(), manifest.instances.map((i) => i.instance_id).sort());
+  assert.deepEqual(readFileSync(paths.imageList, 'utf8').trim().split('\n').sort(), doc.instances.map((i) => i.image).sort());
+  assert.ok(doc.instances.every((i) => i.image.startsWith('xingyaoww/sweb.eval.x86_64.sample-org_s_')));
   assert.equal(steps.templates, 'present');
   assert.equal(steps.smoke, 'present');
   assert.equal(steps.validate, 'present');
@@ -67,8 +77,15 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
   const ui = renderInk(<App services={services} size={{ width: 140, height: 30 }} />);
   try {
+    await ui.waitForText('SAMPLE WORKSPACE (not SWE-Gym) · provider: local (bubblewrap)');
+    await ui.press('r'); // the console refreshes Home at start-up (cli/interactive); here the key does
+    await ui.waitForText(/✓ 1\. Download the SWE-Gym split +train\.parquet present/, 20_000);
+    // The Data screen reads the sample split like the real one: every task, each with its template.
+    await ui.press('2');
+    await ui.waitForText(`${manifest.instances.length} tasks · / filters`);
+    await ui.waitForText('data/swegym-images.txt matches · 3/3 images have a template');
     await ui.press('5');
-    await ui.waitForText('SAMPLE WORKSPACE');
+    await ui.waitForText('SAMPLE WORKSPACE —');
     await ui.waitForText(`${manifest.instances.length} tasks: ${manifest.instances.length} ✓ validated, 0 ✗ failing, 0 not run`);
   } finally {
     ui.unmount();

@@ -11,16 +11,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { recipePaths, type RecipePaths } from '../workspace/paths.js';
-import { writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
+import { writeFileAtomic } from '../workspace/atomic.js';
 import { runProcess } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import { sampleRow, type SampleTaskSpec } from './rows.js';
 import { verifyJsonl } from '../convert/verify.js';
+import { SAMPLE_LABEL, SAMPLE_MARKER_FILE, sampleMarkerFile } from '../workspace/sample.js';
+import { imageForInstance } from '../dataset/imageName.js';
+import { writeSplitParquet } from '../dataset/write.js';
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
 
-export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, a stand-in instead of Claude Code; not SWE-Gym';
-export const SAMPLE_MARKER_FILE = 'sample-workspace';
+export { SAMPLE_LABEL, SAMPLE_MARKER_FILE };
 
 export interface ManifestInstance {
   instance_id: string;
@@ -34,7 +36,6 @@ export interface ManifestInstance {
   PASS_TO_PASS: string[];
   local: {
     task_dir: string;
-    image: string;
     testbed_script: string;
     test_command: string;
     start_command: string;
@@ -124,7 +125,7 @@ async function prepareWorkspace(dir: string | undefined): Promise<RecipePaths> {
   }
   const paths = recipePaths(root);
   await mkdir(paths.consoleDir, { recursive: true });
-  await writeFile(path.join(paths.consoleDir, SAMPLE_MARKER_FILE), `${SAMPLE_LABEL}\n`);
+  await writeFile(sampleMarkerFile(paths), `${SAMPLE_LABEL}\n`);
   await writeFile(path.join(paths.root, 'README-SAMPLE.txt'), `${SAMPLE_LABEL}\n\nBuilt by \`swegym-console demo\`. Safe to delete.\n`);
   return paths;
 }
@@ -153,13 +154,17 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   };
 
   // 1. Data.
+  // The split and the image list, as `data download` + `data images` leave them: the same reader, checks and
+  // screens then apply (the sample marker lifts the 293-row expectation). Images are named by Dressage's rule.
   let instances: ManifestInstance[] = [];
+  const imageOf = new Map<string, string>();
+  const imageFor = (i: ManifestInstance) => imageOf.get(i.instance_id) as string;
   const okData = await step('data', 'Sample data', async () => {
     instances = await readManifest(samplesDir);
-    await mkdir(paths.sourceDir, { recursive: true });
-    await writeJsonAtomic(path.join(paths.sourceDir, 'sample-instances.json'), instances);
-    await writeFileAtomic(paths.imageList, instances.map((i) => i.local.image).join('\n') + '\n');
-    return { ok: true, detail: `${instances.length} sample tasks from samples/tasks/manifest.json (offline; no download) → data/swegym-images.txt` };
+    for (const i of instances) imageOf.set(i.instance_id, imageForInstance(i.instance_id, i.repo));
+    await writeSplitParquet(paths.parquet('train'), instances);
+    await writeFileAtomic(paths.imageList, instances.map(imageFor).join('\n') + '\n');
+    return { ok: true, detail: `${instances.length} sample tasks from samples/tasks/manifest.json (offline; no download) → data/swegym-source/train.parquet, data/swegym-images.txt` };
   });
   if (!okData) return summary;
 
@@ -181,7 +186,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
         continue;
       }
       const name = templateOf.get(inst.instance_id) as string;
-      line(`building local template ${name} for ${inst.local.image}`);
+      line(`building local template ${name} for ${imageFor(inst)}`);
       await o.provider.buildTemplate(
         {
           name,
@@ -201,10 +206,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
       built.push(inst);
     }
     const { writeTemplateMap } = await import('../templates/map.js');
-    await writeTemplateMap(paths.templateMap, Object.fromEntries(built.map((i) => [i.local.image, templateOf.get(i.instance_id) as string])), built.map((i) => i.local.image));
+    await writeTemplateMap(paths.templateMap, Object.fromEntries(built.map((i) => [imageFor(i), templateOf.get(i.instance_id) as string])), built.map((i) => imageFor(i)));
     const { templatesJournal } = await import('../templates/records.js');
     const journal = await templatesJournal(paths).load();
-    for (const i of built) await journal.set(i.local.image, { image: i.local.image, state: 'built', template: templateOf.get(i.instance_id) as string, builtAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
+    for (const i of built) await journal.set(imageFor(i), { image: imageFor(i), state: 'built', template: templateOf.get(i.instance_id) as string, builtAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
     return { ok: problems.length === 0, detail: `${built.length}/${instances.length} local templates built → data/e2b-template-map.json${problems.length ? `; ${problems.join('; ')}` : ''}` };
   });
   if (!okTemplates && built.length === 0) return summary;
@@ -214,7 +219,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     const { smokeMany } = await import('../templates/smoke.js');
     const { templatesJournal } = await import('../templates/records.js');
     const journal = await templatesJournal(paths).load();
-    const results = await smokeMany({ provider: o.provider, targets: built.map((i) => ({ image: i.local.image, template: templateOf.get(i.instance_id) as string })), concurrency: o.concurrency ?? 2, journal, signal: o.signal });
+    const results = await smokeMany({ provider: o.provider, targets: built.map((i) => ({ image: imageFor(i), template: templateOf.get(i.instance_id) as string })), concurrency: o.concurrency ?? 2, journal, signal: o.signal });
     const bad = results.filter((r) => !r.ok);
     return { ok: bad.length === 0, detail: `${results.length - bad.length}/${results.length} passed (BBS stand-in /health on 31000, claude --version)${bad.length ? `; ${bad.map((b) => `${b.template}: ${b.error ?? b.code}`).join('; ')}` : ''}` };
   });
@@ -230,7 +235,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     FAIL_TO_PASS: i.FAIL_TO_PASS,
     PASS_TO_PASS: i.PASS_TO_PASS,
     template: templateOf.get(i.instance_id) as string,
-    docker_image: i.local.image,
+    docker_image: imageFor(i),
   }));
   const rows = specs.map((s) => sampleRow(s, { testTimeout: 120, commandTimeout: 180, gitSanitizeTimeout: 60 }));
   await step('rows', 'Sample JSONL', async () => {

@@ -1,8 +1,7 @@
 // Drives harness validation for the interactive app: rows from the JSONL merged with the journal, one run at a time
 // registered in the jobs store with a cancel, phases sampled and published into the validate store at ≤10 Hz.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
+import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ValidateRow, ValidateStore } from '../../state/validate.js';
@@ -63,7 +62,7 @@ export class ValidateController {
           this.rows.set(r.metadata.instance_id, { instance_id: r.metadata.instance_id, template: r.metadata.sandbox_image, status: result ? (result.ok ? 'ok' : 'failed') : 'untested', result });
         }
       }
-      const sampleLabel = await readFile(path.join(paths.consoleDir, 'sample-workspace'), 'utf8').then((t) => t.trim(), () => undefined);
+      const sampleLabel = sampleWorkspaceLabel(paths);
       store.getState().set({ loading: false, source: paths.trainJsonl, sampleLabel });
       this.publish(true);
     } catch (err) {

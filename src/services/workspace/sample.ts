@@ -1,0 +1,22 @@
+// The sample workspace that `swegym-console demo` builds: a marker file says so, and holds the label every place
+// that shows its data repeats (its tasks are tiny samples, not SWE-Gym's 293).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RecipePaths } from './paths.js';
+
+export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, a stand-in instead of Claude Code; not SWE-Gym';
+/** In `.swegym-console/`; its text is the label. */
+export const SAMPLE_MARKER_FILE = 'sample-workspace';
+
+export function sampleMarkerFile(paths: RecipePaths): string {
+  return path.join(paths.consoleDir, SAMPLE_MARKER_FILE);
+}
+
+/** The label of a sample workspace, or undefined for any other workspace. */
+export function sampleWorkspaceLabel(paths: RecipePaths): string | undefined {
+  try {
+    return readFileSync(sampleMarkerFile(paths), 'utf8').trim() || SAMPLE_LABEL;
+  } catch {
+    return undefined;
+  }
+}
