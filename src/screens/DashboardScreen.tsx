@@ -146,7 +146,9 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   items.forEach((r, i) => {
     const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.lastTool ?? ''}` : '';
     // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${padEnd(r.trajectoryId, 16)} ${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    // The trajectory id only where there is room: in a half-width panel the last tool call says more (drill in for it).
+    const trajectory = w >= 100 ? `${padEnd(r.trajectoryId, 16)} ` : '';
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
@@ -287,7 +289,8 @@ function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: 
   } else if (panel === 'sandboxes') {
     const st = s.sandboxStream;
     if (!st) return [{ text: 'opening the sandbox…', tone: 'dim' }];
-    push(`Sandbox ${st.id} · steps so far ${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''} (Claude Code stream-json, refreshed every few seconds)`, 'accent');
+    const row = s.sandboxes?.rows.find((r) => r.id === st.id);
+    push(`Sandbox ${st.id}${row ? ` · ${row.template} · ${row.trajectoryId}` : ''} · steps so far ${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''} (Claude Code stream-json, refreshed every few seconds)`, 'accent');
     for (const e of st.events.slice(-200)) push(`  ${padEnd(e.type, 11)} ${e.text}`, e.type === 'result' ? 'ok' : e.type === 'tool_result' ? 'dim' : 'plain');
   } else if (panel === 'trajectories') {
     const v = s.trajectory;

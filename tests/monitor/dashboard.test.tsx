@@ -104,8 +104,8 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     assert.match(f, /Rollouts — 4/);
     assert.match(f, /\s+3\s+34%\s+0\.5\s+128\s+4\s+0\s+0\s+fail_to_pass_failure:85/);
     assert.match(f, /✓ r4 live__task-4/);
-    assert.match(f, /agent swegym-getmoto-moto-1 .* bbs-1234/);
-    await x.ui.waitForText(/bbs-1234\s+10m\s+7\/80 Bash\(pyte/);
+    // Half-width panel: the last tool call rather than the trajectory id (the drill-in shows that).
+    await x.ui.waitForText(/agent swegym-getmoto-moto-1 +10m +7\/80 Bash\(pyte/);
     assert.doesNotMatch(f, /not-dressage/);
     assert.match(f, /nodes 4\/4 · router 10\.0\.0\.1:8000/);
     assert.doesNotMatch(f, /SIMULATED/, 'a real run is not labelled');
@@ -144,7 +144,7 @@ test('Tab cycles panels, Enter drills into a sandbox stream and a trajectory, Es
     for (let i = 0; i < 3; i++) await x.ui.press(KEYS.tab);
     await x.ui.waitForText('▸ Sandboxes');
     await x.ui.press(KEYS.enter);
-    await x.ui.waitForText('steps so far 7');
+    await x.ui.waitForText('Sandbox sbx-agent-1 · swegym-getmoto-moto-1 · bbs-1234 · steps so far 7');
     assert.match(x.ui.frame(), /assistant\s+Let me run the tests · Bash\(pytest tests\/test_x\.py\)/);
     assert.match(x.ui.frame(), /result\s+num_turns=7 is_error=false/);
     await x.ui.press(KEYS.escape);
