@@ -6,7 +6,8 @@ import { Box, useInput } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
-import { padEnd, truncate } from '../ui/text.js';
+import { formatAge, padEnd, truncate } from '../ui/text.js';
+import { formatBytes } from '../services/dataset/format.js';
 import { is } from '../ui/keymap.js';
 import { CONVERT_FIELDS } from '../state/convert.js';
 import { previewLines } from '../services/convert/rows.js';
@@ -26,9 +27,12 @@ function Convert({ services, width, height }: ScreenProps) {
   const view = useSel(store, (s) => s.view);
   const command = useSel(store, (s) => s.command);
   const msg = useSel(store, (s) => s.message);
+  const onDisk = useSel(store, (s) => s.onDisk);
 
   useEffect(() => {
     c.controller.describe();
+    // A JSONL from an earlier session or a headless run: its rows, age and first rows, without converting again.
+    void c.controller.inspectDisk();
   }, [c]);
 
   useInput(
@@ -53,17 +57,23 @@ function Convert({ services, width, height }: ScreenProps) {
     return { text: `${sel ? '›' : ' '} ${padEnd(f.label, labelW)} ${value}${sel && editing ? '▏' : ''}${sel ? `   ${f.hint}` : ''}`, sel };
   });
   const status = phase === 'idle' ? 'not run in this session' : phase;
+  const diskLine =
+    onDisk === undefined
+      ? 'on disk: looking…'
+      : onDisk === null
+        ? 'on disk: no JSONL yet'
+        : `on disk: ${onDisk.rows} rows, ${formatBytes(onDisk.bytes)}, written ${formatAge(Date.now() - onDisk.mtimeMs)} ago${onDisk.staleBecause ? ` — stale: ${onDisk.staleBecause}; convert again` : ' (V verifies it)'}`;
   const reportLine = report
     ? `${report.ok ? '✓' : '✗'} ${report.rows} rows${report.expectedRows !== undefined ? ` (expected ${report.expectedRows})` : ''}${Object.keys(report.counts).length ? ` — problems: ${Object.entries(report.counts).map(([k, n]) => `${k} ${n}`).join(', ')}` : ' — every row parses, no gold patch, templates in the map, commands and options as requested'}`
     : undefined;
-  const fixed = 2 + formLines.length + 3 + (msg ? 1 : 0) + Math.min(2, notices.length) + (reportLine ? 1 : 0);
+  const fixed = 3 + formLines.length + 3 + (msg ? 1 : 0) + Math.min(2, notices.length) + (reportLine ? 1 : 0);
   const panel = Math.max(1, height - fixed);
   let panelLines: { text: string; tone: 'plain' | 'dim' | 'fail' }[];
   if (view === 'preview') {
     const p = previews[previewIndex];
     panelLines = p
       ? [{ text: `row ${previewIndex + 1}/${previews.length} (←/→)`, tone: 'dim' as const }, ...previewLines(p, { problemLines: Math.max(1, panel - 10) }).map((t) => ({ text: t, tone: 'plain' as const }))]
-      : [{ text: 'no rows to preview yet: convert (c) or verify the file on disk (V)', tone: 'dim' }];
+      : [{ text: onDisk === null ? 'no JSONL yet: c converts' : 'no rows to preview yet: convert (c) or verify the file on disk (V)', tone: 'dim' }];
     if (report) for (const pr of report.problems.slice(0, 3)) panelLines.push({ text: `✗ line ${pr.line ?? '-'}${pr.instanceId ? ` ${pr.instanceId}` : ''}: [${pr.check}] ${pr.message}`, tone: 'fail' });
   } else {
     panelLines = lines.length ? lines.slice(-panel).map((t) => ({ text: `| ${t}`, tone: 'dim' as const })) : [{ text: 'converter output appears here', tone: 'dim' }];
@@ -72,6 +82,7 @@ function Convert({ services, width, height }: ScreenProps) {
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone="dim">{truncate("Runs Dressage's prepare_swegym_data.py with these flags, then verifies every row of the JSONL before anyone trains on it.", width)}</T>
       <T bold>{truncate(`output: data/swegym-train-claude-code-e2b.jsonl · status: ${status}`, width)}</T>
+      <T tone={onDisk?.staleBecause ? 'warn' : 'dim'}>{truncate(diskLine, width)}</T>
       {formLines.map((l, i) => (
         <T key={i} tone={l.sel ? 'accent' : 'plain'} inverse={l.sel && editing}>
           {truncate(l.text, width)}

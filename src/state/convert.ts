@@ -50,6 +50,9 @@ export interface ConvertState {
   previewIndex: number;
   /** Bottom panel: the converter's output or the row preview. */
   view: 'output' | 'preview';
+  /** The JSONL already on disk when the screen opened (or after a run): rows, size, when written, and whether an
+   * input (split parquet, template map) is newer; null when there is none. */
+  onDisk?: { rows: number; bytes: number; mtimeMs: number; staleBecause?: string } | null;
   /** The equivalent manual command. */
   command?: string;
   message?: { text: string; tone: 'info' | 'warn' | 'error' };

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import React from 'react';
 import path from 'node:path';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/screens/createServices.js';
@@ -40,6 +40,7 @@ test('form → converter → verified rows → preview', async () => {
     try {
       await ui.press('4');
       await ui.waitForText('manual: unset CLAUDE_CODE_BBS_WHEEL_URL');
+      await ui.waitForText('on disk: no JSONL yet');
       // limit := 3
       await ui.press(KEYS.down);
       await ui.press(KEYS.enter);
@@ -69,9 +70,28 @@ test('form → converter → verified rows → preview', async () => {
       await ui.press(KEYS.right);
       await ui.waitForText('row 2/3');
       assert.match(ui.frame(), new RegExp(instances[1]!.instance_id));
+      await ui.waitForText(/on disk: 3 rows, [\d.]+ kB, written \d+s ago \(V verifies it\)/);
     } finally {
       ui.unmount();
       services.dispose();
+    }
+    // A later console finds the JSONL: rows, age and a preview without converting again; then a newer template
+    // map makes it stale.
+    for (const stale of [false, true]) {
+      if (stale) await writeFile(paths.templateMap, await readFile(paths.templateMap, 'utf8'));
+      const again = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
+      const ui2 = renderInk(<App services={again} size={{ width: 150, height: 40 }} />);
+      try {
+        await ui2.press('4');
+        await ui2.waitForText(stale ? 'on disk: 3 rows' : /on disk: 3 rows, .* \(V verifies it\)/);
+        if (stale) await ui2.waitForText('stale: the template map changed since; convert again');
+        assert.match(ui2.frame(), /status: not run in this session/);
+        await ui2.press('p');
+        await ui2.waitForText('row 1/3');
+      } finally {
+        ui2.unmount();
+        again.dispose();
+      }
     }
   } finally {
     process.env.FAKE_SWEGYM_INSTANCES = saved.FAKE_SWEGYM_INSTANCES;

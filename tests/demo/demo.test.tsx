@@ -84,6 +84,9 @@ test('demo --json: data → templates → smoke → rows → validation on the s
     await ui.press('2');
     await ui.waitForText(`${manifest.instances.length} tasks · / filters`);
     await ui.waitForText('data/swegym-images.txt matches · 3/3 images have a template');
+    // Templates: no artifacts to build here, and the screen says why rather than asking for them.
+    await ui.press('3');
+    await ui.waitForText('artifacts: not built — the sample templates carry local stand-ins');
     await ui.press('5');
     await ui.waitForText('SAMPLE WORKSPACE —');
     await ui.waitForText(`${manifest.instances.length} tasks: ${manifest.instances.length} ✓ validated, 0 ✗ failing, 0 not run`);

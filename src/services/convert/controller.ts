@@ -1,6 +1,7 @@
 // Drives the convert step for the interactive app: form → checked options → Dressage's converter (output kept in a
 // capped ring, published at ≤10 Hz) → verification and a row preview. One run at a time, cancellable from the jobs
 // store; a failed run leaves the previous JSONL untouched (the converter renames atomically).
+import { stat } from 'node:fs/promises';
 import type { RecipePaths, Split } from '../workspace/paths.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ConvertForm, ConvertStore } from '../../state/convert.js';
@@ -9,6 +10,7 @@ import { defaultConvertOptions, expectedRowCount, manualCommand, validateConvert
 import { runConvert } from './convert.js';
 import { readSmokeResults, readTemplateMap, verifyJsonl } from './verify.js';
 import { previewRow, readRows } from './rows.js';
+import { countLines } from '../workspace/pipeline.js';
 
 const JOB_ID = 'convert';
 const MAX_LINES = 500;
@@ -62,6 +64,28 @@ export class ConvertController {
     }
   }
 
+  /**
+   * What an earlier session or a headless run left: the JSONL's rows, size and age, whether the split or the
+   * template map changed since, and its first rows for the preview. Cheap (one read of the file); not a verification.
+   */
+  async inspectDisk(): Promise<void> {
+    const { store, paths } = this.opts;
+    const file = paths.trainJsonl;
+    const info = await stat(file).catch(() => undefined);
+    if (!info) {
+      store.getState().set({ onDisk: null });
+      return;
+    }
+    const rows = (await countLines(file)) ?? 0;
+    const newer: string[] = [];
+    for (const [name, input] of [['the split parquet', paths.parquet('train')], ['the template map', paths.templateMap]] as const) {
+      const t = await stat(input).then((s) => s.mtimeMs, () => undefined);
+      if (t !== undefined && t > info.mtimeMs) newer.push(name);
+    }
+    store.getState().set({ onDisk: { rows, bytes: info.size, mtimeMs: info.mtimeMs, staleBecause: newer.length ? `${newer.join(' and ')} changed since` : undefined } });
+    if (!store.getState().previews.length && !this.ctl) await this.preview(file);
+  }
+
   private async preview(file: string): Promise<void> {
     const rows = await readRows(file, { limit: 20 }).catch(() => []);
     this.opts.store.getState().set({ previews: rows.map(previewRow), previewIndex: 0 });
@@ -107,6 +131,7 @@ export class ConvertController {
     } catch (err) {
       store.getState().set({ phase: 'failed', message: { text: message(err), tone: 'error' } });
     } finally {
+      await this.inspectDisk().catch(() => {});
       if (this.timer) clearInterval(this.timer);
       this.timer = undefined;
       store.getState().set({ lines: [...this.lines] });

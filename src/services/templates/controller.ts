@@ -14,6 +14,7 @@ import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
 import { localBaseResolver } from './localBases.js';
+import { sampleWorkspaceLabel } from '../workspace/sample.js';
 
 export interface TemplatesControllerOptions {
   paths: RecipePaths;
@@ -59,13 +60,17 @@ export class TemplatesController {
       this.base = status.templates;
       const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);
       const a = await artifactStatus(config);
+      const sample = !a.current && sampleWorkspaceLabel(paths) !== undefined;
       store.getState().set({
         rows: this.factory ? this.merge() : status.templates,
         counts: this.factory ? countRows(this.merge()) : status.counts,
         mapProblems: status.mapProblems,
         artifacts: a.current
           ? { ok: true, text: `artifacts ok: claude ${config.claudeCodeVersion}, runtime py ${config.portablePythonVersion} bbs ${config.bbsVersion} (sha256 ${a.binary.sha256?.slice(0, 12)}…)` }
-          : { ok: false, text: `artifacts: ${a.problems.join('; ')} — run \`swegym-console artifacts build\`` },
+          : sample
+            ? // The demo built its templates from samples/tasks with stand-ins for Claude Code and the BBS.
+              { ok: true, text: 'artifacts: not built — the sample templates carry local stand-ins for Claude Code and the Blackbox Server (samples/tasks/common)' }
+            : { ok: false, text: `artifacts: ${a.problems.join('; ')} — run \`swegym-console artifacts build\`` },
         loading: false,
       });
     } catch (err) {

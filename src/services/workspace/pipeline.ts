@@ -39,7 +39,8 @@ async function readLines(file: string): Promise<string[] | undefined> {
   }
 }
 
-async function countLines(file: string): Promise<number | undefined> {
+/** Lines of a file (a last line without a newline counts); undefined when it cannot be read. */
+export async function countLines(file: string): Promise<number | undefined> {
   try {
     const buf = await readFile(file);
     let n = 0;
