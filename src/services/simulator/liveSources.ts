@@ -1,4 +1,4 @@
-// The live sources of a simulated run. A real run is watched through more than its log (recipe reference §5, live
+// The live sources of a simulated run. A real run is watched through more than its log (recipe reference §7, live
 // sources): E2B lists the agent and evaluation sandboxes, each agent sandbox holds Claude Code's stream-json log and
 // one tool_summary file per step, the Dressage proxy answers /health with active_sessions, and nvidia-smi shows the
 // GPUs. A live simulation has none of these, so the simulator writes what it knows (phase, live sandboxes, steps)
@@ -229,7 +229,7 @@ export function simulatedGpuCsv(state: SimLiveState | undefined, now: number): s
     const rng = new Rng((hash32(`gpu${i}`) ^ Math.imul(second, 0x85ebca6b)) >>> 0);
     const uuid = `GPU-${new Rng(hash32(`uuid${i}`)).uuid4()}`;
     // Minutes-long temperature drift, a different phase per GPU.
-    const drift = Math.sin((2 * Math.PI * now) / 300_000 + i);
+    const drift = Math.sin((2 * Math.PI * second) / 300 + i);
     let util: number, memUsed: number, power: number, temp: number, sm: number;
     if (phase === 'generating') {
       // SGLang engines decode: its static memory fraction taken, kernels running nearly all the time.
