@@ -108,9 +108,11 @@ test('the sandbox list classifies agent and evaluation sandboxes by trajectory i
   assert.equal(stale.ok, false);
   assert.match(stale.error ?? '', /stopped writing/);
   assert.equal(stale.rows.length, 0);
-  const finished = simulatedSandboxSnapshot(state({ phase: 'finished', sandboxes: [] }), NOW, 100);
-  assert.equal(finished.ok, true);
-  assert.equal(finished.rows.length, 0);
+  for (const phase of ['finished', 'stopped'] as const) {
+    const ended = simulatedSandboxSnapshot(state({ phase, sandboxes: [] }), NOW, 100);
+    assert.equal(ended.ok, true, phase);
+    assert.equal(ended.rows.length, 0);
+  }
   assert.equal(isLiveStateCurrent(state({ phase: 'stopped' }), NOW), false);
 });
 

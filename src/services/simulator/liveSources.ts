@@ -109,8 +109,9 @@ export function simulatedTemplate(instanceId: string, repo: string): string {
 
 /** What E2B's list would give for the run's sandboxes, through the same row builder. */
 export function simulatedSandboxSnapshot(state: SimLiveState | undefined, now: number, limit: number): SandboxSnapshot {
-  if (!state || state.phase === 'finished') return { ok: true, at: now, rows: [], agents: 0, evals: 0, limit };
-  if (!isLiveStateCurrent(state, now)) return { ok: false, at: now, rows: [], agents: 0, evals: 0, limit, error: 'the simulator stopped writing live.json' };
+  // Ended (finished, or stopped on purpose, which writes a last live.json): no sandboxes. Stale: the writer died.
+  if (!state || state.phase === 'finished' || state.phase === 'stopped') return { ok: true, at: now, rows: [], agents: 0, evals: 0, limit };
+  if (!isLiveStateCurrent(state, now)) return { ok: false, at: now, rows: [], agents: 0, evals: 0, limit, error: 'the simulator stopped writing live.json (its process ended?)' };
   const infos: SandboxInfo[] = state.sandboxes.map((s) => ({
     id: s.id,
     template: s.template,
