@@ -1,6 +1,6 @@
 // The embedded demo: a SAMPLE workspace built from samples/tasks (tiny stdlib Python repos written for this
 // project, not SWE-Gym) on the local bubblewrap provider, walked through the recipe for real and offline:
-// data (the sample manifest → task list and image list) → templates (one local template per task: a git /testbed
+// data (the sample manifest → train.parquet and image list) → templates (one local template per task: a git /testbed
 // at the manifest's base commit + the stand-in health server on 31000) → smoke (health + `claude --version`) →
 // rows (Dressage's JSONL schema) → harness validation (gold → resolved, untouched repo → unresolved).
 // Nothing here pretends to be the real dataset, Claude Code or Dressage's converter, and every output says so.
@@ -17,12 +17,10 @@ import type { CommandLog } from '../process/commandLog.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import { sampleRow, type SampleTaskSpec } from './rows.js';
 import { verifyJsonl } from '../convert/verify.js';
-import { SAMPLE_LABEL, SAMPLE_MARKER_FILE, sampleMarkerFile } from '../workspace/sample.js';
+import { SAMPLE_LABEL, sampleMarkerFile } from '../workspace/sample.js';
 import { imageForInstance } from '../dataset/imageName.js';
 import { writeSplitParquet } from '../dataset/write.js';
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
-
-export { SAMPLE_LABEL, SAMPLE_MARKER_FILE };
 
 export interface ManifestInstance {
   instance_id: string;
@@ -112,7 +110,7 @@ async function prepareWorkspace(dir: string | undefined): Promise<RecipePaths> {
   let root = dir;
   if (!root) root = await mkdtemp(path.join(tmpdir(), 'swegym-sample-workspace-'));
   else if (existsSync(root)) {
-    const marker = path.join(root, '.swegym-console', SAMPLE_MARKER_FILE);
+    const marker = sampleMarkerFile(recipePaths(root));
     if ((await readdir(root)).length > 0 && !existsSync(marker)) {
       throw new ConsoleError({
         what: `${root} is not empty and is not a sample workspace`,
