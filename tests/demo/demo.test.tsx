@@ -63,6 +63,7 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   // The split is a real parquet in SkyRL's layout, holding the sample tasks; images follow Dressage's naming.
   assert.equal(steps.data, 'present');
   assert.equal(steps.images, 'present');
+  assert.equal(steps.artifacts, 'present', 'the sample templates need no artifacts');
   const shown = await run(['data', 'show', '--json', '--workspace', ws]);
   assert.equal(shown.code, 0, shown.err);
   const doc = JSON.parse(shown.out) as { rows: number; instances: { instance_id: string; image: string; template: string | null }[] };

@@ -4,6 +4,7 @@ import { stat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from './paths.js';
 import { readJsonFile } from './atomic.js';
+import { sampleWorkspaceLabel } from './sample.js';
 
 export type StepState = 'missing' | 'present' | 'stale' | 'invalid' | 'partial' | 'unknown';
 
@@ -94,12 +95,14 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
   } catch {}
   const binary = artifacts.find((f) => /^claude-.+-linux-x64$/.test(f));
   const runtime = artifacts.find((f) => /^claude-code-runtime-python-.+-bbs-.+\.tar\.gz$/.test(f));
+  // The demo's templates carry local stand-ins for Claude Code and the BBS: nothing to build there.
+  const standIns = !(binary && runtime) && sampleWorkspaceLabel(paths) !== undefined;
   steps.push({
     id: 'artifacts',
     title: 'Build sandbox artifacts',
-    state: binary && runtime ? 'present' : binary || runtime ? 'partial' : 'missing',
-    detail: binary && runtime ? `${binary}, ${runtime}` : binary || runtime ? `only ${binary ?? runtime}` : 'not built',
-    next: binary && runtime ? undefined : 'build the Claude Code binary + BBS runtime (swegym-console artifacts build)',
+    state: binary && runtime ? 'present' : standIns ? 'present' : binary || runtime ? 'partial' : 'missing',
+    detail: binary && runtime ? `${binary}, ${runtime}` : standIns ? 'not needed (sample stand-ins)' : binary || runtime ? `only ${binary ?? runtime}` : 'not built',
+    next: binary && runtime ? undefined : standIns ? undefined : 'build the Claude Code binary + BBS runtime (swegym-console artifacts build)',
     outputs: [rel(paths.artifactDir) + '/'],
     manual: 'bash dressage/recipes/swegym/prepare_claude_code_sandbox_artifacts.sh',
     screen: 'templates',
