@@ -127,3 +127,27 @@ test('a live simulated run fills the sandboxes, proxy and GPU panels from its li
     await removeDir(ws);
   }
 });
+
+test('a simulation played faster is listed faster: the sandbox list keeps 10 s of the run\'s time between reads', async () => {
+  const ws = await tempDir();
+  const paths = recipePaths(ws);
+  const sim = await startDemoSimulation(ws, { speed: 50 });
+  // Only the sandbox list at its default cadence (10 s / 50 = 200 ms); the rest slow.
+  const monitor = new MonitorService({ paths, store: createMonitorStore(), hz: 20, refreshMs: 50, pollMs: { log: 100, gpu: 60_000, proxy: 60_000, ray: 60_000, stream: 60_000 } });
+  try {
+    await monitor.open(sim.dir);
+    const seen = new Set<number>();
+    await waitFor(
+      () => {
+        const at = monitor.store.getState().snapshot?.sandboxes?.at;
+        if (at !== undefined) seen.add(at);
+        return seen.size >= 4;
+      },
+      { timeoutMs: 5000, message: () => `sandbox list read ${seen.size} times` },
+    );
+  } finally {
+    await monitor.close();
+    await sim.stop();
+    await removeDir(ws);
+  }
+});

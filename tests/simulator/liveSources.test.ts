@@ -45,7 +45,7 @@ function agent(over: Partial<SimLiveSandbox> = {}): SimLiveSandbox {
 }
 
 function state(over: Partial<SimLiveState> = {}): SimLiveState {
-  return { simulated: true, at: NOW - 500, phase: 'generating', rollout: 3, samplesDone: 40, samplesPerRollout: 128, gpusPerNode: 8, sandboxes: [], ...over };
+  return { simulated: true, at: NOW - 500, phase: 'generating', rollout: 3, samplesDone: 40, samplesPerRollout: 128, gpusPerNode: 8, speed: 1, sandboxes: [], ...over };
 }
 
 test('an agent sandbox log is stream-json that the monitor parses: one tool call per step, history stable as it grows', () => {
@@ -160,6 +160,7 @@ test('a live simulation keeps live.json in step with its sandboxes, and leaves a
     );
     const st = seen as SimLiveState;
     assert.ok(Date.now() - st.at < SIM_LIVE_STALE_MS);
+    assert.equal(st.speed, 4);
     assert.equal(new Set(st.sandboxes.map((b) => b.trajectoryId)).size, st.sandboxes.length, 'one sandbox per session');
     for (const b of st.sandboxes) {
       assert.match(b.trajectoryId, b.kind === 'agent' ? /^bbs-[0-9a-f-]{36}$/ : /^swegym-eval-[0-9a-f]{32}$/);

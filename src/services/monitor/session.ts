@@ -222,7 +222,9 @@ export class MonitorService {
     };
     if (sim) every(p.simulation ?? 1000, () => this.pollSimulation());
     every(p.proxy ?? 5000, () => this.pollProxy());
-    every(p.sandboxes ?? 10_000, () => this.pollSandboxes());
+    // E2B's list every 10 s of the run's time: a simulation played faster is listed faster, or its sandboxes would
+    // be gone before they are shown.
+    every(p.sandboxes ?? Math.round(10_000 / Math.max(1, sim?.state?.speed ?? 1)), () => this.pollSandboxes());
     every(p.ray ?? 15_000, () => this.pollRay());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
     every(p.trajectories ?? 120_000, () => this.refreshTrajectories());

@@ -349,6 +349,9 @@ export class LiveSimulator {
     this.model.startup(sink);
     this.generatedUntil = this.model.rolloutStartMs(0);
     await this.writeManifest(false);
+    // live.json exists once start() returns, so a reader opening the run now sees its speed and phase.
+    this.liveWrittenAt = Date.now();
+    await writeJsonAtomic(liveStateFile(this.opts.dir), this.liveState());
     this.timer = setInterval(() => this.tick(), this.opts.tickMs ?? 100);
     this.opts.signal?.addEventListener('abort', () => void this.stop(), { once: true });
     this.tick();
@@ -487,6 +490,7 @@ export class LiveSimulator {
       samplesDone: snap.samplesDone,
       samplesPerRollout: snap.samplesPerRollout,
       gpusPerNode: this.model.config.gpusPerNode,
+      speed: this.speed,
       sandboxes: snap.sandboxes.map((b) => ({
         id: simulatedSandboxId(b.sessionId),
         kind: b.kind,
