@@ -3,7 +3,6 @@
 // `validate harness --json`. Then the files the home screen reads are on disk.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
@@ -14,26 +13,18 @@ import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/screens/createServices.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk } from '../helpers/ink.js';
+import { runCli } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 after(async () => {
   for (const d of dirs) await removeDir(d);
 });
 
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
-
 test('demo --json: data → templates → smoke → rows → validation on the sample tasks, for real', async () => {
   const parent = await tempDir('swegym-demo-');
   dirs.push(parent);
   const ws = path.join(parent, 'sample');
-  const r = await run(['demo', '--json', '--dir', ws]);
+  const r = await runCli(['demo', '--json', '--dir', ws]);
   assert.equal(r.code, 0, `stderr:\n${r.err}\nstdout:\n${r.out}`);
   const summary = JSON.parse(r.out);
   assert.equal(summary.sample, true);
@@ -64,7 +55,7 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   assert.equal(steps.data, 'present');
   assert.equal(steps.images, 'present');
   assert.equal(steps.artifacts, 'present', 'the sample templates need no artifacts');
-  const shown = await run(['data', 'show', '--json', '--workspace', ws]);
+  const shown = await runCli(['data', 'show', '--json', '--workspace', ws]);
   assert.equal(shown.code, 0, shown.err);
   const doc = JSON.parse(shown.out) as { rows: number; instances: { instance_id: string; image: string; template: string | null }[] };
   assert.equal(doc.rows, manifest.instances.length);
@@ -106,7 +97,7 @@ test('demo refuses a non-empty directory that is not a sample workspace', async 
   dirs.push(parent);
   const { writeFileSync } = await import('node:fs');
   writeFileSync(path.join(parent, 'precious.txt'), 'keep me');
-  const r = await run(['demo', '--json', '--dir', parent]);
+  const r = await runCli(['demo', '--json', '--dir', parent]);
   assert.equal(r.code, 2, r.err);
   assert.match(r.err, /is not empty and is not a sample workspace/);
   assert.equal(readFileSync(path.join(parent, 'precious.txt'), 'utf8'), 'keep me');

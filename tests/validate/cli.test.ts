@@ -1,7 +1,6 @@
 // `validate harness` through the real entry on the local provider: --json shape, exit codes, journal; usage errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
@@ -11,15 +10,7 @@ import { createProvider } from '../../src/services/sandbox/index.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { validateHarnessJournal } from '../../src/services/validate/harness.js';
 import { makeTaskRepo } from './taskRepo.js';
-
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
+import { runCli } from '../helpers/cli.js';
 
 test('validate harness --json on the local provider: one ok, one failing → exit 1, journaled', async () => {
   const ws = await fakeDressageCheckout();
@@ -38,14 +29,14 @@ test('validate harness --json on the local provider: one ok, one failing → exi
     const inst = (t: typeof good) => ({ instance_id: t.spec.instance_id, repo: t.spec.repo, base_commit: t.spec.base_commit, patch: t.goldPatch, test_patch: t.spec.test_patch, problem_statement: t.spec.problem_statement, version: '1.0', FAIL_TO_PASS: t.spec.FAIL_TO_PASS, PASS_TO_PASS: t.spec.PASS_TO_PASS, hints_text: '', created_at: '2024-01-01T00:00:00Z' });
     await writeFile(paths.parquet('train'), await parquetBytes([inst(good), inst(trivial)]));
 
-    const usage = await run(['validate', 'harness', '-w', ws, '--provider', 'local']);
+    const usage = await runCli(['validate', 'harness', '-w', ws, '--provider', 'local']);
     assert.equal(usage.code, 2);
     assert.match(usage.err, /--instance ID \(repeatable\) or --all/);
-    const unknown = await run(['validate', 'harness', '-w', ws, '--provider', 'local', '--instance', 'nope__x-1']);
+    const unknown = await runCli(['validate', 'harness', '-w', ws, '--provider', 'local', '--instance', 'nope__x-1']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /instance\(s\) not in .*: nope__x-1/);
 
-    const r = await run(['validate', 'harness', '--all', '--json', '-w', ws, '--provider', 'local', '--concurrency', '2']);
+    const r = await runCli(['validate', 'harness', '--all', '--json', '-w', ws, '--provider', 'local', '--concurrency', '2']);
     assert.equal(r.code, 1, r.err);
     const json = JSON.parse(r.out) as { results: { instance_id: string; ok: boolean; error: string | null; gold: any; control: any }[] };
     assert.deepEqual(json.results.map((x) => [x.instance_id, x.ok]), [['sample__calc-1', true], ['sample__calc-2', false]]);
