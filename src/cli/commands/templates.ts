@@ -1,7 +1,8 @@
 // `templates build | smoke | status`: the template factory, smoke tests and per-image status, headless.
 import os from 'node:os';
 import type { CommandContext } from '../context.js';
-import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
+import { note, optFlag, optInt, optList, optMinutes, optString, say, writeJson } from '../context.js';
+import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import type { SandboxProvider } from '../../services/sandbox/types.js';
 import { resolveArtifactConfig } from '../../services/artifacts/versions.js';
@@ -68,6 +69,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
     concurrency,
     maxConcurrency: max,
     rebuild: optFlag(ctx, 'rebuild'),
+    buildTimeoutMs: optMinutes(ctx, 'build-timeout'),
     skipCache: optFlag(ctx, 'skip-cache'),
     signal: ctx.signal,
     baseFor: p.name === 'local' ? localBaseResolver(ctx.paths) : undefined,
@@ -138,7 +140,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
       provider: p,
       journal,
       targets,
-      concurrency: optInt(ctx, 'concurrency', 4),
+      concurrency: optInt(ctx, 'concurrency', 4, 1, MAX_SANDBOX_CONCURRENCY),
       signal: ctx.signal,
       onResult: (r) => note(ctx, `${r.ok ? 'passed' : 'FAILED'}  ${r.template}${r.ok ? `  (${r.claudeVersion ?? ''}, BBS ${r.health?.version ?? '?'})` : `: ${r.error ?? ''}`}`),
     });
@@ -147,15 +149,17 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
     await lock.release();
   }
   const failed = results.filter((r) => !r.ok).length;
+  // A sandbox whose kill failed is still running (and billed): never a silent success.
+  const notKilled = results.filter((r) => r.sandboxId && !r.killed).map((r) => r.sandboxId as string);
   if (ctx.global.json) {
     writeJson(ctx, {
-      results: results.map((r) => ({ image: r.image ?? null, template: r.template, ok: r.ok, code: r.code ?? null, error: r.error ?? '', claudeVersion: r.claudeVersion ?? null, bbsVersion: r.health?.version ?? null, killed: r.killed, durationMs: r.durationMs })),
-      counts: { total: results.length, passed: results.length - failed, failed, notRun: targets.length - results.length },
+      results: results.map((r) => ({ image: r.image ?? null, template: r.template, ok: r.ok, code: r.code ?? null, error: r.error ?? '', claudeVersion: r.claudeVersion ?? null, bbsVersion: r.health?.version ?? null, sandboxId: r.sandboxId ?? null, killed: r.killed, durationMs: r.durationMs })),
+      counts: { total: results.length, passed: results.length - failed, failed, notRun: targets.length - results.length, notKilled: notKilled.length },
     });
   } else {
-    say(ctx, `${results.length - failed} passed, ${failed} failed${targets.length > results.length ? `, ${targets.length - results.length} not run (interrupted)` : ''}`);
+    say(ctx, `${results.length - failed} passed, ${failed} failed${targets.length > results.length ? `, ${targets.length - results.length} not run (interrupted)` : ''}${notKilled.length ? `; ${notKilled.length} sandbox(es) could not be killed` : ''}`);
   }
-  return failed === 0 && results.length === targets.length ? ExitCode.ok : ExitCode.failed;
+  return failed === 0 && notKilled.length === 0 && results.length === targets.length ? ExitCode.ok : ExitCode.failed;
 }
 
 export async function templatesStatusCommand(ctx: CommandContext): Promise<number> {

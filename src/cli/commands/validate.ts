@@ -3,6 +3,7 @@
 // Exit: 0 every task validated, 1 a task failed, 2 usage, 3 preconditions.
 import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
+import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
@@ -32,7 +33,7 @@ export async function providerFor(ctx: CommandContext): Promise<SandboxProvider>
 }
 
 export async function validateHarnessCommand(ctx: CommandContext): Promise<number> {
-  const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8);
+  const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8, 1, MAX_SANDBOX_CONCURRENCY / 2);
   const tasks = await loadHarnessTasks(ctx.paths, { ids: optList(ctx, 'instance'), all: optFlag(ctx, 'all') });
   const provider = await providerFor(ctx);
   const journal = await validateHarnessJournal(ctx.paths).load();

@@ -29,6 +29,8 @@ import { readImageList, templatesJournal, type TemplateRecord, type TemplateStat
 /** E2B: concurrent template builds are capped at 20 on Hobby and Pro (e2b-sdk reference §7). */
 export const E2B_BUILD_LIMIT = 20;
 export const DEFAULT_E2B_CONCURRENCY = 8;
+/** E2B ends a build after 1 h; past 70 min without an end the build is stuck, not slow. */
+export const DEFAULT_BUILD_TIMEOUT_MS = 70 * 60_000;
 export const LOG_RING_LINES = 400;
 export const JOURNAL_LOG_TAIL = 30;
 
@@ -77,6 +79,8 @@ export interface FactoryConfig {
   cpuCount?: number;
   memoryMb?: number;
   retry?: Partial<RetryPolicy>;
+  /** Deadline for one build attempt (default DEFAULT_BUILD_TIMEOUT_MS): a build that never ends is given up. */
+  buildTimeoutMs?: number;
   /** Take the workspace lock (default true). */
   lock?: boolean;
   /** Check that the artifact files exist and digest them for the fingerprint (default true). */
@@ -518,7 +522,7 @@ export class TemplateFactory {
           if (attempts.n > 1) {
             await this.setRecord(image, { state: 'building', attempts: attempts.n }, false);
           }
-          return cfg.provider.buildTemplate(spec, { signal: ctl.signal, onLog: (line) => this.pushLog(image, line) });
+          return cfg.provider.buildTemplate(spec, { signal: ctl.signal, deadlineMs: cfg.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS, onLog: (line) => this.pushLog(image, line) });
         },
         attempts,
       );
