@@ -13,6 +13,8 @@ import { templatesJournal } from '../../services/templates/records.js';
 import { inspectTemplateMap } from '../../services/templates/map.js';
 import { acquireLock } from '../../services/workspace/lock.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
+import { describeRetry } from '../../services/sandbox/retry.js';
+import { redact } from '../../services/secrets.js';
 import { formatAge } from '../../services/templates/format.js';
 import { localBaseResolver } from '../../services/templates/localBases.js';
 
@@ -24,7 +26,7 @@ export function setTemplatesProviderForTests(fn: typeof providerOverride): void 
 
 async function provider(ctx: CommandContext): Promise<SandboxProvider> {
   if (providerOverride) return providerOverride(ctx);
-  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths);
+  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))) });
 }
 
 function progressLine(e: FactoryEvent, done: () => string): string | undefined {

@@ -359,20 +359,36 @@ export class E2bSandbox implements Sandbox {
     const grace = this.owner.settings.commandGraceMs ?? 10_000;
     let handle: Awaited<ReturnType<SdkSandbox['commands']['run']>> & { pid: number; wait(): Promise<unknown>; kill(): Promise<boolean> };
     try {
-      handle = (await this.sbx.commands.run(command, {
-        background: true,
-        cwd: opts.cwd,
-        user: opts.user as never,
-        envs: opts.envs,
-        timeoutMs: opts.timeoutMs + grace,
-        requestTimeoutMs: this.owner.requestTimeoutMs,
-        onStdout: (chunk: string) => out.push(chunk),
-        onStderr: (chunk: string) => err.push(chunk),
-      })) as typeof handle;
+      // Starting is retried on the failures that mean "it did not start" at the edge (the sandbox proxy's 502,
+      // 503, 429); the rest of the command is not, since by then it may have run.
+      handle = (await withRetry(
+        async () => {
+          try {
+            return await this.sbx.commands.run(command, {
+              background: true,
+              cwd: opts.cwd,
+              user: opts.user as never,
+              envs: opts.envs,
+              timeoutMs: opts.timeoutMs + grace,
+              requestTimeoutMs: this.owner.requestTimeoutMs,
+              onStdout: (chunk: string) => out.push(chunk),
+              onStderr: (chunk: string) => err.push(chunk),
+            });
+          } catch (e) {
+            const mapped = mapE2bError(e, `start command in sandbox ${this.id}`, opts.signal);
+            // The SDK reads every 502 of the sandbox proxy as "sandbox not running"; the control plane knows.
+            if (mapped.kind === 'not_found' && (await this.isRunningPerControlPlane())) {
+              throw new SandboxError('network', `${mapped.message} (E2B's sandbox proxy answered 502, but the sandbox is running)`, { status: 502, cause: e });
+            }
+            throw mapped;
+          }
+        },
+        { policy: this.owner.settings.retry, signal: opts.signal, onRetry: this.owner.settings.onRetry },
+      )) as typeof handle;
     } catch (e) {
       out.finish();
       err.finish();
-      throw mapE2bError(e, 'start command', opts.signal);
+      throw e;
     }
 
     let ended: 'timeout' | 'abort' | undefined;
@@ -422,6 +438,15 @@ export class E2bSandbox implements Sandbox {
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async isRunningPerControlPlane(): Promise<boolean> {
+    try {
+      const info = (await this.sbx.getInfo({ requestTimeoutMs: this.owner.requestTimeoutMs })) as { state?: string };
+      return info.state === undefined || info.state === 'running';
+    } catch {
+      return false;
     }
   }
 

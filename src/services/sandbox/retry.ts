@@ -17,8 +17,15 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 1000, maxMs: 20
 
 export interface RetryEvent {
   attempt: number;
+  /** Attempts in all (the first included). */
+  attempts: number;
   delayMs: number;
   error: SandboxError;
+}
+
+/** One line for headless output: what failed, which retry, when. */
+export function describeRetry(e: RetryEvent): string {
+  return `retry ${e.attempt}/${e.attempts - 1} in ${(e.delayMs / 1000).toFixed(1)}s after: ${e.error.message}`;
 }
 
 /** The delay before retry number `attempt` (1-based), jittered and capped. */
@@ -67,7 +74,7 @@ export async function withRetry<T>(
       if (!(err instanceof SandboxError) || !err.retryable || attempt >= policy.attempts) throw err;
       if (opts.signal?.aborted) throw cancelledError(opts.signal);
       const delayMs = backoffDelay(policy, attempt, err.retryAfterSec, opts.random);
-      opts.onRetry?.({ attempt, delayMs, error: err });
+      opts.onRetry?.({ attempt, attempts: policy.attempts, delayMs, error: err });
       await sleep(delayMs, opts.signal);
     }
   }

@@ -132,8 +132,10 @@ export async function smokeTemplate(opts: SmokeOptions): Promise<SmokeResult> {
     return result;
   } catch (err) {
     const d = diagnose(err);
-    result.code = d.code;
-    result.error = redact(`${(err as Error).message} — ${d.hint}`);
+    // After the sandbox started, "not found" is the sandbox (expired, killed), never the template.
+    const gone = err instanceof SandboxError && err.kind === 'not_found';
+    result.code = gone ? 'sandbox_gone' : d.code;
+    result.error = redact(`${(err as Error).message} — ${gone ? 'the sandbox stopped while it was being tested (it expired or was killed); run the smoke again' : d.hint}`);
     return result;
   } finally {
     if (sandbox) {
