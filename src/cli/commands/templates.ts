@@ -126,6 +126,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
   const names = optList(ctx, 'template');
   const all = optFlag(ctx, 'all');
   if (!all && names.length === 0) throw usageError('say which templates to smoke', 'use --template NAME (repeatable) or --all');
+  const concurrency = optInt(ctx, 'concurrency', 4, 1, MAX_SANDBOX_CONCURRENCY);
   const status = await templatesStatus(ctx.paths);
   const check = await inspectTemplateMap(ctx.paths.templateMap);
   const byTemplate = new Map<string, string>();
@@ -142,7 +143,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
       provider: p,
       journal,
       targets,
-      concurrency: optInt(ctx, 'concurrency', 4, 1, MAX_SANDBOX_CONCURRENCY),
+      concurrency,
       signal: ctx.signal,
       onResult: (r) => note(ctx, `${r.ok ? 'passed' : 'FAILED'}  ${r.template}${r.ok ? `  (${r.claudeVersion ?? ''}, BBS ${r.health?.version ?? '?'})` : `: ${r.error ?? ''}`}`),
     });

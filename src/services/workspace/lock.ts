@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { readFile, rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
-import { createFileExclusive } from './atomic.js';
+import { createFileExclusive, notWritableError } from './atomic.js';
 
 export interface LockInfo {
   pid: number;
@@ -75,7 +75,9 @@ async function readLock(file: string): Promise<LockInfo | undefined> {
 
 /** Takes the lock or throws a ConsoleError naming the process that holds it. */
 export async function acquireLock(file: string, purpose: string): Promise<WorkspaceLock> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true }).catch((err: unknown) => {
+    throw notWritableError(file, err);
+  });
   const pidStart = processStartTime(process.pid);
   const info: LockInfo = { pid: process.pid, startedAt: new Date().toISOString(), purpose, ...(pidStart ? { pidStart } : {}) };
   for (let attempt = 0; attempt < 3; attempt++) {
