@@ -54,7 +54,8 @@ export async function convertCommand(ctx: CommandContext): Promise<number> {
   let result: ConvertResult | undefined;
   let verify: VerifyReport;
   if (optFlag(ctx, 'verify-only')) {
-    const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap).catch(() => undefined) : undefined;
+    // A damaged map is an error with the file and the fix, never silently skipped.
+    const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap) : undefined;
     verify = await verifyJsonl(options.output, { expectedRows: expectedRowCount(options), options, templateMap: map, smoke: await readSmokeResults(ctx.paths) });
   } else {
     result = await runConvert({
