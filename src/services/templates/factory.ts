@@ -14,6 +14,8 @@ import type { SandboxProvider, TemplateSpec } from '../sandbox/types.js';
 import { SandboxError } from '../sandbox/types.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
+import { sweepLitter } from '../workspace/litter.js';
+import path from 'node:path';
 import { writeJsonAtomic } from '../workspace/atomic.js';
 import { CoalescingWriter } from './coalesce.js';
 import type { Journal } from '../workspace/journal.js';
@@ -332,6 +334,8 @@ export class TemplateFactory {
 
     let lock: WorkspaceLock | undefined;
     if (cfg.lock !== false) lock = await acquireLock(cfg.paths.lockFile, 'templates build');
+    // Temp files of journal and map writes from a run that was killed mid-write.
+    await sweepLitter([cfg.paths.journalsDir, path.dirname(cfg.paths.templateMap), path.dirname(cfg.paths.lockFile)]);
     this.runningFlag = true;
     this.bump();
     try {
