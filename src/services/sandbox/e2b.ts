@@ -196,6 +196,7 @@ export class E2bProvider implements SandboxProvider {
     // own timeout while the service still completes it); the session tag lets the exit sweep find it later.
     const requestTag = randomBytes(6).toString('hex');
     const metadata = { ...opts.metadata, [CONSOLE_TAG_KEY]: CONSOLE_TAG_VALUE, [`${CONSOLE_TAG_KEY}_req`]: requestTag, ...this.ledger.tag() };
+    await this.client(); // no key: nothing is sent, so nothing for the exit sweep to look for
     this.ledger.willCreate(this);
     const sbx = await withRetry(
       async () => {
