@@ -54,3 +54,21 @@ test('one Ctrl-C during a build that never ends: the console ends within the gra
     await removeDir(s.ws);
   }
 });
+
+test('Ctrl-C twice during a build that never ends: the console ends at once and leaves no lock', { skip: builtMissing(), timeout: 60_000 }, async () => {
+  const s = await stuckBuildSetup();
+  const c = startConsole(['templates', 'build', '-w', s.ws], s.env);
+  try {
+    await waitFor(() => s.polls() > 3 && existsSync(s.paths.lockFile), { timeoutMs: 30_000, message: () => c.err() });
+    c.child.kill('SIGINT');
+    await waitFor(() => c.err().includes('interrupted: stopping'), { timeoutMs: 10_000 });
+    c.child.kill('SIGINT');
+    const { code } = await c.exited;
+    assert.equal(code, 130, c.err());
+    assert.equal(existsSync(s.paths.lockFile), false, 'the second Ctrl-C leaves no lock');
+  } finally {
+    c.child.kill('SIGKILL');
+    await s.fake.close();
+    await removeDir(s.ws);
+  }
+});
