@@ -15,6 +15,7 @@ import { SandboxError } from '../sandbox/types.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
 import { sweepLitter } from '../workspace/litter.js';
+import { sleep } from '../util/sleep.js';
 import path from 'node:path';
 import { writeJsonAtomic } from '../workspace/atomic.js';
 import { CoalescingWriter } from './coalesce.js';
@@ -272,18 +273,11 @@ export class TemplateFactory {
 
   private async sleep(ms: number): Promise<void> {
     if (ms <= 0) return;
-    if (this.wake.signal.aborted) throw new Interrupted('stopped');
-    await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => {
-        this.wake.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(new Interrupted('stopped'));
-      };
-      this.wake.signal.addEventListener('abort', onAbort, { once: true });
-    });
+    try {
+      await sleep(ms, this.wake.signal);
+    } catch {
+      throw new Interrupted('stopped');
+    }
   }
 
   /** Runs `op` with retries on retryable SandboxErrors; a 429 pauses every worker until its Retry-After. */
