@@ -56,7 +56,7 @@ async function setUp(c: Case) {
   const tree = await copyLauncherTree();
   await seedConsoleInputs(tree);
   await c.prepare?.(tree.root);
-  const settings = { DRESSAGE_SKIP_PROXY_HEALTHCHECK: '1', ...c.settings };
+  const settings: Record<string, string> = { DRESSAGE_SKIP_PROXY_HEALTHCHECK: '1', ...c.settings };
   if (settings.SLIME_ROOT?.startsWith('..')) settings.SLIME_ROOT = path.resolve(tree.root, settings.SLIME_ROOT);
   return { tree, env: baseEnv(tree, settings) };
 }
