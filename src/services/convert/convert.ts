@@ -87,12 +87,20 @@ async function defaultLoadTasks(file: string, o: ConvertOptions): Promise<SweGym
   return (await readSplit(file, { split: o.split })).rows;
 }
 
+// Imports what the converter imports, the way it does: with --swegym-package-root the converter registers `swegym`
+// as a bare package over that directory so that swegym/__init__.py (Docker and collection extras) never runs.
 const SWEGYM_PROBE = [
-  'import sys',
+  'import os, sys, types',
   'root = sys.argv[1]',
-  'if root: sys.path.insert(0, root)',
+  'if root:',
+  '    pkg = os.path.join(os.path.realpath(root), "swegym")',
+  '    m = types.ModuleType("swegym")',
+  '    m.__file__ = os.path.join(pkg, "__init__.py")',
+  '    m.__package__ = "swegym"',
+  '    m.__path__ = [pkg]',
+  '    sys.modules["swegym"] = m',
   'import swegym.harness.test_spec, swegym.harness.log_parsers',
-  'print(swegym.__file__)',
+  'print(swegym.harness.test_spec.__file__)',
 ].join('\n');
 
 /** Everything that would make the converter fail, checked up front. Throws a ConsoleError for the first blocker. */
