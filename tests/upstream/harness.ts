@@ -1,6 +1,6 @@
 // Runs the REAL upstream Dressage launcher (../shared/upstream/dressage) next to the console, for differential tests.
 // The shared copy is read-only and the launcher writes outputs/, so the parts it needs are copied to a temp dir.
-// Machine-level commands it calls (`hostname`, `ray`, `curl`, `sleep`, `nvidia-smi`) are small stand-ins on PATH;
+// Machine-level commands it calls (`hostname`, `ray`, `curl`, `sleep`, `find`, `nvidia-smi`) are small stand-ins on PATH;
 // everything else (bash, the sourced defaults, python3 for the runtime-env JSON) is real.
 import { spawn } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -35,7 +35,7 @@ export interface LauncherTree {
   launcher: string;
   /** Stand-ins both the launcher and the console may see (hostname). */
   hostBin: string;
-  /** Stand-ins only the launcher sees (ray, curl, sleep, nvidia-smi). */
+  /** Stand-ins only the launcher sees (ray, curl, sleep, find, nvidia-smi). */
   clusterBin: string;
   /** Where the ray stand-in records its calls. */
   rayLog: string;
@@ -65,6 +65,8 @@ esac
 exit 0
 `,
   curl: '#!/bin/sh\nexit 0\n',
+  // The launcher clears trajectory dirs with `find DIR … -exec rm -rf`: never for real in a test.
+  find: '#!/bin/sh\necho "find $*" >> "${STANDIN_RAY_STATE:?}/find.log"\nexit 0\n',
   sleep: '#!/bin/sh\nexit 0\n',
   'nvidia-smi': '#!/bin/sh\necho "GPU 0: NVIDIA H200 (stand-in)"\n',
 };

@@ -102,6 +102,8 @@ const REFUSALS: Case[] = [
   { name: 'no MODEL_ROOT', settings: { MODEL_ROOT: '' } },
   { name: 'resume without a root', settings: { RESUME_FROM_CKPT: '1' } },
   { name: 'missing model config', settings: { MODEL_CONFIG: 'qwen-missing.sh' } },
+  // `find` is a recording stand-in (harness.ts): nothing is deleted even if the launcher went on.
+  { name: 'clearing an unsafe trajectory dir', settings: { DRESSAGE_CLEAR_TRAJECTORY_LOGS: '1', DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR: '/' } },
   {
     name: 'HOSTFILE without RAY_SSH_USER',
     settings: { HOSTFILE: 'hosts.txt', ACTOR_NUM_NODES: '2' },
@@ -136,6 +138,7 @@ const ACCEPTED: Case[] = [
   { name: 'an upper-case LOCALHOST proxy URL (the launcher matches lower case)', settings: { DRESSAGE_PROXY_URL: 'http://LOCALHOST:8800' } },
   // The launcher's pattern wants ':' or '/' right after "127.", so a full loopback address passes it.
   { name: 'http://127.0.0.1:8800 (passes the launcher pattern)', settings: { DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' } },
+  { name: 'clearing the trajectory dirs of the run', settings: { DRESSAGE_CLEAR_TRAJECTORY_LOGS: '1' } },
   { name: 'RESUME_FROM_CKPT=yes (anything but 1 is off)', settings: { RESUME_FROM_CKPT: 'yes' } },
 ];
 

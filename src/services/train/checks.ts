@@ -101,7 +101,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         : fail(
             'bbs-port',
             'DRESSAGE_E2B_BLACKBOX_PORT',
-            'E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
+            "Dressage's E2B provider (dressage/sandbox/remote/e2b/provider.py) fails every sandbox: E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000",
             'unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
           ),
     );
@@ -251,27 +251,31 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   const klLoss = e.USE_KL_LOSS === '1' ? Number(e.KL_LOSS_COEF) : 0;
   out.push(
     kl !== 0 && klLoss !== 0 && Number.isFinite(kl) && Number.isFinite(klLoss)
-      ? fail('kl', 'KL coefficients', 'Only one of kl_coef and kl_loss_coef can be set', 'set KL_COEF=0.0 (reward KL) or USE_KL_LOSS=0 / KL_LOSS_COEF=0')
+      ? fail('kl', 'KL coefficients', 'slime (slime/utils/arguments.py) asserts: Only one of kl_coef and kl_loss_coef can be set', 'set KL_COEF=0.0 (reward KL) or USE_KL_LOSS=0 / KL_LOSS_COEF=0')
       : ok('kl', 'KL coefficients', `kl_coef=${e.KL_COEF}, kl_loss_coef=${e.USE_KL_LOSS === '1' ? e.KL_LOSS_COEF : 'off'}`),
   );
 
-  // Context and compaction (§8.9, §8.22).
+  // Context and compaction: the launcher's positivity rule, then Dressage's claude_code backend options
+  // (dressage/paddock/blackbox/common/defaults.py), which use MAX_TOKENS_PER_GPU × CP_SIZE, not CONTEXT_WINDOW.
   const ctx = d.contextWindow;
   const th = d.compactThreshold;
+  const maxTok = Number(e.MAX_TOKENS_PER_GPU);
+  const dressageCtx = maxTok * (d.cp ?? NaN);
+  const dressage = 'Dressage (dressage/paddock/blackbox/common/defaults.py) fails the first rollout: ';
   if (ctx !== undefined && th !== undefined) {
     if (th <= 0) {
       out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got ${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}`, 'lower COMPACT_RESERVE_TOKENS / ROLLOUT_MAX_RESPONSE_LEN or raise the context window'));
-    } else if (d.responseLen !== undefined && ctx <= d.responseLen) {
+    } else if (d.responseLen !== undefined && Number.isFinite(dressageCtx) && dressageCtx <= d.responseLen) {
       out.push(
         fail(
           'compaction',
           'Compaction threshold',
-          `claude_code backend_options require --max-tokens-per-gpu * --context-parallel-size to be greater than --rollout-max-response-len; got ${ctx} <= ${d.responseLen}`,
+          `${dressage}claude_code backend_options require --max-tokens-per-gpu * --context-parallel-size to be greater than --rollout-max-response-len; got ${maxTok} * ${d.cp} = ${dressageCtx} and --rollout-max-response-len=${d.responseLen}`,
           'raise MAX_TOKENS_PER_GPU or CP_SIZE, or lower ROLLOUT_MAX_RESPONSE_LEN',
         ),
       );
-    } else if (th > ctx) {
-      out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be a positive integer no greater than the context window (${ctx}), got '${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}'`));
+    } else if (Number.isFinite(dressageCtx) && th > dressageCtx) {
+      out.push(fail('compaction', 'Compaction threshold', `${dressage}DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be a positive integer no greater than the context window (${dressageCtx}), got '${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}'`));
     } else out.push(ok('compaction', 'Compaction threshold', `${th} of ${ctx} tokens (auto-compact at ${d.autoCompactPct}%)`));
   }
 

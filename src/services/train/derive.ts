@@ -237,7 +237,7 @@ export interface Derived {
   responseLen?: number;
   compactReserve?: number;
   compactThreshold?: number;
-  /** Claude Code's auto-compact percentage: int(threshold×100/context). */
+  /** Claude Code's auto-compact percentage, as Dressage computes it from the threshold and MAX_TOKENS_PER_GPU × CP_SIZE. */
   autoCompactPct?: number;
   engines?: number;
   perEngineConcurrency?: number;
@@ -275,6 +275,7 @@ export function deriveValues(eff: Record<string, string>): Derived {
   const resp = int(eff.ROLLOUT_MAX_RESPONSE_LEN);
   const reserve = int(eff.COMPACT_RESERVE_TOKENS);
   const threshold = signedInt(eff.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD);
+  const dressageContext = int(eff.MAX_TOKENS_PER_GPU) * cp;
   const perEngineGpus = int(eff.ROLLOUT_NUM_GPUS_PER_ENGINE);
   const engines = Math.floor(total / perEngineGpus);
   const perEngine = int(eff.SGLANG_SERVER_CONCURRENCY);
@@ -304,7 +305,8 @@ export function deriveValues(eff: Record<string, string>): Derived {
     responseLen: finite(resp),
     compactReserve: finite(reserve),
     compactThreshold: finite(threshold),
-    autoCompactPct: Number.isFinite(threshold) && context > 0 ? Math.trunc((threshold * 100) / context) : undefined,
+    // Dressage's claude_code backend options: max(1, min(100, int(threshold×100 / (MAX_TOKENS_PER_GPU × CP_SIZE)))).
+    autoCompactPct: Number.isFinite(threshold) && dressageContext > 0 ? Math.max(1, Math.min(100, Math.trunc((threshold * 100) / dressageContext))) : undefined,
     engines: finite(engines),
     perEngineConcurrency: finite(perEngine),
     concurrentSamples: finite(concurrent),
