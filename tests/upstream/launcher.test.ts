@@ -102,6 +102,17 @@ const REFUSALS: Case[] = [
   { name: 'no MODEL_ROOT', settings: { MODEL_ROOT: '' } },
   { name: 'resume without a root', settings: { RESUME_FROM_CKPT: '1' } },
   { name: 'missing model config', settings: { MODEL_CONFIG: 'qwen-missing.sh' } },
+  {
+    name: 'no address from hostname -I (MASTER_ADDR not inferred)',
+    settings: {},
+    prepare: async (root) => writeFile(path.join(path.dirname(root), 'bin-host', 'hostname'), '#!/bin/sh\necho "hostname: invalid option -- I" >&2\nexit 1\n'),
+  },
+  {
+    name: 'hostname -i fails (the router host default)',
+    settings: {},
+    prepare: async (root) =>
+      writeFile(path.join(path.dirname(root), 'bin-host', 'hostname'), `#!/bin/sh\nif [ "$1" = -i ]; then echo "hostname: Name or service not known" >&2; exit 1; fi\necho '10.77.0.5'\n`),
+  },
   // `find` is a recording stand-in (harness.ts): nothing is deleted even if the launcher went on.
   { name: 'clearing an unsafe trajectory dir', settings: { DRESSAGE_CLEAR_TRAJECTORY_LOGS: '1', DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR: '/' } },
   {
@@ -118,8 +129,8 @@ for (const c of REFUSALS) {
     for (const [k, v] of Object.entries(c.settings)) if (v === '') delete env[k];
     const real = await runRealLauncher(tree, env);
     assert.notEqual(real.code, 0, `the real launcher accepted it:\n${real.stdout.slice(-400)}`);
-    const said = refusalText(real.stderr).split('\n')[0] ?? '';
-    assert.ok(said.length > 10, `no refusal text: ${real.stderr}`);
+    // Under set -euo pipefail a failing command substitution ends the launcher without a word of its own.
+    const said = refusalText(real.stderr).split('\n')[0] || 'exits 1 there without a message';
     const ours = await consoleDryRun(tree, env);
     const failing = ours.checks.filter((x) => x.status === 'fail');
     assert.ok(
@@ -138,6 +149,11 @@ const ACCEPTED: Case[] = [
   { name: 'an upper-case LOCALHOST proxy URL (the launcher matches lower case)', settings: { DRESSAGE_PROXY_URL: 'http://LOCALHOST:8800' } },
   // The launcher's pattern wants ':' or '/' right after "127.", so a full loopback address passes it.
   { name: 'http://127.0.0.1:8800 (passes the launcher pattern)', settings: { DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' } },
+  {
+    name: 'hostname -I fails but MASTER_ADDR and CURRENT_NODE_IP are set',
+    settings: { MASTER_ADDR: '203.0.113.8', CURRENT_NODE_IP: '203.0.113.8' },
+    prepare: async (root) => writeFile(path.join(path.dirname(root), 'bin-host', 'hostname'), `#!/bin/sh\n[ "$1" = -I ] && exit 1\necho 10.77.0.9\n`),
+  },
   { name: 'clearing the trajectory dirs of the run', settings: { DRESSAGE_CLEAR_TRAJECTORY_LOGS: '1' } },
   { name: 'RESUME_FROM_CKPT=yes (anything but 1 is off)', settings: { RESUME_FROM_CKPT: 'yes' } },
 ];

@@ -78,7 +78,17 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
 
   if (!e.MODEL_ROOT) out.push(fail('model-root', 'MODEL_ROOT', 'MODEL_ROOT must point to model/checkpoint files, e.g. /path/to/models', 'set MODEL_ROOT to the directory holding Qwen3.5-4B/ and Qwen3.5-4B_torch_dist/'));
   if (!e.PROMPT_DATA) out.push(fail('prompt-data', 'PROMPT_DATA', 'PROMPT_DATA must point to Claude Code SWE-Gym Dressage JSONL', 'convert the data first (swegym-console convert)'));
-  if (!e.MASTER_ADDR) out.push(fail('master-addr', 'MASTER_ADDR', 'MASTER_ADDR is required and could not be inferred.', "set MASTER_ADDR to this head node's IP"));
+  for (const h of plan.hostnameFailures ?? []) {
+    out.push(
+      fail(
+        `hostname${h.flag}`,
+        'Host address',
+        `\`hostname ${h.flag}\` fails on this machine (${h.error}): the launcher (set -euo pipefail) exits 1 there without a message of its own`,
+        h.flag === '-I' ? 'set MASTER_ADDR and CURRENT_NODE_IP to this head node’s IP' : 'set SGLANG_ROUTER_HOST to this head node’s IP',
+      ),
+    );
+  }
+  if (!e.MASTER_ADDR && !(plan.hostnameFailures ?? []).some((h) => h.flag === '-I')) out.push(fail('master-addr', 'MASTER_ADDR', 'MASTER_ADDR is required and could not be inferred.', "set MASTER_ADDR to this head node's IP"));
 
   // Sandbox provider and the E2B key trap (§8.2, §8.11).
   const provider = e.DRESSAGE_SANDBOX_PROVIDER;

@@ -24,29 +24,45 @@ export function detectHostIp(): string | undefined {
   return undefined;
 }
 
-const hostnameCache = new Map<string, string | undefined>();
+const hostnameCache = new Map<string, { out?: string; error?: string }>();
+
+function runHostname(flag: '-I' | '-i', env: NodeJS.ProcessEnv): { out?: string; error?: string } {
+  const key = `${flag}\0${env.PATH ?? ''}`;
+  const hit = hostnameCache.get(key);
+  if (hit) return hit;
+  let r: { out?: string; error?: string };
+  try {
+    r = { out: execFileSync('hostname', [flag], { env: { PATH: env.PATH ?? '' }, encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n+$/, '') };
+  } catch (err) {
+    const e = err as { stderr?: string; code?: string; status?: number };
+    const said = (e.stderr ?? '').trim().split('\n')[0];
+    r = { error: said || (e.code === 'ENOENT' ? 'hostname: command not found' : `exit ${e.status ?? '?'}`) };
+  }
+  hostnameCache.set(key, r);
+  return r;
+}
 
 /** The output of `hostname <flag>` as bash's `$(…)` leaves it (trailing newlines dropped); once per PATH and flag. */
 export function hostnameOutput(flag: '-I' | '-i', env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const key = `${flag}\0${env.PATH ?? ''}`;
-  if (hostnameCache.has(key)) return hostnameCache.get(key);
-  let out: string | undefined;
-  try {
-    out = execFileSync('hostname', [flag], { env: { PATH: env.PATH ?? '' }, encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] }).replace(/\n+$/, '');
-  } catch {}
-  hostnameCache.set(key, out);
-  return out;
+  return runHostname(flag, env).out;
 }
 
-/** The launcher's `hostname -I | awk '{print $1}'`, or the first non-internal IPv4 address without `hostname`. */
-export function launcherHostIp(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const out = hostnameOutput('-I', env);
-  return out !== undefined ? (out.trim().split(/\s+/)[0] ?? '') : detectHostIp();
+/** Why `hostname <flag>` fails here (its first stderr line), or undefined when it works. */
+export function hostnameFailure(flag: '-I' | '-i', env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return runHostname(flag, env).error;
 }
 
-/** The defaults file's `$(hostname -i)` (SGLANG_ROUTER_HOST), falling back to the host IP without `hostname`. */
-export function launcherRouterHost(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return hostnameOutput('-i', env) ?? detectHostIp();
+/**
+ * The launcher's `hostname -I | awk '{print $1}'`. Where `hostname` fails (no -I on this system, not installed) the
+ * launcher gets an empty value too and refuses ("MASTER_ADDR is required and could not be inferred.").
+ */
+export function launcherHostIp(env: NodeJS.ProcessEnv = process.env): string {
+  return (hostnameOutput('-I', env) ?? '').trim().split(/\s+/)[0] ?? '';
+}
+
+/** The defaults file's `$(hostname -i)` (SGLANG_ROUTER_HOST); empty where `hostname` fails, as in bash. */
+export function launcherRouterHost(env: NodeJS.ProcessEnv = process.env): string {
+  return hostnameOutput('-i', env) ?? '';
 }
 
 const isSet = (v: string | undefined): v is string => v !== undefined && v !== '';
@@ -57,8 +73,8 @@ const isSet = (v: string | undefined): v is string => v !== undefined && v !== '
  */
 export function resolveSettings(values: Record<string, string>, ctx: ResolveContext): Record<string, string> {
   const out: Record<string, string> = {};
-  const hostIp = ctx.hostIp ?? launcherHostIp(ctx.env) ?? '';
-  const routerHost = ctx.routerHost ?? (ctx.hostIp !== undefined ? ctx.hostIp : (launcherRouterHost(ctx.env) ?? ''));
+  const hostIp = ctx.hostIp ?? launcherHostIp(ctx.env);
+  const routerHost = ctx.routerHost ?? (ctx.hostIp !== undefined ? ctx.hostIp : launcherRouterHost(ctx.env));
   const get = (k: string) => out[k] ?? '';
   const pick = (k: string, dflt: () => string) => {
     out[k] = isSet(values[k]) ? (values[k] as string) : dflt();
