@@ -54,13 +54,13 @@ esac
 state="\${STANDIN_RAY_STATE:?}"
 echo "ray $*" >> "$state/calls.log"
 case "$1" in
-  start) touch "$state/started" ;;
+  start) touch "$state/started"; printf '%s\n' "$@" > "$state/start-argv" ;;
   stop) rm -f "$state/started" ;;
   status)
     [ -f "$state/started" ] || { echo 'ConnectionError: Could not find any running Ray instance.' >&2; exit 1; }
     n="\${STANDIN_RAY_NODES:-1}"; i=0
     while [ "$i" -lt "$n" ]; do echo " 1 node_standin$i"; i=$((i+1)); done ;;
-  job) env > "$state/job-env"; echo 'Job submitted (stand-in)' ;;
+  job) env > "$state/job-env"; printf '%s\n' "$@" > "$state/job-argv"; echo 'Job submitted (stand-in)' ;;
 esac
 exit 0
 `,
@@ -135,6 +135,19 @@ export async function jobEnv(tree: LauncherTree): Promise<Record<string, string>
     if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
   }
   return out;
+}
+
+/** The argv the launcher gave `ray start` / `ray job submit` (one argument a line; none holds a newline). */
+export async function rayArgv(tree: LauncherTree, which: 'start' | 'job'): Promise<string[]> {
+  const { readFile } = await import('node:fs/promises');
+  return (await readFile(path.join(path.dirname(tree.rayLog), `${which}-argv`), 'utf8')).split('\n').slice(0, -1);
+}
+
+/** The value after `flag` in an argv (`--flag value` or `--flag=value`). */
+export function flagValue(argv: readonly string[], flag: string): string | undefined {
+  const i = argv.indexOf(flag);
+  if (i >= 0) return argv[i + 1];
+  return argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
 }
 
 export interface ProcResult {

@@ -2,9 +2,9 @@
 // (../shared/upstream/dressage, run with stand-ins for ray/hostname/curl/sleep; see harness.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile, cp } from 'node:fs/promises';
+import { mkdir, writeFile, cp, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { baseEnv, consoleDryRun, copyLauncherTree, HOST_I_LOWER, jobEnv, MODEL_CONFIG_REL, refusalText, runRealLauncher, seedConsoleInputs, upstreamSkip, UPSTREAM_DRESSAGE } from './harness.js';
+import { baseEnv, consoleDryRun, copyLauncherTree, flagValue, HOST_I_LOWER, jobEnv, MODEL_CONFIG_REL, rayArgv, refusalText, runRealLauncher, seedConsoleInputs, upstreamSkip, UPSTREAM_DRESSAGE } from './harness.js';
 
 const skip = upstreamSkip();
 if (skip) console.log(`# ${skip}`);
@@ -52,6 +52,25 @@ const EXPORTED = [
   'DRESSAGE_REWARD_MODULES', 'GLOO_SOCKET_IFNAME', 'NCCL_SOCKET_IFNAME', 'NCCL_DEBUG', 'CUDA_DEVICE_MAX_CONNECTIONS',
 ];
 
+// Trainer flags the launcher fills from settings, and the setting the console predicts for each.
+const TRAINER_FLAGS: [string, string | ((e: Record<string, string>) => string)][] = [
+  ['--actor-num-nodes', 'ACTOR_NUM_NODES'], ['--actor-num-gpus-per-node', 'ACTOR_NUM_GPUS_PER_NODE'], ['--hf-checkpoint', 'HF_CHECKPOINT'],
+  ['--ref-load', 'REF_LOAD'], ['--save', (e) => `${e.SAVE_ROOT}/`], ['--save-interval', 'SAVE_INTERVAL'], ['--prompt-data', 'PROMPT_DATA'],
+  ['--num-rollout', 'NUM_ROLLOUT'], ['--rollout-batch-size', 'ROLLOUT_BATCH_SIZE'], ['--n-samples-per-prompt', 'N_SAMPLES_PER_PROMPT'],
+  ['--rollout-max-response-len', 'ROLLOUT_MAX_RESPONSE_LEN'], ['--rollout-max-context-len', 'ROLLOUT_MAX_CONTEXT_LEN'],
+  ['--rollout-temperature', 'ROLLOUT_TEMPERATURE'], ['--num-steps-per-rollout', 'NUM_STEPS_PER_ROLLOUT'], ['--global-batch-size', 'GLOBAL_BATCH_SIZE'],
+  ['--tensor-model-parallel-size', 'TP_SIZE'], ['--context-parallel-size', 'CP_SIZE'], ['--max-tokens-per-gpu', 'MAX_TOKENS_PER_GPU'],
+  ['--log-probs-chunk-size', 'LOG_PROBS_CHUNK_SIZE'], ['--kl-coef', 'KL_COEF'], ['--entropy-coef', 'ENTROPY_COEF'], ['--eps-clip', 'EPS_CLIP'],
+  ['--eps-clip-high', 'EPS_CLIP_HIGH'], ['--lr', 'LR'], ['--weight-decay', 'WEIGHT_DECAY'], ['--adam-beta1', 'ADAM_BETA1'], ['--adam-beta2', 'ADAM_BETA2'],
+  ['--rollout-num-gpus-per-engine', 'ROLLOUT_NUM_GPUS_PER_ENGINE'], ['--sglang-server-concurrency', 'SGLANG_SERVER_CONCURRENCY'],
+  ['--sglang-mem-fraction-static', 'SGLANG_MEM_FRACTION_STATIC'], ['--sglang-router-port', 'SGLANG_ROUTER_PORT'],
+];
+
+const RAY_START_FLAGS: [string, string][] = [
+  ['--port', 'RAY_PORT'], ['--node-ip-address', 'RAY_NODE_IP_ADDRESS'], ['--num-gpus', 'RAY_NUM_GPUS_PER_NODE'], ['--dashboard-host', 'RAY_DASHBOARD_HOST'],
+  ['--dashboard-port', 'RAY_DASHBOARD_PORT'], ['--temp-dir', 'RAY_TEMP_DIR'],
+];
+
 async function setUp(c: Case) {
   const tree = await copyLauncherTree();
   await seedConsoleInputs(tree);
@@ -71,6 +90,18 @@ for (const c of MATRIX) {
     assert.deepEqual(ours.effectiveLines, real.effectiveLines);
     const exported = await jobEnv(tree);
     for (const k of EXPORTED) assert.equal(ours.effective[k], exported[k] ?? '', `${k}: console ${ours.effective[k]} vs launcher ${exported[k]}`);
+    // What the launcher handed Ray and the trainer, and the files it wrote, where the console predicts them.
+    const job = await rayArgv(tree, 'job');
+    for (const [flag, key] of TRAINER_FLAGS) {
+      const want = typeof key === 'function' ? key(ours.effective) : ours.effective[key];
+      assert.equal(flagValue(job, flag), want, `${flag}: launcher ${flagValue(job, flag)} vs console ${want}`);
+    }
+    const start = await rayArgv(tree, 'start');
+    for (const [flag, key] of RAY_START_FLAGS) assert.equal(flagValue(start, flag), ours.effective[key], `ray start ${flag}`);
+    for (const k of ['SAVE_ROOT', 'LOG_DIR', 'DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR', 'DRESSAGE_TRAJECTORY_ERROR_LOG_DIR', 'RAY_TEMP_DIR']) {
+      assert.ok((await stat(ours.effective[k]!)).isDirectory(), `${k}=${ours.effective[k]} was not created by the launcher`);
+    }
+    assert.ok((await stat(ours.effective.PROXY_LOG_FILE!)).isFile(), `the proxy log is not at PROXY_LOG_FILE=${ours.effective.PROXY_LOG_FILE}`);
     // Accepted by the launcher: the console blocks nothing either.
     assert.deepEqual(ours.checks.filter((x) => x.status === 'fail'), []);
   });
