@@ -199,3 +199,24 @@ for (const c of ACCEPTED) {
     assert.deepEqual(ours.effectiveLines, real.effectiveLines);
   });
 }
+
+test("the Ray runtime env: the console's forwarded list is the launcher's, and what it warns about is what Ray misses", { skip }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { FORWARDED_TO_RAY } = await import('../../src/services/train/settings.js');
+  const source = await readFile(path.join(UPSTREAM_DRESSAGE, 'examples', 'scripts', 'run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh'), 'utf8');
+  const list = /\nkeys = \[([\s\S]*?)\n\]/.exec(source)?.[1] ?? '';
+  const keys = [...list.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)].map((m) => m[1] as string);
+  assert.ok(keys.length > 20, `keys not found in the launcher: ${list}`);
+  assert.deepEqual([...FORWARDED_TO_RAY].sort(), [...keys].sort());
+
+  for (const extra of ['', 'DRESSAGE_SWEGYM_BLOCKED_REPOS']) {
+    const { tree, env } = await setUp({ name: 'forwarding', settings: { DRESSAGE_SWEGYM_BLOCKED_REPOS: 'a/b', ...(extra ? { DRESSAGE_EXTRA_RUNTIME_ENV_KEYS: extra } : {}) } });
+    const real = await runRealLauncher(tree, env);
+    assert.equal(real.code, 0, real.stderr);
+    const json = flagValue(await rayArgv(tree, 'job'), '--runtime-env-json') ?? '{}';
+    const forwarded = Object.keys((JSON.parse(json) as { env_vars: Record<string, string> }).env_vars);
+    const ours = await consoleDryRun(tree, env);
+    const warned = ours.checks.some((c) => c.id === 'forwarding' && c.detail.includes('DRESSAGE_SWEGYM_BLOCKED_REPOS will not reach'));
+    assert.equal(forwarded.includes('DRESSAGE_SWEGYM_BLOCKED_REPOS'), !warned, `extra=${extra}: forwarded ${forwarded.includes('DRESSAGE_SWEGYM_BLOCKED_REPOS')}, warned ${warned}`);
+  }
+});

@@ -339,7 +339,9 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   // Settings that are not the launcher's, and rollout variables Ray will not forward (§8.12).
   const extraKeys = new Set((e.DRESSAGE_EXTRA_RUNTIME_ENV_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean));
   const unknown = Object.keys(explicit).filter((k) => !SETTING_BY_KEY.has(k));
-  const notForwarded = unknown.filter((k) => k.startsWith('DRESSAGE_') && !FORWARDED_TO_RAY.has(k) && !extraKeys.has(k));
+  // Rollout settings exported in the shell count too: the launcher inherits them, Ray's job does not.
+  const inherited = Object.keys(plan.env).filter((k) => k.startsWith('DRESSAGE_') && plan.env[k] !== '' && !SETTING_BY_KEY.has(k) && !(k in explicit));
+  const notForwarded = [...unknown, ...inherited].filter((k) => k.startsWith('DRESSAGE_') && !FORWARDED_TO_RAY.has(k) && !extraKeys.has(k));
   if (notForwarded.length > 0) {
     out.push(
       warn(
