@@ -7,7 +7,7 @@ import { chmod, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
-import { ConsoleError, ExitCode } from '../errors.js';
+import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
 import { isSecretName } from '../secrets.js';
 
 export type SettingGroup = 'model' | 'data' | 'cluster' | 'topology' | 'batch' | 'algorithm' | 'sandbox' | 'run' | 'logging';
@@ -69,8 +69,7 @@ export const SLIME_KL_LOSS_TYPES = ['k1', 'k2', 'k3', 'low_var_kl'] as const;
 /** The launcher's own 0/1 checks (it exits 1 on anything else); other toggles only compare with "1". */
 export const LAUNCHER_CHECKED_TOGGLES = new Set(['NORMALIZE_ADVANTAGES', 'USE_TIS', 'USE_KL_LOSS']);
 
-/** Prefix of every rule that is the console's, not the launcher's or slime's. */
-export const OWN_CHECK = "swegym-console's own check: ";
+export { OWN_CHECK };
 
 export const SETTINGS: SettingDef[] = [
   // Model
