@@ -71,9 +71,18 @@ exit 0
   'nvidia-smi': '#!/bin/sh\necho "GPU 0: NVIDIA H200 (stand-in)"\n',
 };
 
+const created: string[] = [];
+
+/** Removes every tree copyLauncherTree made in this process (call from `after`). */
+export async function removeLauncherTrees(): Promise<void> {
+  const { rm } = await import('node:fs/promises');
+  for (const dir of created.splice(0)) await rm(dir, { recursive: true, force: true });
+}
+
 /** Copies the launcher, the defaults it sources, the slime model config and a `dressage/` package dir to a temp checkout. */
 export async function copyLauncherTree(): Promise<LauncherTree> {
   const base = await mkdtemp(path.join(tmpdir(), 'swegym-upstream-'));
+  created.push(base);
   const root = path.join(base, 'dressage');
   for (const rel of [LAUNCHER_REL, path.dirname(DEFAULTS_REL), MODEL_CONFIG_REL]) {
     await mkdir(path.dirname(path.join(root, rel)), { recursive: true });

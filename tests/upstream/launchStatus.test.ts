@@ -1,14 +1,15 @@
 // A real launch of the REAL launcher (stand-ins for the cluster commands, see harness.ts) through the BUILT binary:
 // `train status` then compares the effective_* lines the launcher printed with the ones the console predicted.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { baseEnv, copyLauncherTree, REPO, runConsole, seedConsoleInputs, SYSTEM_PATH, upstreamSkip } from './harness.js';
+import { baseEnv, copyLauncherTree, removeLauncherTrees, REPO, runConsole, seedConsoleInputs, SYSTEM_PATH, upstreamSkip } from './harness.js';
 import { waitFor } from '../helpers/wait.js';
 
 const skip = upstreamSkip() || (existsSync(path.join(REPO, 'dist', 'swegym-console.mjs')) ? false : 'dist/ is not built (npm run build): skipped');
 if (skip) console.log(`# ${skip}`);
+after(removeLauncherTrees);
 
 for (const [name, settings] of [
   ['defaults', {}],

@@ -1,13 +1,14 @@
 // Differential tests: the console's launch preview and refusals against the REAL Dressage launcher
 // (../shared/upstream/dressage, run with stand-ins for ray/hostname/curl/sleep; see harness.ts).
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile, cp, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { baseEnv, consoleDryRun, copyLauncherTree, flagValue, HOST_I_LOWER, jobEnv, MODEL_CONFIG_REL, rayArgv, refusalText, runRealLauncher, seedConsoleInputs, upstreamSkip, UPSTREAM_DRESSAGE } from './harness.js';
+import { baseEnv, consoleDryRun, copyLauncherTree, removeLauncherTrees, flagValue, HOST_I_LOWER, jobEnv, MODEL_CONFIG_REL, rayArgv, refusalText, runRealLauncher, seedConsoleInputs, upstreamSkip, UPSTREAM_DRESSAGE } from './harness.js';
 
 const skip = upstreamSkip();
 if (skip) console.log(`# ${skip}`);
+after(removeLauncherTrees);
 
 interface Case {
   name: string;
