@@ -57,7 +57,8 @@ async function harnessVersions(standins: string): Promise<Record<string, string[
   return JSON.parse(r.stdout) as Record<string, string[]>;
 }
 
-test('convert runs the real converter with the pinned harness (--swegym-package-root) through the built binary', { skip, timeout: 180_000 }, async () => {
+/** A checkout with the real converter, a 293-row split (parquet + the stand-in's JSON sidecar) and a full map. */
+async function convertWorkspace(opts: { harnessVersions: boolean }) {
   const root = await fakeDressageCheckout();
   dirs.push(root);
   const paths = recipePaths(root);
@@ -73,9 +74,8 @@ test('convert runs the real converter with the pinned harness (--swegym-package-
   const known = await harnessVersions(standins);
   const instances = makeInstances(293, { seed: 14 }).map((i) => {
     const versions = known[i.repo] ?? [];
-    return versions.includes(i.version) || versions.length === 0 ? i : { ...i, version: versions[0]! };
+    return !opts.harnessVersions || versions.includes(i.version) || versions.length === 0 ? i : { ...i, version: versions[0]! };
   });
-  assert.ok(instances.slice(0, 5).every((i) => known[i.repo]?.includes(i.version)), 'the first rows use repos the harness knows');
   await mkdir(paths.sourceDir, { recursive: true });
   const parquet = paths.parquet('train');
   await writeFile(parquet, await parquetBytes(instances));
@@ -83,7 +83,6 @@ test('convert runs the real converter with the pinned harness (--swegym-package-
   const map = Object.fromEntries(instances.map((i) => [imageForInstance(i.instance_id, i.repo), `tpl-${i.instance_id.toLowerCase().replace(/_/g, '-')}`]));
   await mkdir(path.dirname(paths.templateMap), { recursive: true });
   await writeFile(paths.templateMap, JSON.stringify(map));
-
   const env = {
     HOME: process.env.HOME ?? '/tmp',
     PATH: SYSTEM_PATH,
@@ -93,6 +92,12 @@ test('convert runs the real converter with the pinned harness (--swegym-package-
     // Left over from the quickstart's step 2: the console keeps it from the converter, which would refuse it.
     CLAUDE_CODE_BBS_WHEEL_URL: 'https://example.com/bbs.whl',
   };
+  return { root, paths, instances, map, known, env, parquet };
+}
+
+test('convert runs the real converter with the pinned harness (--swegym-package-root) through the built binary', { skip, timeout: 180_000 }, async () => {
+  const { root, paths, instances, map, known, env } = await convertWorkspace({ harnessVersions: true });
+  assert.ok(instances.slice(0, 5).every((i) => known[i.repo]?.includes(i.version)), 'the first rows use repos the harness knows');
   const node = path.join(REPO, 'node_modules', '.bin', 'node');
   const r = await run(node, [BIN, '--workspace', root, '--json', 'convert', '--swegym-package-root', UPSTREAM_HARNESS, '--limit', '5'], { cwd: root, env, timeoutMs: 170_000 });
   assert.equal(r.code, 0, `convert failed (exit ${r.code}):\n${r.stderr.slice(-1500)}`);
@@ -119,4 +124,24 @@ test('convert runs the real converter with the pinned harness (--swegym-package-
   const parserName = /^def (parse_log_\w+)\(/m.exec(harnessParsers)?.[1] ?? 'parse_log_pytest';
   assert.ok(blobs.some((b) => b.includes(`def ${parserName}(`)), `no embedded ${parserName} from the harness in the eval command`);
   assert.ok(blobs.some((b) => b.includes(instances[0]!.base_commit)), 'the eval script (make_test_spec) checks out the base commit');
+});
+
+test('a task the pinned harness has no spec for: the console refuses before converting, as the real converter fails', { skip, timeout: 180_000 }, async () => {
+  const { root, paths, instances, known, env, parquet } = await convertWorkspace({ harnessVersions: false });
+  const bad = instances.slice(0, 5).find((i) => !known[i.repo]?.includes(i.version));
+  assert.ok(bad, 'the made-up fixture versions include one the harness does not know');
+  // The real converter, run by hand the same way, stops with the KeyError.
+  const real = await run('python3', [paths.prepareDataScript, path.join(root, 'out.jsonl'), '--input', parquet, '--sandbox-image-map', paths.templateMap, '--swegym-package-root', UPSTREAM_HARNESS, '--limit', '5'], {
+    cwd: root,
+    env: { PATH: env.PATH, PYTHONPATH: env.PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  assert.equal(real.code, 1);
+  const keyError = /^KeyError: .*$/m.exec(real.stderr)?.[0];
+  assert.ok(keyError, real.stderr.slice(-500));
+  const node = path.join(REPO, 'node_modules', '.bin', 'node');
+  const r = await run(node, [BIN, '--workspace', root, '--json', 'convert', '--swegym-package-root', UPSTREAM_HARNESS, '--limit', '5'], { cwd: root, env, timeoutMs: 170_000 });
+  assert.equal(r.code, 3, r.stderr.slice(-800));
+  assert.ok(r.stderr.includes(keyError), `the console does not predict "${keyError}":\n${r.stderr.slice(-800)}`);
+  assert.ok(r.stderr.includes(bad!.instance_id));
+  assert.ok(!r.stderr.includes('== converting'), 'refused before the converter ran');
 });
