@@ -114,7 +114,89 @@ def scan_integrity(payload, metadata):
     return {"result": result, "metadata": metadata}
 
 
+def _logger_call(rel, contains):
+    """The logger call in an upstream file whose format string contains `contains`: (level, format, lineno, exc_info)."""
+    tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"debug", "info", "warning", "error", "exception"}
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and contains in node.args[0].value
+        ):
+            exc_info = node.func.attr == "exception" or any(
+                k.arg == "exc_info" and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in node.keywords
+            )
+            return node.func.attr, node.args[0].value, node.lineno, exc_info
+    raise LookupError(f"no logger call with {contains!r} in {rel}")
+
+
+def log_record(rel, contains, args, exc):
+    """The text slime's logger writes for that call (configure_logger's format), with a real traceback when the call
+    passes exc_info=True and `exc` ("Type: message") is given."""
+    import builtins
+    import logging
+
+    level, fmt, lineno, exc_info = _logger_call(rel, contains)
+    configure = load_functions(
+        "slime/slime/utils/logging_utils.py", {"configure_logger", "_LOGGER_CONFIGURED"}, {"logging": logging}
+    )
+    configure["configure_logger"]()
+    formatter = logging.getLogger().handlers[0].formatter
+    info = None
+    if exc_info and exc:
+        name, _, message = exc.partition(": ")
+        try:
+            raise getattr(builtins, name)(message)
+        except Exception:
+            info = sys.exc_info()
+    record = logging.getLogger("oracle").makeRecord(
+        "oracle",
+        logging.ERROR if level in {"error", "exception"} else getattr(logging, level.upper()),
+        str(ROOT / rel),
+        lineno,
+        fmt,
+        tuple(args),
+        info,
+    )
+    return formatter.format(record)
+
+
+class _Status:
+    def __init__(self, name):
+        self.name = name
+
+
+class _GroupSample:
+    def __init__(self, spec):
+        self.status = _Status(spec["status"])
+        self.metadata = spec.get("metadata") or {}
+        self.index = spec.get("index", 0)
+
+
+rollout_fns = load_functions(
+    "dressage/rollout/fully_async_rollout.py",
+    {"_group_failure_summary", "_sample_status_name", "_short_error", "_sample_metadata"},
+)
+
+
+def group_summary(samples, error):
+    import builtins
+
+    exc = None
+    if error:
+        name, _, message = error.partition(": ")
+        exc = getattr(builtins, name)(message)
+    return rollout_fns["_group_failure_summary"]([_GroupSample(s) for s in samples], exc)
+
+
 FUNCTIONS = {
+    "log_record": log_record,
+    "group_summary": group_summary,
     "prohibited_patch_paths": evaluator["_prohibited_patch_paths"],
     "is_test_or_harness_path": evaluator["_is_test_or_harness_path"],
     "positive_float": lambda value, env_name, default: evaluator["_positive_float"](
