@@ -103,3 +103,23 @@ export function pyInt(value: unknown): number | undefined {
   if (!/^[+-]?\d(?:_?\d)*$/.test(t)) return undefined;
   return Number(t.replace(/_/g, ''));
 }
+
+/** `repr(value)` for what Dressage's messages quote (`got {raw!r}`): str, int/float, bool, None. */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return Number.isNaN(value) ? 'nan' : value === Infinity ? 'inf' : value === -Infinity ? '-inf' : String(value);
+  if (typeof value !== 'string') return JSON.stringify(value);
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = '';
+  for (const ch of value) {
+    const c = ch.codePointAt(0) as number;
+    if (ch === '\\' || ch === quote) out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+    else out += ch;
+  }
+  return quote + out + quote;
+}

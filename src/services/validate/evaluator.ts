@@ -8,7 +8,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { MARKER_PREFIX, findRewardMarker, type MarkerParse } from '../marker/marker.js';
 import type { DressageRow, ExecuteCmd } from '../convert/schema.js';
 import { sleep } from '../util/sleep.js';
-import { pyFloat, pySplitLines, shlexSplit, ShlexError } from '../util/python.js';
+import { pyFloat, pyRepr, pySplitLines, shlexSplit, ShlexError } from '../util/python.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 
 export const MODEL_PATCH_PATH = '/tmp/dressage_swegym_model.patch';
@@ -77,10 +77,10 @@ export function patchTimeoutSec(metadata: Record<string, unknown>, env: NodeJS.P
   const v = pyFloat(raw);
   const from = own !== undefined && own !== null && own !== '' ? 'the row\'s swegym_patch_timeout_sec' : PATCH_TIMEOUT_ENV;
   if (v === undefined || Number.isNaN(v)) {
-    throw new ConsoleError({ what: `${from} must be a positive number; got ${JSON.stringify(raw)}`, cause: 'Dressage reads it with float() and refuses the sample', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
+    throw new ConsoleError({ what: `${from} must be a positive number; got ${pyRepr(raw)}`, cause: 'Dressage reads it with float() and refuses the sample', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
   }
   if (v <= 0) {
-    throw new ConsoleError({ what: `${from} must be positive; got ${JSON.stringify(raw)}`, cause: 'Dressage refuses a zero or negative patch timeout', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
+    throw new ConsoleError({ what: `${from} must be positive; got ${pyRepr(raw)}`, cause: 'Dressage refuses a zero or negative patch timeout', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
   }
   return v;
 }
