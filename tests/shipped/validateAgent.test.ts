@@ -1,10 +1,8 @@
-// `validate agent` through the BUILT bin/swegym-console, on the fake E2B with the fake Blackbox Server (built from
+// Shipped tier: `validate agent` through the built bin/swegym-console, on the fake E2B with the fake Blackbox Server (built from
 // upstream's blackbox_server): the agent's turn ends max_steps_exceeded (turn unknown, session desynced), and the
 // console still harvests the sandbox's patch and grades it in a fresh evaluation sandbox, as Dressage does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startFakeE2b } from '../fakes/e2bServer.js';
@@ -13,25 +11,12 @@ import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { sampleRow } from '../../src/services/demo/rows.js';
 import { MARKER_PREFIX } from '../../src/services/marker/marker.js';
-
-const BIN = path.resolve('bin/swegym-console');
-const built = existsSync(path.resolve('dist/swegym-console.mjs'));
-
-/** The built binary as a user runs it; SWEGYM_TEST_ENTRY=tsx runs the sources instead (while dist/ is broken). */
-function runBin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
-  const argv = process.env.SWEGYM_TEST_ENTRY === 'tsx' ? ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args] : [BIN, ...args];
-  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
-}
+import { explain, runShipped } from '../helpers/shipped.js';
 
 const PATCH = 'diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n';
 const MARKER = { resolved: true, fail_to_pass_success: 1, fail_to_pass_total: 1, pass_to_pass_success: 2, pass_to_pass_total: 2, parsed_tests: 3, eval_returncode: 0, harness: 'swegym', log_parser_repo: 'sample/calc' };
 
-test('validate agent (built binary): a max_steps_exceeded turn is harvested and graded', { skip: !built && process.env.SWEGYM_TEST_ENTRY !== 'tsx' ? 'run npm run build first' : false }, async () => {
+test('shipped: validate agent harvests and grades a max_steps_exceeded turn (fake E2B + fake Blackbox Server)', { timeout: 120_000 }, async () => {
   const ws = await fakeDressageCheckout();
   const template = 'tpl-agent-cli';
   const evalCommands: string[] = [];
@@ -67,14 +52,14 @@ test('validate agent (built binary): a max_steps_exceeded turn is harvested and 
     const spec = { instance_id: 'sample__calc-1', repo: 'sample/calc', base_commit: 'a'.repeat(40), problem_statement: 'add() subtracts', test_patch: '', test_cmd: 'true', FAIL_TO_PASS: ['test_add'], PASS_TO_PASS: ['test_sub', 'test_mul'], template };
     await mkdir(path.dirname(paths.trainJsonl), { recursive: true });
     await writeFile(paths.trainJsonl, JSON.stringify(sampleRow(spec)) + '\n');
-    const r = await runBin(['validate', 'agent', '--instance', 'sample__calc-1', '--router', 'https://proxy.example.org:8800', '--json', '-w', ws, '--provider', 'e2b'], {
+    const r = await runShipped(['validate', 'agent', '--instance', 'sample__calc-1', '--router', 'https://proxy.example.org:8800', '--json', '-w', ws, '--provider', 'e2b'], { env: {
       E2B_API_KEY: e2b.apiKey,
       E2B_API_URL: e2b.url,
       E2B_SANDBOX_URL: e2b.url,
       SWEGYM_SANDBOX_PORT_URL: bbs.url,
       DRESSAGE_BLACKBOX_MAX_STEPS: '40',
-    });
-    assert.equal(r.code, 0, `${r.err}\n${r.out.slice(0, 2000)}`);
+    } });
+    assert.equal(r.code, 0, explain(r));
     const doc = JSON.parse(r.out) as Record<string, any>;
     assert.equal(doc.ok, true, doc.error);
     assert.equal(doc.agent.earlyStop, 'max_steps_exceeded');
