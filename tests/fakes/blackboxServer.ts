@@ -24,9 +24,13 @@ const BACKENDS = ['opencode', 'openclaw', 'claude_code', 'codex'];
 const DEFAULT_PROXY_MAX_STEPS = 100;
 const MAX_TURN_WAIT_SECONDS = 60;
 
-export type ServerState = 'idle' | 'initializing' | 'ready' | 'error' | 'shutting_down';
-export type SessionState = 'active' | 'desynced' | 'aborted';
-export type TurnStatus = 'queued' | 'inflight' | 'committed' | 'failed' | 'cancelled' | 'unknown';
+/** The enums of core/models.py (tests/upstream/blackboxFake.test.ts compares them with the source). */
+export const SERVER_STATES = ['idle', 'initializing', 'ready', 'error', 'shutting_down'] as const;
+export const SESSION_STATES = ['active', 'desynced', 'aborted'] as const;
+export const TURN_STATUSES = ['queued', 'inflight', 'committed', 'failed', 'cancelled', 'unknown'] as const;
+export type ServerState = (typeof SERVER_STATES)[number];
+export type SessionState = (typeof SESSION_STATES)[number];
+export type TurnStatus = (typeof TURN_STATUSES)[number];
 export type AdapterError = 'backend_timeout' | 'context_overflow' | 'max_steps_exceeded' | 'backend_error' | 'internal_error';
 
 /** `_run_turn`'s mapping of adapter exceptions: HTTP status and the message when the exception carries none. */
