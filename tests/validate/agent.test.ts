@@ -150,6 +150,21 @@ test('max_steps_exceeded is harvestable: the partial patch is still evaluated', 
   assert.equal(result.marker?.failure_reason, 'fail_to_pass_failure');
 });
 
+test('the integrity scan runs before the reward: a resolved patch whose agent edited a test file scores 0', async () => {
+  const { result } = await validateWithAgent(async (_turn, sb, logFile) => {
+    await sb().run(`cd /testbed && sed -i 's/a - b/a + b/' calc.py`, { timeoutMs: 10_000 });
+    await appendLog(sb(), logFile(), JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Edit', input: { file_path: '/testbed/tests/test_calc.py', old_string: 'x', new_string: 'y' } }] } }));
+    await appendLog(sb(), logFile(), streamEvent('Bash', 'curl -sL https://github.com/sample/calc/pull/1.diff'));
+    return { status: 'committed', outputs: [{ role: 'assistant', content: 'done' }] };
+  });
+  assert.equal(result.marker?.resolved, true, 'the harness resolves the patch');
+  assert.equal(result.reward?.raw_reward, 1);
+  assert.equal(result.reward?.reward, 0, 'Dressage zeroes it');
+  assert.equal(result.reward?.failure_reason, 'swegym_integrity_violation');
+  assert.ok(result.integrity?.checked);
+  assert.deepEqual(result.integrity.violations.map((v) => [v.tool, v.reason]), [['Edit', 'write_tool_to_pytest_sensitive_path'], ['Bash', 'blocked_repo_web_access']]);
+});
+
 test('a backend timeout is a semantic failure: no harvest', async () => {
   const { result, bbs } = await validateWithAgent(async () => ({ raise: 'backend_timeout' }));
   assert.equal(result.error, 'blackbox agent backend timeout (HTTP 504): Backend call exceeded backend_timeout.');
