@@ -13,7 +13,7 @@ import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity,
 import { sleep } from '../util/sleep.js';
 
 export const BLACKBOX_PORT = 31000;
-export const E2B_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
+export const E2B_RUNTIME_ROOT = DEFAULT_SERVER_CONFIG.runtime_root;
 
 export interface AgentProgress {
   phase: 'creating' | 'registering' | 'sanitizing' | 'running' | 'extracting' | 'evaluating' | 'done' | 'failed';
