@@ -117,3 +117,27 @@ test('a run whose launcher exited never shows phase starting', () => {
   assert.equal(clean.phase.kind, 'finished');
   assert.equal(feed([effective]).phase.kind, 'starting');
 });
+
+test("every rollout line the monitor reads, from Dressage's own logger calls, is classified with its fields", { skip }, async () => {
+  const summary = 'statuses=ABORTED:2,COMPLETED:14; sample[0 session_id=bbs-1 instance_id=a__b-1] blackbox_error=boom';
+  const calls: [string, string, unknown[]][] = [
+    ['dressage/recipes/swegym/reward.py', 'SWE-Gym reward=', [0.0, 1.0, true, 'getmoto__moto-7', 1, 1, 3, 3, 'swegym_integrity_violation']],
+    ['dressage/rollout/generate/blackbox_dispatch_swegym.py', 'harvesting blackbox rollout after agent early stop', ['bbs-1f', 'max_steps_exceeded']],
+    ['dressage/rollout/generate/blackbox_dispatch_swegym.py', 'blackbox rollout failed for session_id=', ['bbs-2', 'BlackboxAgentFailure: blackbox agent backend timeout (HTTP 504): Backend call exceeded backend_timeout.']],
+    ['dressage/recipes/swegym/evaluator.py', 'SWE-Gym evaluator poll failed; retrying', ['swegym-eval-ab', 2, 'httpx.ReadTimeout: timed out']],
+    ['dressage/recipes/swegym/evaluator.py', 'source patch extraction failed transiently', ['bbs-3', 1, 5, 2.0, 503, 'busy', 'Server error 503']],
+    ['dressage/rollout/sync_rollout.py', 'resubmitting rollout group for retry', [1, 2, summary]],
+  ];
+  const lines = await Promise.all(calls.map(([rel, contains, args]) => logged(rel, contains, args)));
+  const events = lines.map((l) => parseLine(fromActor(l)[0] as string).event);
+  assert.deepEqual(events[0], { kind: 'sample', reward: 0, raw: 1, integrity: true, instance: 'getmoto__moto-7', f2p: [1, 1], p2p: [3, 3], reason: 'swegym_integrity_violation' });
+  assert.deepEqual(events[1], { kind: 'early_stop', session: 'bbs-1f', stopKind: 'max_steps_exceeded' });
+  assert.deepEqual(events[2], { kind: 'sample_failed', session: 'bbs-2', summary: 'BlackboxAgentFailure: blackbox agent backend timeout (HTTP 504): Backend call exceeded backend_timeout.' });
+  assert.deepEqual(events[3], { kind: 'eval_poll_retry', session: 'swegym-eval-ab', attempt: '2', error: 'httpx.ReadTimeout: timed out' });
+  assert.deepEqual(events[4], { kind: 'patch_retry', session: 'bbs-3', attempt: '1/5', status: '503' });
+  assert.deepEqual(events[5], { kind: 'group_retry', attempt: 1, max: 2, summary });
+  // And all of them reach the model through the fast scanner.
+  const m = feed(lines.flatMap((l) => fromActor(l)));
+  assert.deepEqual(m.pending.by_reason, { swegym_integrity_violation: 1 });
+  assert.deepEqual(m.pendingFailures, { aborted_samples: 1, failed_groups: 0, group_retries: 1, eval_failures: 0, early_stops: { max_steps_exceeded: 1 }, transient_retries: 2 });
+});
