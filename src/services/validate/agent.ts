@@ -271,7 +271,7 @@ export async function evaluateInFreshSandbox(o: Pick<AgentValidationOptions, 'pr
   const m = o.row.metadata;
   if (patch.trim() === '') return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('empty_generation') }), error: 'the agent produced an empty patch' };
   const prohibited = prohibitedPaths(patch);
-  if (prohibited.length) return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('prohibited_test_modification') }), error: `the patch touches test/config paths: ${prohibited.join(', ')}` };
+  if (prohibited.length) return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('prohibited_test_modification') }), error: `the patch touches test or harness paths (Dressage: prohibited_test_modification): ${prohibited.join(', ')}` };
   const sandbox = await o.provider.create({ template: m.sandbox_image, timeoutMs: (m.sandbox_timeout_sec || 3600) * 1000, metadata: { purpose: 'validate-eval' }, signal: o.signal });
   try {
     const applied = await applyPatch(sandbox, o.row, patch, o.signal, o.timeoutSec);

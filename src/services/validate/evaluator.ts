@@ -156,7 +156,7 @@ export async function applyPatch(sandbox: Sandbox, row: DressageRow, patch: stri
   const cmd = `${prepare} && git apply --binary -v ${MODEL_PATCH_PATH}`;
   const step = await runStep(sandbox, 'apply_patch', cmd, timeoutSec ?? patchTimeoutSec(row.metadata as unknown as Record<string, unknown>), signal);
   if (step.exitCode !== 0 || step.timedOut) {
-    return { ok: false, step, markerLine: evaluatorMarkerLine('failed_apply_patch', { returncode: step.exitCode, timed_out: step.timedOut, stderr_tail: tail(step.stderrTail, 2000) }) };
+    return { ok: false, step, markerLine: evaluatorMarkerLine('failed_apply_patch', { returncode: step.exitCode, timed_out: step.timedOut, ...(step.stderrTail ? { stderr_tail: tail(step.stderrTail, 2000) } : {}) }) };
   }
   return { ok: true, step };
 }

@@ -126,7 +126,7 @@ async function runArm(task: HarnessTask, arm: Arm, o: ValidateHarnessOptions): P
       if (!applied.ok) {
         phase('done');
         const parse = findRewardMarker({ stdout: applied.markerLine ?? '' });
-        const why = applied.prohibited ? `the gold patch touches test/config paths (${applied.prohibited.slice(0, 3).join(', ')}), so Dressage would zero it` : undefined;
+        const why = applied.prohibited ? `the gold patch touches test or harness paths (${applied.prohibited.slice(0, 3).join(', ')}), so Dressage would zero it` : undefined;
         return { marker: markerJson(parse), parse, error: why, outputTail: applied.step ? tail(applied.step.stdoutTail + applied.step.stderrTail) : undefined, durationMs: Date.now() - started };
       }
     }
