@@ -2,7 +2,7 @@
 // dressage/recipes/swegym/evaluator.py, run side by side in python3.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isProhibitedPath, patchTimeoutSec, prohibitedPaths, PATCH_TIMEOUT_ENV } from '../../src/services/validate/evaluator.js';
+import { extractPatchCommand, isProhibitedPath, patchTimeoutSec, prohibitedPaths, PATCH_TIMEOUT_ENV } from '../../src/services/validate/evaluator.js';
 import { pySplitLines, shlexSplit, ShlexError } from '../../src/services/util/python.js';
 import { ConsoleError } from '../../src/services/errors.js';
 import { oracle, pick, rng, upstreamSkipReason } from './oracle.js';
@@ -119,4 +119,10 @@ test('the patch timeout honours DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC and the row se
     if (want.error) assert.throws(() => patchTimeoutSec(meta, env), ConsoleError, `${JSON.stringify(c)} raises upstream: ${want.error}`);
     else assert.equal(patchTimeoutSec(meta, env), want.ok, JSON.stringify(c));
   });
+});
+
+test('the patch extraction command equals evaluator.py\'s, quoting included', { skip }, async () => {
+  const cases: [string, string][] = [['/testbed', 'a'.repeat(40)], ['/testbed', ''], ['/work dir/repo', ' 0123abc '], ["/it's", 'HEAD~1'], ['/t', 'v1.0+build@x']];
+  const replies = await oracle(cases.map(([w, b]) => ({ fn: 'extract_patch_command', args: [w, b.trim()] })));
+  cases.forEach(([w, b], i) => assert.equal(extractPatchCommand(w, b), (replies[i] as { ok: string }).ok, JSON.stringify([w, b])));
 });

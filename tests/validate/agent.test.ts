@@ -113,7 +113,7 @@ test('a slow turn: live progress while it runs, patch extracted with git, graded
   assert.equal(paths[2], 'POST /v1/sessions/SID/execute_cmd');
   assert.equal(paths[3], 'POST /v1/sessions/SID/messages');
   assert.ok(paths.filter((p) => p === 'GET /v1/sessions/SID/turns/TID?wait=1').length >= 2);
-  assert.match(bbs.executed.at(-1) ?? '', /^cd '\/testbed' && git add -A && git diff --cached --binary --submodule=diff '[0-9a-f]{40}' --$/);
+  assert.match(bbs.executed.at(-1) ?? '', /^cd \/testbed && git add -A && git diff --cached --binary --submodule=diff [0-9a-f]{40} --$/, 'quoted as shlex.quote quotes (safe words bare)');
   const reg = bbs.requests[1]?.body as Record<string, any>;
   assert.equal(reg.router, 'https://proxy.example.org:8800');
   assert.equal(reg.blackbox_type, 'claude_code');

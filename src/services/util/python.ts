@@ -123,3 +123,10 @@ export function pyRepr(value: unknown): string {
   }
   return quote + out + quote;
 }
+
+/** `shlex.quote(s)`: unchanged when every character is safe (`[\w@%+=:,./-]`, ASCII), else single-quoted. */
+export function pyShlexQuote(s: string): string {
+  if (s === '') return "''";
+  if (!/[^A-Za-z0-9_@%+=:,./-]/.test(s)) return s;
+  return `'${s.replace(/'/g, `'"'"'`)}'`;
+}

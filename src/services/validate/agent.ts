@@ -7,7 +7,7 @@ import type { DressageRow } from '../convert/schema.js';
 import { computeReward, describeMarker, findRewardMarker, type MarkerParse, type RewardOutcome } from '../marker/marker.js';
 import { redact } from '../secrets.js';
 import { AGENT_FAILED_STATES, BbsClient, BbsError, HARVESTABLE, SEMANTIC_ERROR_LABELS, TERMINAL_TURN, newSessionId, newTurnId, turnFailure, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
-import { applyPatch, evaluatorMarkerLine, patchTimeoutSec, prohibitedPaths, runHarness, shellQuote } from './evaluator.js';
+import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, prohibitedPaths, runHarness } from './evaluator.js';
 import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
 import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
 import { sleep } from '../util/sleep.js';
@@ -200,8 +200,7 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     const agentLog = usesSwegymIntegrity(m) ? await source.readFile(logFile, { signal: o.signal }).then((t) => ({ text: t }), (err: Error) => ({ error: err.message })) : undefined;
 
     emit({ phase: 'extracting' });
-    const base = String(m.base_commit ?? '').trim();
-    const extract = `cd ${shellQuote(m.workdir || '/testbed')} && git add -A && git diff --cached --binary --submodule=diff${base ? ` ${shellQuote(base)} --` : ''}`;
+    const extract = extractPatchCommand(String(m.workdir || '/testbed'), String(m.base_commit ?? ''));
     const timeoutSec = patchTimeoutSec(m, o.env);
     let patch: string | undefined;
     let failedMarker: string | undefined;

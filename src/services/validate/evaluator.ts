@@ -8,7 +8,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { MARKER_PREFIX, findRewardMarker, type MarkerParse } from '../marker/marker.js';
 import type { DressageRow, ExecuteCmd } from '../convert/schema.js';
 import { sleep } from '../util/sleep.js';
-import { pyFloat, pyRepr, pySplitLines, shlexSplit, ShlexError } from '../util/python.js';
+import { pyFloat, pyRepr, pyShlexQuote, pySplitLines, shlexSplit, ShlexError } from '../util/python.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 
 export const MODEL_PATCH_PATH = '/tmp/dressage_swegym_model.patch';
@@ -83,6 +83,15 @@ export function patchTimeoutSec(metadata: Record<string, unknown>, env: NodeJS.P
     throw new ConsoleError({ what: `${from} must be positive; got ${pyRepr(raw)}`, cause: 'Dressage refuses a zero or negative patch timeout', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
   }
   return v;
+}
+
+/**
+ * Dressage's patch extraction in the source sandbox: staged, unstaged and untracked changes, relative to the row's
+ * base commit when it has one (agent commits included); quoted as shlex.quote quotes.
+ */
+export function extractPatchCommand(workdir: string, baseCommit = ''): string {
+  const base = baseCommit.trim();
+  return `cd ${pyShlexQuote(workdir)} && git add -A && git diff --cached --binary --submodule=diff${base ? ` ${pyShlexQuote(base)} --` : ''}`;
 }
 
 export function shellQuote(s: string): string {
