@@ -150,6 +150,14 @@ test('max_steps_exceeded is harvestable: the partial patch is still evaluated', 
   assert.equal(result.marker?.failure_reason, 'fail_to_pass_failure');
 });
 
+test('context_overflow is harvestable too (HTTP 413): the patch is extracted and graded', async () => {
+  const { result, bbs } = await validateWithAgent(async () => ({ raise: 'context_overflow', message: 'Context window exceeded: 70000 > 65536 tokens.', details: { context_window: 65536, input_tokens: 70000 } }));
+  assert.equal(result.agent.earlyStop, 'context_overflow');
+  assert.equal(result.agent.httpStatus, 413);
+  assert.ok(bbs.executed.some((c) => c.includes('git diff --cached')), 'harvested');
+  assert.equal(result.marker?.failure_reason, 'empty_generation', 'nothing was edited: graded as Dressage grades an empty patch');
+});
+
 test('the integrity scan runs before the reward: a resolved patch whose agent edited a test file scores 0', async () => {
   const { result } = await validateWithAgent(async (_turn, sb, logFile) => {
     await sb().run(`cd /testbed && sed -i 's/a - b/a + b/' calc.py`, { timeoutMs: 10_000 });
