@@ -16,12 +16,14 @@
 // Errors are `{"request_id", "error", "message", "details"}` with the ApiError's HTTP status; a failed turn's
 // record holds `{"error", "message", "details", "http_status"}`.
 import http from 'node:http';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { ADAPTER_ERRORS, ApiError, DEFAULT_PROXY_MAX_STEPS, POST_AGENT_COMMAND_ERRORS, claudeCodeOptionProblem, fingerprint, isObject, normalizeRouter, proxyOptions, validation, type AdapterError } from './blackboxServerRules.js';
+
+export type { AdapterError };
 
 export const BBS_VERSION = '1.1.0';
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const BACKENDS = ['opencode', 'openclaw', 'claude_code', 'codex'];
-const DEFAULT_PROXY_MAX_STEPS = 100;
 const MAX_TURN_WAIT_SECONDS = 60;
 
 /** The enums of core/models.py (tests/upstream/blackboxFake.test.ts compares them with the source). */
@@ -31,17 +33,6 @@ export const TURN_STATUSES = ['queued', 'inflight', 'committed', 'failed', 'canc
 export type ServerState = (typeof SERVER_STATES)[number];
 export type SessionState = (typeof SESSION_STATES)[number];
 export type TurnStatus = (typeof TURN_STATUSES)[number];
-export type AdapterError = 'backend_timeout' | 'context_overflow' | 'max_steps_exceeded' | 'backend_error' | 'internal_error';
-
-/** `_run_turn`'s mapping of adapter exceptions: HTTP status and the message when the exception carries none. */
-const ADAPTER_ERRORS: Record<AdapterError, { status: number; message: (m?: string) => string }> = {
-  backend_timeout: { status: 504, message: () => 'Backend call exceeded backend_timeout.' },
-  context_overflow: { status: 413, message: (m) => m ?? 'Context window exceeded.' },
-  max_steps_exceeded: { status: 429, message: (m) => m ?? 'Turn exceeded max_steps.' },
-  backend_error: { status: 502, message: (m) => `Backend request failed: ${m ?? 'upstream error'}` },
-  internal_error: { status: 500, message: (m) => `Unexpected backend failure: ${m ?? 'boom'}` },
-};
-const POST_AGENT_COMMAND_ERRORS = new Set(['context_overflow', 'max_steps_exceeded']);
 
 export interface Usage {
   total_tokens: number;
@@ -137,90 +128,6 @@ export interface FakeBbs {
 
 const now = () => new Date().toISOString();
 const zeroUsage = (): Usage => ({ total_tokens: 0, input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, steps: 0, tool_calls: 0 });
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** FastAPI's RequestValidationError handler: 400 request_error with pydantic's errors. */
-function validation(loc: (string | number)[], msg: string): ApiError {
-  return new ApiError(400, 'request_error', 'Request validation failed.', { errors: [{ type: 'value_error', loc, msg }] });
-}
-
-/** hashing.canonicalize + stable_json + sha256 (None values dropped, keys sorted). */
-function fingerprint(value: unknown): string {
-  const canon = (v: unknown): unknown => (Array.isArray(v) ? v.map(canon) : isObject(v) ? Object.fromEntries(Object.keys(v).sort().filter((k) => v[k] !== null && v[k] !== undefined).map((k) => [k, canon(v[k])])) : v);
-  return createHash('sha256').update(JSON.stringify(canon(value))).digest('hex');
-}
-
-/** hashing.normalize_router. */
-function normalizeRouter(router: string, apiPath: string): [string, string] {
-  let raw = router.trim();
-  if (!raw.includes('://')) raw = `http://${raw}`;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new ApiError(400, 'request_error', `Invalid router value: ${router}`);
-  }
-  let p = u.pathname && u.pathname !== '/' ? u.pathname : apiPath || '/v1';
-  if (!p.startsWith('/')) p = `/${p}`;
-  return [`${u.protocol}//${u.host}${p}`.replace(/\/+$/, ''), p];
-}
-
-/** The keys pydantic accepts in ClaudeCodeBackendOptions (extra="forbid" at every level). */
-const CLAUDE_CODE_KEYS: Record<string, readonly string[] | null> = {
-  executable: null,
-  working_directory: null,
-  model: ['id', 'name', 'supported_capabilities'],
-  max_turns: null,
-  permission_mode: null,
-  setting_sources: null,
-  system_prompt_mode: null,
-  gateway: ['auth_token'],
-  thinking: ['enabled', 'interleaved', 'budget_tokens'],
-  compaction: ['auto', 'auto_compact_pct_override'],
-  compat: ['disable_prompt_caching', 'disable_nonessential_traffic'],
-  subagents: ['enabled'],
-  proxy: ['sticky_header_name', 'max_steps', 'default_temperature'],
-};
-const PERMISSION_MODES = ['acceptEdits', 'auto', 'bypassPermissions', 'default', 'dontAsk', 'plan'];
-const PROMPT_MODES = ['append', 'replace', 'claude_md', 'none'];
-
-function claudeCodeOptionProblem(o: Record<string, unknown>): string | undefined {
-  for (const [k, v] of Object.entries(o)) {
-    if (!(k in CLAUDE_CODE_KEYS)) return `${k}: Extra inputs are not permitted`;
-    const nested = CLAUDE_CODE_KEYS[k];
-    if (nested && isObject(v)) for (const nk of Object.keys(v)) if (!nested.includes(nk)) return `${k}.${nk}: Extra inputs are not permitted`;
-    if (nested && !isObject(v)) return `${k}: Input should be a valid dictionary or instance`;
-  }
-  if (o.max_turns !== undefined && !(Number.isInteger(o.max_turns) && (o.max_turns as number) > 0)) return 'max_turns: Input should be greater than 0';
-  if (o.permission_mode !== undefined && !PERMISSION_MODES.includes(o.permission_mode as string)) return 'permission_mode: Input should be one of the allowed values';
-  if (o.system_prompt_mode !== undefined && !PROMPT_MODES.includes(o.system_prompt_mode as string)) return 'system_prompt_mode: Input should be one of the allowed values';
-  const pct = isObject(o.compaction) ? o.compaction.auto_compact_pct_override : undefined;
-  if (pct !== undefined && pct !== null && !(Number.isInteger(pct) && (pct as number) >= 1 && (pct as number) <= 100)) return 'compaction.auto_compact_pct_override: Input should be between 1 and 100';
-  return undefined;
-}
-
-/** `_parse_proxy_options`: backend_options.proxy as ProxyOptions (max_steps default 100, > 0 or null). */
-function proxyOptions(backendOptions: Record<string, unknown>): { max_steps: number | null; default_temperature: number | null } {
-  const p = backendOptions.proxy ?? {};
-  if (!isObject(p)) throw new ApiError(400, 'request_error', 'backend_options.proxy must be an object.');
-  for (const k of Object.keys(p)) if (!CLAUDE_CODE_KEYS.proxy?.includes(k)) throw new ApiError(400, 'request_error', `Invalid proxy config: ${k}: Extra inputs are not permitted`);
-  const ms = 'max_steps' in p ? p.max_steps : DEFAULT_PROXY_MAX_STEPS;
-  if (ms !== null && !(typeof ms === 'number' && Number.isInteger(ms) && ms > 0)) throw new ApiError(400, 'request_error', 'Invalid proxy config: max_steps: Input should be greater than 0');
-  const t = p.default_temperature ?? null;
-  if (t !== null && !(typeof t === 'number' && t >= 0)) throw new ApiError(400, 'request_error', 'Invalid proxy config: default_temperature: Input should be greater than or equal to 0');
-  return { max_steps: ms as number | null, default_temperature: t as number | null };
-}
 
 export async function startFakeBbs(opts: FakeBbsOptions = {}): Promise<FakeBbs> {
   let state: ServerState = 'idle';
