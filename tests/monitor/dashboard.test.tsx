@@ -146,7 +146,7 @@ test('Tab cycles panels, Enter drills into a sandbox stream and a trajectory, Es
     await x.ui.press(KEYS.enter);
     await x.ui.waitForText('Sandbox sbx-agent-1 · swegym-getmoto-moto-1 · bbs-1234 · steps so far 7');
     assert.match(x.ui.frame(), /assistant\s+Let me run the tests · Bash\(pytest tests\/test_x\.py\)/);
-    assert.match(x.ui.frame(), /result\s+num_turns=7 is_error=false/);
+    assert.match(x.ui.frame(), /result\s+success · num_turns=7/);
     await x.ui.press(KEYS.escape);
     await x.ui.waitForText('▸ Sandboxes');
     await x.ui.press(KEYS.tab);

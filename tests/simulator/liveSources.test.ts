@@ -68,7 +68,7 @@ test('an agent sandbox log is stream-json that the monitor parses: one tool call
   assert.ok(later.startsWith(simulatedAgentLog(a)), 'the log of 12 steps is a prefix of the log of 40');
   const lines = later.trim().split('\n').map((l) => summarizeStreamEvent(l));
   assert.ok(lines.every(Boolean), 'every line is one JSON event');
-  assert.deepEqual(lines.at(-1), { type: 'result', text: 'num_turns=40 is_error=false success' });
+  assert.deepEqual(lines.at(-1), { type: 'result', text: 'success · num_turns=40', tone: 'ok' });
   // Steps 13–40 differ between sessions: another session is another log.
   assert.notEqual(simulatedAgentLog({ ...a, trajectoryId: 'bbs-11111111-2222-4333-8444-555555555555' }), simulatedAgentLog(a));
 

@@ -9,6 +9,7 @@ import { redact } from '../secrets.js';
 import { BbsClient, BbsError, HARVESTABLE, TERMINAL_TURN, newSessionId, newTurnId, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
 import { applyPatch, evaluatorMarkerLine, prohibitedPaths, runHarness, shellQuote } from './evaluator.js';
 import { sleep } from '../util/sleep.js';
+import { readStreamJson, type AgentStatus, type StreamJsonProgress } from '../agent/streamJson.js';
 
 export const BLACKBOX_PORT = 31000;
 export const E2B_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
@@ -47,7 +48,7 @@ export interface AgentValidationResult {
   instance_id: string;
   ok: boolean;
   error?: string;
-  agent: { turnStatus?: string; errorCode?: string; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string };
+  agent: { turnStatus?: string; errorCode?: string; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string; claudeCode?: { status: AgentStatus; apiErrorStatus: number | null; apiRetries: number; permissionDenials: number; cause?: string } };
   patch: string;
   patchFiles: string[];
   marker: Record<string, unknown> | null;
@@ -57,37 +58,13 @@ export interface AgentValidationResult {
   durationMs: number;
 }
 
-/** Progress from Claude Code's stream-json log (one JSON event per line). */
-export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> {
-  const out = { steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastTool: undefined as string | undefined };
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let ev: any;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (ev?.type === 'assistant') {
-      out.steps++;
-      const usage = ev.message?.usage;
-      if (usage) {
-        out.inputTokens += Number(usage.input_tokens ?? 0);
-        out.outputTokens += Number(usage.output_tokens ?? 0);
-      }
-      for (const c of ev.message?.content ?? []) {
-        if (c?.type === 'tool_use') {
-          out.toolCalls++;
-          const input = c.input ?? {};
-          const arg = input.command ?? input.file_path ?? input.path ?? input.pattern ?? '';
-          out.lastTool = `${c.name}${arg ? `: ${String(arg).split('\n')[0]?.slice(0, 120)}` : ''}`;
-        }
-      }
-    } else if (ev?.type === 'result' && typeof ev.num_turns === 'number') {
-      out.steps = Math.max(out.steps, ev.num_turns);
-    }
-  }
-  return out;
+/**
+ * Progress from Claude Code's stream-json log, by the one reader: model turns (distinct responses, the synthetic
+ * error message excluded), tool calls, tokens (the result's totals once it is there), the last tool call.
+ */
+export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> & { claudeCode: StreamJsonProgress } {
+  const p = readStreamJson(text);
+  return { steps: p.modelTurns, toolCalls: p.toolCalls.length, inputTokens: p.usage.input_tokens, outputTokens: p.usage.output_tokens, lastTool: p.lastTool, claudeCode: p };
 }
 
 export async function validateAgent(o: AgentValidationOptions): Promise<AgentValidationResult> {
@@ -146,17 +123,22 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     await bbs.submitTurn(sessionId, turnId, o.row.prompt);
     const budgetMs = (o.turnTimeoutSec ?? 0) * 1000;
     let snap: TurnSnapshot;
+    let claudeCode: StreamJsonProgress | undefined;
     for (;;) {
       snap = await bbs.getTurn(sessionId, turnId, o.pollWaitSec ?? 30);
       const fromLog = await source.readFile(logFile, { signal: o.signal }).then(progressFromStreamJson, () => undefined);
       const u = snap.usage ?? {};
+      // The log, read exactly, wins over the server's usage (which counts per content block); the server's
+      // numbers stand in only while the log is not readable or holds no event yet.
+      const exact = fromLog && fromLog.claudeCode.events > 0 ? fromLog : undefined;
+      if (exact) claudeCode = exact.claudeCode;
       emit({
         turnStatus: snap.status,
-        steps: Math.max(u.steps ?? 0, fromLog?.steps ?? 0),
-        toolCalls: Math.max(u.tool_calls ?? 0, fromLog?.toolCalls ?? 0),
-        inputTokens: Math.max(u.input_tokens ?? 0, fromLog?.inputTokens ?? 0),
-        outputTokens: Math.max(u.output_tokens ?? 0, fromLog?.outputTokens ?? 0),
-        lastTool: fromLog?.lastTool ?? progress.lastTool,
+        steps: exact ? exact.steps : (u.steps ?? 0),
+        toolCalls: exact ? exact.toolCalls : (u.tool_calls ?? 0),
+        inputTokens: exact ? exact.inputTokens : (u.input_tokens ?? 0),
+        outputTokens: exact ? exact.outputTokens : (u.output_tokens ?? 0),
+        lastTool: exact?.lastTool ?? progress.lastTool,
       });
       if (TERMINAL_TURN.has(snap.status)) break;
       if (budgetMs > 0 && Date.now() - started > budgetMs) {
@@ -165,6 +147,7 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
       }
     }
     Object.assign(result.agent, { turnStatus: snap.status, steps: progress.steps, toolCalls: progress.toolCalls, inputTokens: progress.inputTokens, outputTokens: progress.outputTokens, lastTool: progress.lastTool });
+    if (claudeCode) result.agent.claudeCode = { status: claudeCode.status, apiErrorStatus: claudeCode.apiErrorStatus, apiRetries: claudeCode.apiRetries.length, permissionDenials: claudeCode.permissionDenials.length, ...(claudeCode.cause ? { cause: claudeCode.cause } : {}) };
     if (snap.status !== 'committed') {
       const code = snap.error?.code;
       result.agent.errorCode = code;
