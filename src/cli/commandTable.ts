@@ -190,6 +190,14 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/monitor.js')).monitorCommand,
   },
   {
+    words: ['agent-log'],
+    args: 'FILE|SANDBOX_ID',
+    summary: "Claude Code's progress from its stream-json log: a file, or a live agent sandbox's claude_code.stdout.log",
+    options: [{ name: 'follow', type: 'boolean', short: 'f', help: 'stream updates until the result event (with --json: one JSON document per line)' }],
+    json: true,
+    load: async () => (await import('./commands/agentLog.js')).agentLogCommand,
+  },
+  {
     words: ['sandboxes', 'list'],
     summary: "list this console's sandboxes (by metadata tag)",
     json: true,
