@@ -19,6 +19,7 @@ import {
   patchYogaIndexFromGlobal,
   patchYogaWithoutFetch,
 } from './startup-patches.mjs';
+import { checkLazyLibraries, lazyLibraryImports } from './lazy-libraries.mjs';
 
 const requireHere = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -225,8 +226,13 @@ const main = await build({
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  plugins: [uiVendorShims, signalExitAssert, builtinsWithoutFacades],
+  plugins: [uiVendorShims, lazyLibraryImports(root), signalExitAssert, builtinsWithoutFacades],
 });
+
+// Every lazily imported library in the bundle must export what Node gives the source (scripts/lazy-libraries.mjs).
+const lazy = await checkLazyLibraries(main.metafile, root);
+if (lazy.problems.length) throw new Error(`lazily imported libraries lost exports in the bundle:\n  ${lazy.problems.join('\n  ')}`);
+if (!lazy.checked.includes('e2b')) throw new Error('the bundle has no lazily loaded e2b chunk; scripts/lazy-libraries.mjs found nothing to check');
 
 // Checks on the output: the UI libraries exist once (in the UI bundle), the loader sits beside that bundle, and the
 // Intl.Segmenter define reached every module (only the shim itself may name the native one).

@@ -5,7 +5,18 @@ import { ConsoleError, ExitCode, formatError } from '../services/errors.js';
 import { recipePaths } from '../services/workspace/paths.js';
 import type { CommandContext } from './context.js';
 
+// A reader that went away (`swegym-console doctor | head -3`) ends the command quietly, as with any Unix tool: no
+// stack trace for an unhandled EPIPE.
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok);
+    throw err;
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe(process.stdout);
+  exitQuietlyOnClosedPipe(process.stderr);
   const parsed = parseCommandLine(argv);
   switch (parsed.kind) {
     case 'version':

@@ -1,12 +1,8 @@
-// The headless entry (src/cli/main.ts) in a child process, as a user runs it: exit code, stdout and stderr.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+// The headless console in a child process, as a user runs it: the built bin/swegym-console (see shipped.ts), with
+// its exit code, stdout and stderr.
+import { runShipped } from './shipped.js';
 
-export function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+export async function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runShipped(args);
+  return { code: r.code, out: r.out, err: r.err };
 }

@@ -16,6 +16,7 @@ import { templatesJournal } from '../../src/services/templates/records.js';
 import { templateWorkspace, imageNames, VERSIONS, readJson } from './helpers.js';
 import { removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
+import { BIN } from '../helpers/shipped.js';
 
 function provider(fake: FakeE2b): E2bProvider {
   return new E2bProvider({ apiKey: fake.apiKey, apiUrl: fake.url, sandboxUrl: fake.url, sdkRetries: 0, retry: { attempts: 2, baseMs: 10, maxMs: 50 } });
@@ -97,13 +98,13 @@ test('an alias owned by another team fails with "alias taken" and the fix', { ti
   }
 });
 
-test('kill -9 of `templates build` (real entry, real SDK) in the middle, then resume: nothing finished is rebuilt', { timeout: 180_000 }, async () => {
+test('kill -9 of the built `templates build` (real SDK) in the middle, then resume: nothing finished is rebuilt', { timeout: 180_000 }, async () => {
   const images = imageNames(10);
   const fake = await startFakeE2b({ builds: Object.fromEntries([...assignTemplateNames(images).values()].map((n) => [n, { pollsBeforeDone: 4 }])) });
   const { ws, paths } = await templateWorkspace(images);
   const env = { ...process.env, E2B_API_KEY: fake.apiKey, E2B_API_URL: fake.url, E2B_SANDBOX_URL: fake.url, NO_COLOR: '1' };
   const run = () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), 'templates', 'build', '--workspace', ws, '--concurrency', '3', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'templates', 'build', '--workspace', ws, '--concurrency', '3', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

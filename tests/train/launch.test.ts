@@ -13,6 +13,7 @@ import { stopRun } from '../../src/services/train/stop.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { isProcessAlive } from '../../src/services/workspace/lock.js';
 import { waitFor } from '../helpers/wait.js';
+import { BIN } from '../helpers/shipped.js';
 import { removeDir } from '../helpers/workspace.js';
 import { NODE, REPO, SECRET, killGroupIfOurs, trainWorkspace, type TrainWorkspace } from './helpers.js';
 
@@ -195,7 +196,7 @@ for (const how of ['SIGKILL of the console process', 'SIGHUP to the console proc
 
 function cli(w: TrainWorkspace, args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(NODE, ['--import', 'tsx', path.join(REPO, 'src', 'cli', 'main.ts'), '--workspace', w.root, ...args], {
+    const child = spawn(NODE, [BIN, '--workspace', w.root, ...args], {
       cwd: REPO,
       env: { ...w.env, ...extra, PATH: `${path.dirname(NODE)}:${w.env.PATH}` },
       stdio: ['ignore', 'pipe', 'pipe'],

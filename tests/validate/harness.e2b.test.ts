@@ -5,72 +5,16 @@
 // grading driver would print for that state.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeE2b, type FakeE2b, type FakeExecPlan, type FakeExecRequest } from '../fakes/e2bServer.js';
+import { startFakeE2b, type FakeE2b } from '../fakes/e2bServer.js';
+import { CALC_GOLD, CALC_SPEC, calcTaskPlayer } from '../fakes/sweTaskSandbox.js';
 import { E2bProvider } from '../../src/services/sandbox/e2b.js';
 import { sampleRow } from '../../src/services/demo/rows.js';
 import { validateHarness } from '../../src/services/validate/harness.js';
-import { MARKER_PREFIX } from '../../src/services/marker/marker.js';
 
-const GOLD = 'diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n';
-const BASE = 'a'.repeat(40);
-
-interface SbxState {
-  b64: string;
-  patch?: string;
-  patched: boolean;
-  harness?: { polls: number };
-}
-
+const GOLD = CALC_GOLD;
+const { play, seen } = calcTaskPlayer();
 let fake: FakeE2b;
 let provider: E2bProvider;
-const states = new Map<string, SbxState>();
-const seen: string[] = [];
-
-function marker(patched: boolean): string {
-  const p = { resolved: patched, fail_to_pass_success: patched ? 1 : 0, fail_to_pass_total: 1, pass_to_pass_success: 1, pass_to_pass_total: 1, parsed_tests: 2, eval_returncode: 0, harness: 'swegym', log_parser_repo: 'sample/calc', ...(patched ? {} : { failure_reason: 'fail_to_pass_failure' }) };
-  return MARKER_PREFIX + JSON.stringify(p);
-}
-
-function play(req: FakeExecRequest): FakeExecPlan {
-  const st = states.get(req.sandboxId) ?? { b64: '', patched: false };
-  states.set(req.sandboxId, st);
-  const c = req.command;
-  const out = (data: string, exitCode = 0): FakeExecPlan => ({ chunks: data ? [{ stream: exitCode ? 'stderr' : 'stdout', data }] : [], exitCode });
-  if (c.startsWith("bash -lc 'set -e; cd /testbed;")) {
-    seen.push('sanitize');
-    return out(c.includes(BASE) ? `SWE-Gym git sanitize completed at ${BASE}\n` : 'SWE-Gym git sanitize failed: missing base commit\n', c.includes(BASE) ? 0 : 2);
-  }
-  let m = /^printf '%s' '([A-Za-z0-9+/=]*)' (>>?) \/tmp\/dressage_swegym_model\.patch\.b64$/.exec(c);
-  if (m) {
-    st.b64 = m[2] === '>' ? (m[1] as string) : st.b64 + m[1];
-    return out('');
-  }
-  if (c.startsWith('base64 -d /tmp/dressage_swegym_model.patch.b64 > /tmp/dressage_swegym_model.patch')) {
-    st.patch = Buffer.from(st.b64, 'base64').toString('utf8');
-    return out('');
-  }
-  if (c.includes('git reset --hard') && c.includes('git apply --binary -v /tmp/dressage_swegym_model.patch')) {
-    seen.push('apply');
-    if (st.patch === GOLD) {
-      st.patched = true;
-      return out(`HEAD is now at ${BASE.slice(0, 7)} base\nChecking patch calc.py...\nApplied patch calc.py cleanly.\n`);
-    }
-    return out('error: corrupt patch at line 3\n', 1);
-  }
-  if (c.startsWith('nohup bash -lc ')) {
-    seen.push('harness-start');
-    st.harness = { polls: 0 };
-    return out('4242\n');
-  }
-  m = /^if \[ -f \/tmp\/dressage_swegym_eval_[0-9a-f]{32}\.done \]; then/.exec(c);
-  if (m && st.harness) {
-    seen.push('poll');
-    st.harness.polls++;
-    if (st.harness.polls < 2) return out('__DRESSAGE_SWEGYM_EVAL_PENDING__\n');
-    return out(`__DRESSAGE_SWEGYM_EVAL_DONE__=0\n+ pytest -rA\nPASSED tests/test_calc.py::test_mul\n${marker(st.patched)}\n`);
-  }
-  return out(`fake sandbox: unexpected command: ${c.slice(0, 120)}\n`, 127);
-}
 
 before(async () => {
   fake = await startFakeE2b({ templates: ['tpl-calc'], exec: play });
@@ -78,17 +22,7 @@ before(async () => {
 });
 after(async () => fake.close());
 
-const spec = {
-  instance_id: 'sample__calc-1',
-  repo: 'sample/calc',
-  base_commit: BASE,
-  problem_statement: 'add is wrong',
-  test_patch: '',
-  test_cmd: 'pytest -rA',
-  FAIL_TO_PASS: ['tests/test_calc.py::test_add'],
-  PASS_TO_PASS: ['tests/test_calc.py::test_mul'],
-  template: 'tpl-calc',
-};
+const spec = CALC_SPEC;
 
 test('on E2B: background harness with polling, gold → resolved, control → unresolved, sandboxes killed', async () => {
   const results = await validateHarness({ provider, tasks: [{ row: sampleRow(spec), goldPatch: GOLD }], pollIntervalMs: 20 });

@@ -408,7 +408,13 @@ export const CHECKS: CheckDef[] = [
     title: 'GPUs (nvidia-smi)',
     run: async (ctx) => {
       const r = await probe(ctx, 'nvidia-smi', ['--query-gpu=name,memory.total', '--format=csv,noheader']);
-      if (!r) return { status: 'warn', detail: 'nvidia-smi not found: no GPUs on this machine (fine for preparation; training needs a GPU head node)' };
+      if (!r) {
+        return {
+          status: 'warn',
+          detail: 'nvidia-smi not found: no GPUs on this machine (fine for preparation; training needs a GPU head node)',
+          fix: 'prepare here, then run `swegym-console train launch` on the Ray head node of the GPU cluster (8 GPUs per node, 4 nodes)',
+        };
+      }
       if (r.exitCode !== 0) return { status: 'warn', detail: `nvidia-smi failed: ${r.stderr.concat(r.stdout).join(' ').slice(0, 120)}`, fix: 'check the NVIDIA driver' };
       const gpus = r.stdout.filter((l) => l.trim());
       return { status: 'ok', detail: `${gpus.length} × ${gpus[0]?.split(',')[0]?.trim() ?? 'GPU'}` };
