@@ -6,16 +6,17 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
+import { BIN, explain, runShipped } from '../helpers/shipped.js';
 import { waitFor } from '../helpers/wait.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
 import { localStoreDir } from '../../src/services/sandbox/index.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 
-const BIN = path.resolve('bin/swegym-console');
-const built = fs.existsSync(path.resolve('dist/swegym-console.mjs')) ? false : 'run npm run build first';
 const rec = (name: string) => path.resolve('tests/fixtures/claude-code', `${name}.jsonl`);
 
-function bin(args: string[]) {
+/** The built console with its output readable while it runs (--follow). */
+function following(args: string[]) {
+  assert.ok(fs.existsSync(path.resolve('dist/swegym-console.mjs')), 'dist/ is missing: run npm run build first (npm test does)');
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
   const r = { out: '', err: '', code: undefined as number | null | undefined };
   child.stdout.on('data', (d) => (r.out += d));
@@ -24,34 +25,34 @@ function bin(args: string[]) {
   return { child, r, done };
 }
 
-test('agent-log --json: exactly the documented keys, per real recording, and exit 1 for a bad ending', { skip: built }, async () => {
+test('agent-log --json: exactly the documented keys, per real recording, and exit 1 for a bad ending', async () => {
   const cases: [string, number, Record<string, unknown>][] = [
     ['max-turns', 1, { status: 'max_turns', model_turns: 2, tool_calls: [{ name: 'Bash', is_error: false }, { name: 'Bash', is_error: false }], usage: { input_tokens: 2400, output_tokens: 60 }, api_retries: 0, api_error_status: null, permission_denials: 0, last_tool: 'Bash: echo step 2' }],
     ['api-529-exhausted', 1, { status: 'api_error', model_turns: 1, tool_calls: [{ name: 'Bash', is_error: false }], usage: { input_tokens: 1100, output_tokens: 30 }, api_retries: 2, api_error_status: 529, permission_denials: 0, last_tool: 'Bash: ls' }],
     ['permission-denied', 0, { status: 'success', model_turns: 2, tool_calls: [{ name: 'Bash', is_error: true }], usage: { input_tokens: 2400, output_tokens: 60 }, api_retries: 0, api_error_status: null, permission_denials: 1, last_tool: 'Bash: rm -rf build' }],
   ];
   for (const [name, code, doc] of cases) {
-    const r = await bin(['agent-log', rec(name), '--json']).done;
-    assert.equal(r.code, code, `${name}: ${r.err}`);
+    const r = await runShipped(['agent-log', rec(name), '--json']);
+    assert.equal(r.code, code, `${name}: ${explain(r)}`);
     const got = JSON.parse(r.out);
     assert.deepEqual(Object.keys(got), ['status', 'model_turns', 'tool_calls', 'usage', 'api_retries', 'api_error_status', 'permission_denials', 'last_tool']);
     assert.deepEqual(got, doc, name);
   }
-  const text = await bin(['agent-log', rec('api-529-exhausted')]).done;
+  const text = await runShipped(['agent-log', rec('api-529-exhausted')]);
   assert.match(text.out, /api_error — API error 529 after 2 retries/);
-  const missing = await bin(['agent-log', '/nonexistent/claude_code.stdout.log']).done;
+  const missing = await runShipped(['agent-log', '/nonexistent/claude_code.stdout.log']);
   assert.equal(missing.code, 2);
   assert.match(missing.err, /no such file: \/nonexistent\/claude_code.stdout.log/);
 });
 
-test('agent-log --follow streams updates of a growing log and stops at the result event', { skip: built, timeout: 60_000 }, async () => {
+test('agent-log --follow streams updates of a growing log and stops at the result event', { timeout: 60_000 }, async () => {
   const dir = await tempDir('agent-log-follow');
   try {
     const lines = fs.readFileSync(rec('success-parallel-tools'), 'utf8').trim().split('\n');
     const file = path.join(dir, 'claude_code.stdout.log');
     // Half-written: three events and the start of the fourth.
     fs.writeFileSync(file, lines.slice(0, 3).join('\n') + '\n' + (lines[3] ?? '').slice(0, 50));
-    const run = bin(['agent-log', file, '--follow', '--json']);
+    const run = following(['agent-log', file, '--follow', '--json']);
     await waitFor(() => run.r.out.includes('"status":"running"'), { timeoutMs: 20_000, message: () => `a first update; out: ${run.r.out} err: ${run.r.err}` });
     assert.equal(run.r.code, undefined, 'still following');
     fs.appendFileSync(file, (lines[3] ?? '').slice(50) + '\n' + lines.slice(4, -1).join('\n') + '\n');
@@ -68,7 +69,7 @@ test('agent-log --follow streams updates of a growing log and stops at the resul
   }
 });
 
-test('agent-log SANDBOX_ID reads the newest runtime\'s claude_code.stdout.log through the provider (local)', { skip: built }, async () => {
+test('agent-log SANDBOX_ID reads the newest runtime\'s claude_code.stdout.log through the provider (local)', async () => {
   const ws = await tempDir('agent-log-sbx');
   const provider = new LocalProvider({ storeDir: localStoreDir(ws), log: new CommandLog() });
   try {
@@ -81,10 +82,10 @@ test('agent-log SANDBOX_ID reads the newest runtime\'s claude_code.stdout.log th
     await sb.writeFile('/workspace_sandbox/blackbox_server_runtime/bbs-new/logs/claude_code.stdout.log', fs.readFileSync(rec('max-turns'), 'utf8'));
     // The newest runtime is the one the agent writes to now (BBS makes one per binding).
     await sb.run('touch -d 2020-01-01 /workspace_sandbox/blackbox_server_runtime/bbs-old', { timeoutMs: 10_000 });
-    const r = await bin(['agent-log', sb.id, '--provider', 'local', '--workspace', ws, '--json']).done;
-    assert.equal(r.code, 1, r.err);
+    const r = await runShipped(['agent-log', sb.id, '--provider', 'local', '--workspace', ws, '--json']);
+    assert.equal(r.code, 1, explain(r));
     assert.deepEqual([JSON.parse(r.out).status, JSON.parse(r.out).model_turns], ['max_turns', 2]);
-    const gone = await bin(['agent-log', 'sbx-gone', '--provider', 'local', '--workspace', ws]).done;
+    const gone = await runShipped(['agent-log', 'sbx-gone', '--provider', 'local', '--workspace', ws]);
     assert.equal(gone.code, 3);
     assert.match(gone.err, /sbx-gone is neither a file here nor a running local sandbox/);
     await sb.kill();
