@@ -1,4 +1,4 @@
-// A scripted Anthropic Messages API server on 127.0.0.1, written from the public API reference (POST /v1/messages,
+// A scripted Anthropic Messages API server on 127.0.0.1 (or a Unix socket), written from the public API reference (POST /v1/messages,
 // JSON or `stream: true` server-sent events: message_start, content_block_start/delta/stop, message_delta,
 // message_stop; errors as `{"type":"error","error":{"type","message"}}` with 500 api_error / 529 overloaded_error),
 // so the real Claude Code CLI can run offline against it. The CLI also probes `HEAD /` before its first request.
@@ -49,6 +49,8 @@ export interface RecordedRequest {
   /** tool_result blocks of the last user message: what the CLI reported back. */
   toolResults: { tool_use_id: string; is_error: boolean; content: string }[];
   status: number;
+  /** Whether the request carried an x-api-key / bearer token, and which (tests check where keys travel). */
+  apiKey?: string;
 }
 
 export interface AnthropicServer {
@@ -60,7 +62,7 @@ export interface AnthropicServer {
 const ERROR_TYPE: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
 const ERROR_MESSAGE: Record<number, string> = { 429: 'Number of requests has exceeded your rate limit', 500: 'Internal server error', 529: 'Overloaded' };
 
-export async function startAnthropicServer(o: { script: Step[]; finalText?: string; model?: string }): Promise<AnthropicServer> {
+export async function startAnthropicServer(o: { script: Step[]; finalText?: string; model?: string; /** Listen on a Unix socket instead of 127.0.0.1 (a sandbox reaches it through a bind mount). */ socketPath?: string }): Promise<AnthropicServer> {
   const queue = o.script.map((s) => (s.kind === 'error' ? { ...s } : s));
   const requests: RecordedRequest[] = [];
   let msgSeq = 0;
@@ -73,7 +75,7 @@ export async function startAnthropicServer(o: { script: Step[]; finalText?: stri
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const record = (status: number, extra: Partial<RecordedRequest> = {}) =>
-        requests.push({ method: req.method ?? '', path, stream: false, agent: false, toolResults: [], status, ...extra });
+        requests.push({ method: req.method ?? '', path, stream: false, agent: false, toolResults: [], status, apiKey: keyOf(req), ...extra });
       if (req.method === 'HEAD' || (req.method === 'GET' && path === '/')) {
         record(200);
         res.writeHead(200).end();
@@ -170,10 +172,10 @@ export async function startAnthropicServer(o: { script: Step[]; finalText?: stri
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  if (o.socketPath) await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.socketPath, resolve));
+  else await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: o.socketPath ? `unix:${o.socketPath}` : `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
@@ -186,4 +188,11 @@ export async function startAnthropicServer(o: { script: Step[]; finalText?: stri
 function sendError(res: http.ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+
+function keyOf(req: http.IncomingMessage): string | undefined {
+  const k = req.headers['x-api-key'];
+  if (typeof k === 'string') return k;
+  const auth = req.headers.authorization;
+  return typeof auth === 'string' ? auth.replace(/^Bearer /i, '') : undefined;
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RecipePaths } from './paths.js';
 
-export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, a stand-in instead of Claude Code; not SWE-Gym';
+export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, Claude Code with a scripted model (or a stand-in); not SWE-Gym';
 /** In `.swegym-console/`; its text is the label. */
 export const SAMPLE_MARKER_FILE = 'sample-workspace';
 
