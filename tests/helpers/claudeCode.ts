@@ -30,6 +30,8 @@ export interface Scenario {
   /** Tools the settings allow without asking (Dressage allows Bash/Read/Edit/Write/Glob/Grep…). */
   allow: string[];
   env?: Record<string, string>;
+  /** More CLI flags (after Dressage's). */
+  args?: string[];
 }
 
 // The allow list of Dressage's settings, less the tools this CLI version no longer has (Glob, Grep).
@@ -81,6 +83,14 @@ export const SCENARIOS: Record<string, Scenario> = {
     permissionMode: 'default',
     allow: DRESSAGE_ALLOW,
   },
+  'max-budget': {
+    about: '--max-budget-usd below the cost of the first reply: the generic error ending (subtype error_max_budget_usd)',
+    script: [1, 2, 3].map((n) => toolUse([{ name: 'Bash', input: { command: `echo step ${n}`, description: `Step ${n}` } }])),
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    args: ['--max-budget-usd', '0.001'],
+  },
   'permission-denied': {
     about: 'permission mode default with only Read allowed: the Bash call is denied (is_error result + permission_denials)',
     script: [toolUse([{ name: 'Bash', input: { command: 'rm -rf build', description: 'Remove build' } }]), text('I could not run the command.')],
@@ -108,7 +118,7 @@ export async function runScenario(name: string, o: { timeoutMs?: number } = {}):
   const script = JSON.parse(JSON.stringify(sc.script).replaceAll('{cwd}', cwd)) as Step[];
   const api = await startAnthropicServer({ script, model: SCRIPTED_MODEL });
   try {
-    const args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--model', SCRIPTED_MODEL, '--max-turns', String(sc.maxTurns), '--permission-mode', sc.permissionMode, '--settings', settings, '--setting-sources', 'user'];
+    const args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--model', SCRIPTED_MODEL, '--max-turns', String(sc.maxTurns), '--permission-mode', sc.permissionMode, '--settings', settings, '--setting-sources', 'user', ...(sc.args ?? [])];
     const env = claudeCodeEnv({ baseUrl: api.url, home, extra: sc.env });
     const child = spawn(CLI, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let raw = '';

@@ -204,8 +204,11 @@ export class StreamJsonReader {
 
   private result(e: any): void {
     const u = e.usage;
-    if (u && typeof u === 'object') {
-      this.p.usage = { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens) };
+    // The result's totals replace the live count, except when they are all zero after replies were seen: the CLI's
+    // error_max_budget_usd result carries an empty usage (its total_cost_usd still counts the reply).
+    const final = u && typeof u === 'object' ? { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens) } : undefined;
+    if (final && (final.input_tokens > 0 || final.output_tokens > 0 || this.p.usage.input_tokens === 0)) {
+      this.p.usage = final;
       this.p.usageFinal = true;
     }
     if (typeof e.num_turns === 'number') this.p.numTurns = e.num_turns;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { StreamJsonReader, progressJson, readStreamJson } from '../../../src/services/agent/streamJson.js';
 
 const rec = (name: string) => fs.readFileSync(path.resolve('tests/fixtures/claude-code', `${name}.jsonl`), 'utf8');
-const NAMES = ['success-parallel-tools', 'max-turns', 'api-529-exhausted', 'api-500-recovered', 'broken-stream', 'permission-denied'];
+const NAMES = ['success-parallel-tools', 'max-turns', 'api-529-exhausted', 'api-500-recovered', 'broken-stream', 'permission-denied', 'max-budget'];
 
 test('a fix with parallel tool calls: model turns by message id, tool calls in order with their result, the result\'s totals', () => {
   const p = readStreamJson(rec('success-parallel-tools'));
@@ -87,6 +87,17 @@ test('a permission denial: an is_error tool result and one denial (system event 
   assert.deepEqual(p.toolCalls.map((c) => [c.name, c.is_error]), [['Bash', true]]);
   assert.deepEqual(p.permissionDenials, [{ tool_name: 'Bash', tool_use_id: 'toolu_scripted_0001' }]);
   assert.equal(progressJson(p).permission_denials, 1);
+});
+
+test('over budget: the generic error ending with the CLI\'s errors; its empty usage does not erase the replies seen', () => {
+  const p = readStreamJson(rec('max-budget'));
+  assert.equal(p.status, 'error');
+  assert.equal(p.cause, 'error_max_budget_usd (Reached maximum budget ($0.001))');
+  assert.deepEqual([p.modelTurns, p.apiErrorStatus], [1, null]);
+  // The call was never run: no result came back for it.
+  assert.deepEqual(p.toolCalls.map((c) => [c.name, c.is_error]), [['Bash', undefined]]);
+  assert.deepEqual(progressJson(p).tool_calls, [{ name: 'Bash', is_error: null }]);
+  assert.deepEqual([p.usage, p.usageFinal], [{ input_tokens: 1100, output_tokens: 1 }, false]);
 });
 
 test('half-written logs: every line boundary and every cut mid-line reads as running, never throws, never goes back', () => {
