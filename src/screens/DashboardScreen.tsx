@@ -144,11 +144,12 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const lines: Line[] = [title('Sandboxes', focused, head)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
-    const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.lastTool ?? ''}` : '';
+    // An agent whose log has ended shows how (✗ in the error tone), not its last tool call.
+    const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.ending ?? r.lastTool ?? ''}` : '';
     // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
     // The trajectory id only where there is room: in a half-width panel the last tool call says more (drill in for it).
     const trajectory = w >= 100 ? `${padEnd(r.trajectoryId, 16)} ` : '';
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.ending?.startsWith('✗') ? 'fail' : r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));

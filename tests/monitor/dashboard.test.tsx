@@ -184,6 +184,8 @@ test('drill-in on a real Claude Code log that ended in API 529: the error ending
   const size = { width: 160, height: 40 };
   const x = await setup(size, { agentLog: `STEPS=1\n${await recording('api-529-exhausted')}` });
   try {
+    // The row says how the agent ended instead of its last tool call.
+    await x.ui.waitForText(/agent\s+swegym-getmoto-moto-1 .*✗ API error 529/);
     await drillIntoAgentSandbox(x);
     await x.ui.waitForText('✗ Claude Code ended: API error 529 after 2 retries: API Error: 529 Overloaded');
     const f = x.ui.frame();

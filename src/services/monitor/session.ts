@@ -13,7 +13,7 @@ import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from './reso
 import { SkipFirstLine } from './ingest.js';
 import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
 import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
-import { listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import { endingOf, listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
 import type { StreamJsonProgress } from '../agent/streamJson.js';
 import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
@@ -284,7 +284,7 @@ export class MonitorService {
     this.dirty++;
   }
 
-  private agentProgress = new Map<string, { steps: number | undefined; lastTool: string | undefined; at: number }>();
+  private agentProgress = new Map<string, { steps: number | undefined; lastTool: string | undefined; ending?: string; at: number }>();
 
   /** Reads steps and the last tool call of a few agent sandboxes (least recently read first). */
   async pollAgentProgress(): Promise<void> {
@@ -303,7 +303,7 @@ export class MonitorService {
       batch.map(async (r) => {
         try {
           const p = await this.readProgress(r.id, provider, { tailBytes: 32768 });
-          this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, at: this.clock() });
+          this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, ending: endingOf(p.agent), at: this.clock() });
         } catch {
           this.agentProgress.set(r.id, { steps: undefined, lastTool: undefined, at: this.clock() });
         }
@@ -327,6 +327,7 @@ export class MonitorService {
       if (p) {
         r.steps = p.steps;
         r.lastTool = p.lastTool;
+        r.ending = p.ending;
       }
     }
   }
