@@ -144,7 +144,7 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const lines: Line[] = [title('Sandboxes', focused, head)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
-    // An agent whose log has ended shows how (✗ in the error tone), not its last tool call.
+    // An agent whose log ended badly shows how (✗, in the error tone), not its last tool call.
     const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.ending ?? r.lastTool ?? ''}` : '';
     // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
     // The trajectory id only where there is room: in a half-width panel the last tool call says more (drill in for it).

@@ -18,14 +18,13 @@ export interface SandboxRow {
   /** Filled by `readAgentProgress` when asked (drill-in or a slow refresh). */
   steps?: number;
   lastTool?: string;
-  /** How Claude Code ended, once its log has a result: `✓ finished`, `✗ max turns`, `✗ API error 529`. */
+  /** How Claude Code ended badly, once its log has a result: `✗ max turns`, `✗ API error 529 after 2 retries`. */
   ending?: string;
 }
 
-/** The row's word for how a log ended; undefined while it runs. */
+/** The row's word for a bad ending; undefined while it runs and after a success (the last tool call says more). */
 export function endingOf(p: StreamJsonProgress | undefined): string | undefined {
-  if (!p || p.status === 'running') return undefined;
-  if (p.status === 'success') return '✓ finished';
+  if (!p || p.status === 'running' || p.status === 'success') return undefined;
   if (p.status === 'max_turns') return '✗ max turns';
   if (p.status === 'api_error') return `✗ API error${p.apiErrorStatus !== null ? ` ${p.apiErrorStatus}` : ''}${p.apiRetries.length ? ` after ${p.apiRetries.length} retries` : ''}`;
   return `✗ ${(p.cause ?? 'error').split(' ')[0]}`;
