@@ -178,7 +178,7 @@ export async function runClaudeCodeLocally(o: LocalAgentOptions): Promise<LocalA
   const result: LocalAgentResult = {
     instance_id: m.instance_id,
     ok: false,
-    model: o.model.kind === 'scripted' ? `scripted: ${o.model.label}` : o.model.url,
+    model: o.model.kind === 'scripted' ? `scripted: ${o.model.label}` : displayUrl(o.model.url),
     scripted,
     claudeCode: { ...progressJson(reader.progress()), cause: null },
     patch: '',
@@ -289,5 +289,17 @@ export async function runClaudeCodeLocally(o: LocalAgentOptions): Promise<LocalA
     if (sandbox) await sandbox.kill().catch(() => false);
     await model?.close().catch(() => undefined);
     await rm(sockDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** A URL to show: without user:password (a proxy URL may carry them). */
+function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return redact(u.toString().replace(/\/$/, ''));
+  } catch {
+    return redact(url);
   }
 }
