@@ -9,6 +9,23 @@ import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 
+/** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
+async function runDemoInstead(global: GlobalOptions): Promise<number> {
+  process.stdout.write('Starting the offline demo (a sample workspace on local sandboxes)…\n');
+  const [{ demoCommand }, { recipePaths }] = await Promise.all([import('./commands/demo.js'), import('../services/workspace/paths.js')]);
+  return demoCommand({
+    command: ['demo'],
+    positionals: [],
+    options: {},
+    global: { ...global, provider: 'local' },
+    paths: recipePaths(global.workspace),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    signal: new AbortController().signal,
+  });
+}
+
 export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string } = {}): Promise<number> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     process.stderr.write(
@@ -37,6 +54,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   await instance.waitUntilExit();
   // A no-op when this start used a valid cache.
   finishCodeCache();
+  if (services.app.getState().exitRequest?.then === 'demo') return runDemoInstead(global);
   process.stdout.write('swegym-console closed. Detached training runs keep running; `swegym-console train list` finds them.\n');
   return ExitCode.ok;
 }

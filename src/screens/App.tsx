@@ -99,6 +99,10 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
     if (Object.keys(services.jobs.getState().jobs).length > 0) services.app.getState().setOverlay('quit');
     else quit();
   };
+  const exitRequest = useSel(services.app, (s) => s.exitRequest);
+  useEffect(() => {
+    if (exitRequest) quit();
+  }, [exitRequest]);
   const screenBindings = useMemo(() => (screen ? screen.bindings(services) : []), [screen, services]);
   const global = useMemo(() => globalBindings(services, screens, requestQuit, entry.panels.length), [services, screens, entry]);
 

@@ -8,6 +8,7 @@ import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
 import { padEnd, truncate } from '../ui/text.js';
 import { is } from '../ui/keymap.js';
 import { refreshHome } from './homeActions.js';
+import { DRESSAGE_CLONE_COMMAND } from '../services/workspace/checkout.js';
 
 const WHY: Record<string, string> = {
   data: 'The 293 SWE-Gym tasks (NovaSky-AI/SkyRL-v0-293-data) are the prompts; everything else is derived from them.',
@@ -20,18 +21,40 @@ const WHY: Record<string, string> = {
   train: 'Synchronous GRPO on Qwen3.5-4B over 4 nodes; the run is detached and outlives the console.',
 };
 
-function Home({ services, width, height, focus }: ScreenProps) {
+/** In the sample workspace the steps are the same, on three sample tasks instead of SWE-Gym's 293. */
+const SAMPLE_WHY: Record<string, string> = {
+  data: 'Three sample tasks (samples/tasks) stand in for the 293 SWE-Gym tasks here; everything else is derived from them.',
+  templates: 'One local template per sample image (the real recipe builds ~293 on E2B), recorded in data/e2b-template-map.json.',
+};
+
+const BANNER_ROWS = 5;
+
+function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
+  // Outside a Dressage checkout nothing below applies yet: say so first, with the way to get one and the demo.
+  const checkout = useSel(services.home, (s) => s.checkout);
+  const notCheckout = checkout?.found === 'none' && !services.sampleLabel;
+  const banner = notCheckout
+    ? [
+        `Not a Dressage checkout: ${checkout.root}`,
+        `looked for ${checkout.lookedFor.join(', ')}`,
+        `get one:  ${DRESSAGE_CLONE_COMMAND}`,
+        'then:     swegym-console --workspace DIR   ·   or press d for the offline demo (sample tasks, local sandboxes)',
+      ]
+    : [];
+  const height = Math.max(1, screenHeight - (banner.length ? BANNER_ROWS : 0));
   const steps = useSel(services.home, (s) => s.steps);
   const checks = useSel(services.home, (s) => s.checks);
   const loading = useSel(services.home, (s) => s.loading);
   const selected = useSel(services.home, (s) => s.selected);
   const compact = width < 100;
+
   const leftWidth = compact ? width : Math.floor(width * 0.55);
   const rightWidth = compact ? width : width - leftWidth;
   const stepRows = Math.min(steps.length || 1, Math.max(1, height - 8));
   const detailHeight = compact ? Math.max(0, Math.min(6, height - stepRows - 8)) : Math.min(7, Math.max(3, height - stepRows - 3));
   const checksHeight = compact ? Math.max(0, height - stepRows - detailHeight - 3) : height;
   const step = steps[selected];
+
   const doctorScroll = useSel(services.home, (s) => s.doctorScroll);
   const failing = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
   const okCount = checks.filter((c) => c.status === 'ok').length;
@@ -59,7 +82,7 @@ function Home({ services, width, height, focus }: ScreenProps) {
       ))}
       {step && detailHeight > 0 ? (
         <Box flexDirection="column" marginTop={1} height={detailHeight} overflow="hidden">
-          <T>{truncate(WHY[step.id] ?? '', leftWidth)}</T>
+          <T>{truncate((services.sampleLabel ? SAMPLE_WHY[step.id] : undefined) ?? WHY[step.id] ?? '', leftWidth)}</T>
           <T tone={toneFor(step.state)}>{truncate(`now: ${step.detail}`, leftWidth)}</T>
           {step.next ? <T tone="info">{truncate(`next: ${step.next}`, leftWidth)}</T> : <T tone="ok">done</T>}
           {step.outputs.length ? <T tone="dim">{truncate(`writes: ${step.outputs.join(', ')}`, leftWidth)}</T> : null}
@@ -80,10 +103,23 @@ function Home({ services, width, height, focus }: ScreenProps) {
       ))}
     </Box>
   ) : null;
-  return (
+  const panels = (
     <Box flexDirection={compact ? 'column' : 'row'} width={width} height={height} overflow="hidden">
       {pipeline}
       {doctor}
+    </Box>
+  );
+  if (!banner.length) return panels;
+  return (
+    <Box flexDirection="column" width={width} height={screenHeight} overflow="hidden">
+      <Box flexDirection="column" height={BANNER_ROWS} overflow="hidden">
+        {banner.map((line, i) => (
+          <T key={i} tone={i === 0 ? 'warn' : i === 3 ? 'info' : 'plain'} bold={i === 0}>
+            {truncate(line, width)}
+          </T>
+        ))}
+      </Box>
+      {panels}
     </Box>
   );
 }
@@ -118,6 +154,15 @@ export const homeScreen: ScreenModule = {
         },
       },
       { keys: ['r'], description: 'refresh', match: is.char('r'), run: () => void refreshHome(services) },
+      {
+        keys: ['d'],
+        description: 'offline demo (outside a Dressage checkout)',
+        match: is.char('d'),
+        run: () => {
+          if (services.home.getState().checkout?.found === 'none' && !services.sampleLabel) services.app.getState().requestExit('demo');
+          else services.app.getState().setFlash('the offline demo: swegym-console demo (this workspace is a Dressage checkout)');
+        },
+      },
     ];
   },
 };

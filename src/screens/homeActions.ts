@@ -6,7 +6,12 @@ export async function refreshHome(services: AppServices): Promise<void> {
   set({ loading: true });
   try {
     // Loaded here, after the first frame, rather than with the home screen.
-    const [{ pipelineStatus }, { runDoctor }] = await Promise.all([import('../services/workspace/pipeline.js'), import('../services/doctor/doctor.js')]);
+    const [{ pipelineStatus }, { runDoctor }, { inspectCheckout }] = await Promise.all([
+      import('../services/workspace/pipeline.js'),
+      import('../services/doctor/doctor.js'),
+      import('../services/workspace/checkout.js'),
+    ]);
+    set({ checkout: await inspectCheckout(services.paths) });
     const steps = await pipelineStatus(services.paths);
     set({ steps });
     const checks = await runDoctor({ paths: services.paths, env: process.env, provider: services.global.provider });

@@ -12,12 +12,15 @@ export interface AppState {
   /** True while a text input (filter, form field) owns the keyboard: global keys are suspended except Esc. */
   inputCaptured: boolean;
   flash?: { text: string; tone: 'info' | 'warn' | 'error'; at: number };
+  /** Set when a key asks the console to close and hand over to a headless command (the offline demo). */
+  exitRequest?: { then: 'demo' };
   go(screen: string): void;
   back(): void;
   setOverlay(overlay: Overlay): void;
   cycleFocus(panels: number, delta?: number): void;
   setInputCaptured(on: boolean): void;
   setFlash(text: string, tone?: 'info' | 'warn' | 'error'): void;
+  requestExit(then: 'demo'): void;
 }
 
 export function createAppStore(initialScreen = 'home') {
@@ -49,6 +52,9 @@ export function createAppStore(initialScreen = 'home') {
     },
     setFlash(text, tone = 'info') {
       set({ flash: { text, tone, at: Date.now() } });
+    },
+    requestExit(then) {
+      set({ exitRequest: { then } });
     },
   }));
 }

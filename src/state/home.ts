@@ -2,10 +2,13 @@
 import { createStore } from 'zustand/vanilla';
 import type { StepStatus } from '../services/workspace/pipeline.js';
 import type { DoctorCheck } from '../services/doctor/types.js';
+import type { CheckoutStatus } from '../services/workspace/checkout.js';
 
 export interface HomeState {
   steps: StepStatus[];
   checks: DoctorCheck[];
+  /** Whether the workspace is a Dressage checkout (the home screen says so first when it is not). */
+  checkout?: CheckoutStatus;
   loading: boolean;
   refreshedAt?: number;
   selected: number;

@@ -77,6 +77,17 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   assert.equal(steps.templates, 'present');
   assert.equal(steps.smoke, 'present');
   assert.equal(steps.validate, 'present');
+  // The sample workspace agrees with itself: the doctor fails nothing the sample needs, the JSONL verifies against
+  // the sample's own expectations, and building templates says how the sample's are built instead of failing.
+  const doctor = await runCli(['doctor', '--json', '--workspace', ws, '--provider', 'local']);
+  const failing = (JSON.parse(doctor.out) as { checks: { id: string; status: string; detail: string }[] }).checks.filter((c) => c.status === 'fail');
+  assert.deepEqual(failing.map((c) => `${c.id}: ${c.detail}`), []);
+  const verify = await runCli(['convert', '--verify-only', '--workspace', ws]);
+  assert.equal(verify.code, 0, verify.out + verify.err);
+  assert.match(verify.out, new RegExp(`ok +${manifest.instances.length} rows \\(expected ${manifest.instances.length}\\)`));
+  const build = await runCli(['templates', 'build', '--workspace', ws, '--provider', 'local']);
+  assert.equal(build.code, 0, build.err);
+  assert.match(build.err, /sample workspace: its templates are built by `swegym-console demo`/);
   // In the console: the Validate screen of the sample workspace shows the label and the matrix.
   const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
   const ui = renderInk(<App services={services} size={{ width: 140, height: 30 }} />);
@@ -84,6 +95,8 @@ test('demo --json: data → templates → smoke → rows → validation on the s
     await ui.waitForText('SAMPLE WORKSPACE (not SWE-Gym) · provider: local (bubblewrap)');
     await ui.press('r'); // the console refreshes Home at start-up (cli/interactive); here the key does
     await ui.waitForText(/✓ 1\. Download the SWE-Gym split +train\.parquet present/, 20_000);
+    await ui.waitForText('Three sample tasks (samples/tasks) stand in for the 293 SWE-Gym tasks');
+    await ui.waitForText(/Doctor — \d+ ok, 0 fail/, 20_000);
     // The Data screen reads the sample split like the real one: every task, each with its template.
     await ui.press('2');
     await ui.waitForText(`${manifest.instances.length} tasks · / filters`);
@@ -91,6 +104,8 @@ test('demo --json: data → templates → smoke → rows → validation on the s
     // Templates: no artifacts to build here, and the screen says why rather than asking for them.
     await ui.press('3');
     await ui.waitForText('artifacts: not built — the sample templates carry local stand-ins');
+    await ui.press('b');
+    await ui.waitForText('sample workspace: its templates are built by');
     await ui.press('5');
     await ui.waitForText('SAMPLE WORKSPACE —');
     await ui.waitForText(`${manifest.instances.length} tasks: ${manifest.instances.length} ✓ validated, 0 ✗ failing, 0 not run`);

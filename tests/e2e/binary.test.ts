@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
-import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
+import { fakeDressageCheckout, removeDir, tempDir } from '../helpers/workspace.js';
 import { codeCacheFile } from '../../src/vendor/uiVendorLoader.js';
 
 const BIN = path.resolve('bin/swegym-console');
@@ -45,6 +45,27 @@ test('interactive console in tmux: first frame, number keys, help, resize, quit 
   } finally {
     t.kill();
     await removeDir(ws);
+  }
+});
+
+test('outside a Dressage checkout the home screen says so first, and d runs the offline demo, then opens its sample workspace', { timeout: 240_000, skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
+  const dir = await tempDir('swegym-not-a-checkout-');
+  const t = new TmuxSession('nocheckout');
+  try {
+    t.start([process.execPath, BIN, '--workspace', dir], { cols: 120, rows: 36 });
+    await t.waitForText(`Not a Dressage checkout: ${dir}`);
+    await t.waitForText('looked for examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh');
+    await t.waitForText('git clone https://github.com/Accio-Lab/Dressage && cd Dressage && git submodule update --init --recursive');
+    await t.waitForText('press d for the offline demo');
+    t.key('d');
+    await t.waitForText('SAMPLE WORKSPACE (not SWE-Gym)', 200_000);
+    await t.waitForText(/✓ 7\. Validate tasks end to end +3\/3 tasks validated/, 30_000);
+    assert.doesNotMatch(t.screen(), /Not a Dressage checkout/);
+    t.key('q');
+    assert.equal(await t.exitCode(), 0);
+  } finally {
+    t.kill();
+    await removeDir(dir);
   }
 });
 

@@ -1,13 +1,14 @@
 // `swegym-console convert [--split S] [--limit N] [converter flags…] [--verify-only] [--json]`: runs Dressage's
 // converter with checked flags, streams its output to stderr, verifies the JSONL and previews a row.
 // Exit: 0 verified, 1 converter failed or verification found problems, 2 usage, 3 preconditions.
+import { verifyExpectationsFor } from '../../services/convert/expectations.js';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optString, say, writeJson } from '../context.js';
 import { ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { runConvert, type ConvertResult } from '../../services/convert/convert.js';
-import { defaultConvertOptions, expectedRowCount, type ConvertOptions } from '../../services/convert/options.js';
+import { defaultConvertOptions, type ConvertOptions } from '../../services/convert/options.js';
 import { readSmokeResults, readTemplateMap, verifyJsonl, type VerifyReport } from '../../services/convert/verify.js';
 import { previewLines, previewRow, readRows } from '../../services/convert/rows.js';
 import type { Split } from '../../services/workspace/paths.js';
@@ -55,7 +56,7 @@ export async function convertCommand(ctx: CommandContext): Promise<number> {
   let verify: VerifyReport;
   if (optFlag(ctx, 'verify-only')) {
     const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap).catch(() => undefined) : undefined;
-    verify = await verifyJsonl(options.output, { expectedRows: expectedRowCount(options), options, templateMap: map, smoke: await readSmokeResults(ctx.paths) });
+    verify = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(ctx.paths, options)), templateMap: map, smoke: await readSmokeResults(ctx.paths) });
   } else {
     result = await runConvert({
       paths: ctx.paths,

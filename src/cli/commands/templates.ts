@@ -14,6 +14,7 @@ import { acquireLock } from '../../services/workspace/lock.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
 import { formatAge } from '../../services/templates/format.js';
 import { localBaseResolver } from '../../services/templates/localBases.js';
+import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../../services/workspace/sample.js';
 
 /** Tests replace the provider (a child process running this command against a scripted provider). */
 let providerOverride: ((ctx: CommandContext) => Promise<SandboxProvider>) | undefined;
@@ -49,6 +50,10 @@ function progressLine(e: FactoryEvent, done: () => string): string | undefined {
 }
 
 export async function templatesBuildCommand(ctx: CommandContext): Promise<number> {
+  if (sampleWorkspaceLabel(ctx.paths)) {
+    note(ctx, SAMPLE_TEMPLATES_NOTE);
+    return ExitCode.ok;
+  }
   const p = await provider(ctx);
   const max = p.name === 'e2b' ? E2B_BUILD_LIMIT : 64;
   const concurrency = optInt(ctx, 'concurrency', Math.min(max, defaultConcurrency(p, os.availableParallelism())));

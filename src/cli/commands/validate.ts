@@ -9,6 +9,8 @@ import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../s
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult } from '../../services/validate/harness.js';
 import { loadHarnessTasks } from '../../services/validate/tasks.js';
 import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
+import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
+import { loadTrainSettings } from '../../services/train/settings.js';
 import { readRows } from '../../services/convert/rows.js';
 import { formatDuration } from '../../services/process/commandLog.js';
 
@@ -43,6 +45,7 @@ export async function validateHarnessCommand(ctx: CommandContext): Promise<numbe
     tasks,
     concurrency,
     journal,
+    env: ctx.env,
     signal: ctx.signal,
     onResult: (r) => {
       done++;
@@ -62,9 +65,15 @@ export async function validateHarnessCommand(ctx: CommandContext): Promise<numbe
   return okCount === tasks.length && results.length === tasks.length ? ExitCode.ok : ExitCode.failed;
 }
 
-/** E2B serves a sandbox port at https://<port>-<sandbox id>.<domain>. */
+/**
+ * A sandbox port as Dressage reaches it: `https://<port>-<sandbox id>.<E2B_DOMAIN>` (the e2b SDK's host for a port).
+ * SWEGYM_SANDBOX_PORT_URL overrides it for tunnels and self-hosted proxies: a URL in which `{port}` and `{id}` are
+ * replaced (e.g. `http://127.0.0.1:{port}` for a port forwarded to this machine).
+ */
 export function e2bEndpoint(env: NodeJS.ProcessEnv) {
-  return (sandbox: Sandbox, port: number) => `https://${port}-${sandbox.id}.${env.E2B_DOMAIN || 'e2b.app'}`;
+  const template = env.SWEGYM_SANDBOX_PORT_URL?.trim();
+  return (sandbox: Sandbox, port: number) =>
+    template ? template.replaceAll('{port}', String(port)).replaceAll('{id}', sandbox.id) : `https://${port}-${sandbox.id}.${env.E2B_DOMAIN || 'e2b.app'}`;
 }
 
 export async function validateAgentCommand(ctx: CommandContext): Promise<number> {
@@ -88,12 +97,17 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   }
   const [row] = await readRows(ctx.paths.trainJsonl, { ids: [id] });
   if (!row) throw usageError(`instance ${id} is not in ${ctx.paths.trainJsonl}`);
+  // The backend options are derived as the training run would derive them: saved train settings, then the env.
+  const saved = await loadTrainSettings(ctx.paths).catch(() => ({ values: {} as Record<string, string> }));
+  const rollout = launcherRolloutContext({ ...saved.values, ...ctx.env });
   let last = '';
   const result = await validateAgent({
     provider: await providerFor(ctx),
     row,
     router,
     endpointFor: e2bEndpoint(ctx.env),
+    rollout,
+    env: ctx.env,
     signal: ctx.signal,
     onProgress: (p: AgentProgress) => {
       const line = `${p.phase}${p.turnStatus ? ` (${p.turnStatus})` : ''}: ${p.steps} steps, ${p.toolCalls} tool calls, ${p.inputTokens}+${p.outputTokens} tokens${p.lastTool ? `, last: ${p.lastTool}` : ''} [${formatDuration(p.elapsedMs)}]`;
@@ -104,6 +118,9 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   if (ctx.global.json) writeJson(ctx, { ...result, error: result.error ?? null });
   else {
     say(ctx, `${result.ok ? 'ok  ' : 'FAIL'} ${result.instance_id}: ${result.summary ?? ''}${result.reward ? ` → reward ${result.reward.reward}` : ''}`);
+    if (result.agent.earlyStop) say(ctx, `     agent stopped early (${result.agent.earlyStop}); its patch was harvested and graded, as Dressage does`);
+    if (result.reward?.integrity_violation) say(ctx, `     integrity violation: ${(result.integrity && result.integrity.checked ? result.integrity.violations.map((v) => `${v.tool} ${v.reason}${v.path ? ` ${v.path}` : ''}${v.repo ? ` ${v.repo}` : ''}`) : []).join('; ')} → reward 0`);
+    if (result.integrity && !result.integrity.checked) say(ctx, `     integrity not checked: ${redact(result.integrity.reason)}`);
     if (result.error) say(ctx, `     ${redact(result.error)}`);
     if (result.patch) {
       say(ctx, `\npatch (${result.patchFiles.length} file(s): ${result.patchFiles.join(', ')}):`);

@@ -1,12 +1,13 @@
 // Drives the convert step for the interactive app: form → checked options → Dressage's converter (output kept in a
 // capped ring, published at ≤10 Hz) → verification and a row preview. One run at a time, cancellable from the jobs
 // store; a failed run leaves the previous JSONL untouched (the converter renames atomically).
+import { verifyExpectationsFor } from './expectations.js';
 import { stat } from 'node:fs/promises';
 import type { RecipePaths, Split } from '../workspace/paths.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ConvertForm, ConvertStore } from '../../state/convert.js';
 import { ConsoleError, usageError } from '../errors.js';
-import { defaultConvertOptions, expectedRowCount, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
+import { defaultConvertOptions, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
 import { runConvert } from './convert.js';
 import { readSmokeResults, readTemplateMap, verifyJsonl } from './verify.js';
 import { previewRow, readRows } from './rows.js';
@@ -146,7 +147,7 @@ export class ConvertController {
     try {
       const options = optionsFromForm(paths, store.getState().form, this.opts.provider);
       const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap).catch(() => undefined) : undefined;
-      const report = await verifyJsonl(options.output, { expectedRows: expectedRowCount(options), options, templateMap: map, smoke: await readSmokeResults(paths) });
+      const report = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(paths, options)), templateMap: map, smoke: await readSmokeResults(paths) });
       store.getState().set({ report, phase: report.ok ? 'done' : 'failed', message: { text: report.ok ? `verified ${report.rows} rows on disk` : `the JSONL on disk has problems`, tone: report.ok ? 'info' : 'error' } });
       await this.preview(options.output);
     } catch (err) {

@@ -18,6 +18,7 @@ import type { CommandLog } from '../process/commandLog.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import { sampleRow, type SampleTaskSpec } from './rows.js';
 import { verifyJsonl } from '../convert/verify.js';
+import { writeSampleConvertExpectations, type SampleRowTimeouts } from '../convert/expectations.js';
 import { SAMPLE_LABEL, sampleMarkerFile } from '../workspace/sample.js';
 import { imageForInstance } from '../dataset/imageName.js';
 import { writeSplitParquet } from '../dataset/write.js';
@@ -252,15 +253,17 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     template: templateOf.get(i.instance_id) as string,
     docker_image: imageFor(i),
   }));
-  const rows = specs.map((s) => sampleRow(s, { testTimeout: 120, commandTimeout: 180, gitSanitizeTimeout: 60 }));
+  const timeouts: SampleRowTimeouts = { testTimeout: 120, commandTimeout: 180, gitSanitizeTimeout: 60 };
+  const rows = specs.map((s) => sampleRow(s, timeouts));
   await step('rows', 'Sample JSONL', async () => {
     await writeFileAtomic(paths.trainJsonl, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    await writeSampleConvertExpectations(paths, { rows: rows.length, timeouts });
     const map = Object.fromEntries(specs.map((s) => [s.docker_image as string, s.template]));
     const v = await verifyJsonl(paths.trainJsonl, {
       expectedRows: rows.length,
       templateMap: map,
       goldPatches: new Map(built.map((i) => [i.instance_id, i.patch])),
-      options: { split: 'train', provider: 'e2b', blackboxType: 'claude_code', workdir: '/testbed', maxTurns: 80, permissionMode: 'acceptEdits', testTimeout: 120, commandTimeout: 180, sandboxTimeout: 3600, gitSanitizeTimeout: 60 },
+      options: { split: 'train', provider: 'e2b', blackboxType: 'claude_code', workdir: '/testbed', maxTurns: 80, permissionMode: 'acceptEdits', sandboxTimeout: 3600, ...timeouts },
     });
     const problems = v.problems.map((p) => `${p.instanceId ?? 'file'}: ${p.message}`);
     return { ok: v.ok, detail: `${v.rows} rows written by the console in Dressage's schema (not by Dressage's converter) and verified${problems.length ? `; ${problems.slice(0, 3).join('; ')}` : ''}` };

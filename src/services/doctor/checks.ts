@@ -8,6 +8,7 @@ import type { DoctorCheck } from './types.js';
 import { runProcess } from '../process/run.js';
 import { describeSecret } from '../secrets.js';
 import { readJsonFile } from '../workspace/atomic.js';
+import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
 
 export interface CheckContext {
   paths: RecipePaths;
@@ -133,17 +134,15 @@ export const CHECKS: CheckDef[] = [
     title: 'Dressage checkout',
     run: async (ctx) => {
       const p = ctx.paths;
-      const required = [p.prepareE2bScript, p.prepareDataScript, p.artifactsScript, p.launcherScript];
-      const missing: string[] = [];
-      for (const f of required) if (!(await exists(f))) missing.push(path.relative(p.root, f));
+      const checkout = await inspectCheckout(p);
       let name = '';
       try {
         name = /name\s*=\s*"([^"]+)"/.exec(await readFile(path.join(p.root, 'pyproject.toml'), 'utf8'))?.[1] ?? '';
       } catch {}
-      if (missing.length === required.length) {
-        return { status: 'fail', detail: `${p.root} is not a Dressage checkout (no recipe scripts found)`, fix: 'pass --workspace /path/to/Dressage (git clone https://github.com/Accio-Lab/Dressage)' };
+      if (checkout.found === 'none') {
+        return { status: 'fail', detail: `${p.root} is not a Dressage checkout (no recipe scripts found)`, fix: `${DRESSAGE_CLONE_COMMAND}, then pass --workspace DIR` };
       }
-      if (missing.length) return { status: 'fail', detail: `missing ${missing.join(', ')}`, fix: 'update the checkout to a version with the SWE-Gym Claude Code recipe (upstream c8b639e or later)' };
+      if (checkout.found === 'some') return { status: 'fail', detail: `missing ${checkout.missing.join(', ')}`, fix: 'update the checkout to a version with the SWE-Gym Claude Code recipe (upstream c8b639e or later)' };
       return { status: 'ok', detail: `${name || 'dressage'} at ${p.root}` };
     },
   },

@@ -2,6 +2,18 @@
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
 import { CHECKS, type CheckContext } from './checks.js';
+import { sampleWorkspaceLabel } from '../workspace/sample.js';
+
+/**
+ * Checks of the real recipe that the sample workspace does not need (it has no Dressage checkout, runs local
+ * sandboxes with stand-ins and trains nothing): there a warning or failure of theirs is reported as not needed.
+ */
+const REAL_RECIPE_ONLY = new Set(['checkout', 'slime', 'uv', 'e2b-key', 'e2b-train-key', 'proxy-url', 'nodes', 'hostfile', 'gpus', 'ray']);
+
+function forSampleWorkspace(c: DoctorCheck): DoctorCheck {
+  if ((c.status !== 'warn' && c.status !== 'fail') || !(REAL_RECIPE_ONLY.has(c.id) || c.id.startsWith('py-'))) return c;
+  return { ...c, status: 'skip', detail: `not needed in the sample workspace (for the real recipe: ${c.detail})`, fix: '' };
+}
 
 export interface DoctorOptions {
   paths: RecipePaths;
@@ -34,5 +46,6 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
       }
     }),
   );
-  return results.flat();
+  const checks = results.flat();
+  return sampleWorkspaceLabel(opts.paths) ? checks.map(forSampleWorkspace) : checks;
 }

@@ -14,7 +14,7 @@ import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
 import { localBaseResolver } from './localBases.js';
-import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample.js';
 
 export interface TemplatesControllerOptions {
   paths: RecipePaths;
@@ -108,6 +108,11 @@ export class TemplatesController {
   async build(opts: { only?: string[]; rebuild?: boolean } = {}): Promise<void> {
     const { store, jobs, paths } = this.opts;
     if (this.factory) return;
+    if (sampleWorkspaceLabel(paths)) {
+      // The recipe's build needs the real artifacts; the sample's templates carry local stand-ins instead.
+      store.getState().set({ message: { text: SAMPLE_TEMPLATES_NOTE, tone: 'info' } });
+      return;
+    }
     try {
       const provider = await this.opts.openProvider();
       const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);

@@ -10,7 +10,7 @@ import { describeMarker, findRewardMarker, type MarkerParse } from '../marker/ma
 import { Journal } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { redact } from '../secrets.js';
-import { applyPatch, runBeforeAgent, runHarness } from './evaluator.js';
+import { applyPatch, patchTimeoutSec, runBeforeAgent, runHarness } from './evaluator.js';
 
 export const VALIDATE_HARNESS_JOURNAL = 'validate-harness';
 
@@ -58,6 +58,8 @@ export interface ValidateHarnessOptions {
   /** background+polling (E2B, as Dressage) or foreground (providers whose commands cannot outlive the call). */
   harnessMode?: 'background' | 'foreground';
   pollIntervalMs?: number;
+  /** Where DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   onPhase?: (instanceId: string, arm: Arm, phase: ArmPhase) => void;
   onResult?: (r: HarnessValidationResult) => void;
 }
@@ -120,11 +122,11 @@ async function runArm(task: HarnessTask, arm: Arm, o: ValidateHarnessOptions): P
     }
     if (arm === 'gold') {
       phase('applying');
-      const applied = await applyPatch(sandbox, row, task.goldPatch ?? '', o.signal);
+      const applied = await applyPatch(sandbox, row, task.goldPatch ?? '', o.signal, patchTimeoutSec(m as unknown as Record<string, unknown>, o.env));
       if (!applied.ok) {
         phase('done');
         const parse = findRewardMarker({ stdout: applied.markerLine ?? '' });
-        const why = applied.prohibited ? `the gold patch touches test/config paths (${applied.prohibited.slice(0, 3).join(', ')}), so Dressage would zero it` : undefined;
+        const why = applied.prohibited ? `the gold patch touches test or harness paths (${applied.prohibited.slice(0, 3).join(', ')}), so Dressage would zero it` : undefined;
         return { marker: markerJson(parse), parse, error: why, outputTail: applied.step ? tail(applied.step.stdoutTail + applied.step.stderrTail) : undefined, durationMs: Date.now() - started };
       }
     }
@@ -178,6 +180,8 @@ export async function validateOne(task: HarnessTask, o: ValidateHarnessOptions):
 
 /** Validates tasks with a bounded worker pool; each finished task is journaled at once (resumable, visible live). */
 export async function validateHarness(o: ValidateHarnessOptions): Promise<HarnessValidationResult[]> {
+  // A bad patch timeout is refused before any sandbox starts (Dressage refuses the sample).
+  for (const t of o.tasks) patchTimeoutSec(t.row.metadata as unknown as Record<string, unknown>, o.env);
   const results: HarnessValidationResult[] = [];
   const queue = [...o.tasks];
   for (const t of queue) {

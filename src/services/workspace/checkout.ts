@@ -1,0 +1,24 @@
+// Is the workspace a Dressage checkout? The recipe's four scripts say so; the home screen and the doctor both ask.
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecipePaths } from './paths.js';
+
+export const DRESSAGE_CLONE_COMMAND = 'git clone https://github.com/Accio-Lab/Dressage && cd Dressage && git submodule update --init --recursive';
+
+export interface CheckoutStatus {
+  root: string;
+  /** The recipe scripts looked for, relative to the root. */
+  lookedFor: string[];
+  missing: string[];
+  /** none: not a checkout at all; some: an older or partial checkout; all: the recipe is there. */
+  found: 'none' | 'some' | 'all';
+}
+
+export async function inspectCheckout(paths: RecipePaths): Promise<CheckoutStatus> {
+  const scripts = [paths.launcherScript, paths.prepareDataScript, paths.prepareE2bScript, paths.artifactsScript];
+  const lookedFor = scripts.map((f) => path.relative(paths.root, f));
+  const present = await Promise.all(scripts.map((f) => access(f).then(() => true, () => false)));
+  const missing = lookedFor.filter((_, i) => !present[i]);
+  const found = missing.length === 0 ? 'all' : missing.length === scripts.length ? 'none' : 'some';
+  return { root: paths.root, lookedFor, missing, found };
+}
