@@ -4,6 +4,7 @@
 // Plus the server's documented 409s and states through the console's BBS client.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
@@ -231,7 +232,13 @@ test('register is retried on 503 (shutting down) and on refused connections, the
   await assert.rejects(dead.register({ blackbox_type: 'claude_code', router: 'https://r', bound_session_id: newSessionId(), bound_instance_id: 'x' }));
 });
 
-test('progress from a stream-json log', () => {
-  const p = progressFromStreamJson([streamEvent('Bash', 'ls -la', 10, 5), 'not json', streamEvent('Read', ''), JSON.stringify({ type: 'result', num_turns: 5 })].join('\n'));
-  assert.deepEqual(p, { steps: 5, toolCalls: 2, inputTokens: 130, outputTokens: 35, lastTool: 'Read' });
+test('progress from a real Claude Code log: model turns, not content blocks; the result\'s token totals', () => {
+  // Claude Code 2.1 prints one assistant event per content block (8 here for 4 replies), each repeating its usage.
+  const log = fs.readFileSync(path.resolve('tests/fixtures/claude-code/success-parallel-tools.jsonl'), 'utf8');
+  const { claudeCode, ...p } = progressFromStreamJson(log);
+  assert.deepEqual(p, { steps: 4, toolCalls: 4, inputTokens: 5600, outputTokens: 150, lastTool: 'Bash: python3 test_calc.py' });
+  assert.equal(claudeCode.status, 'success');
+  // The synthetic message of an API error is no model turn.
+  const failed = progressFromStreamJson(fs.readFileSync(path.resolve('tests/fixtures/claude-code/api-529-exhausted.jsonl'), 'utf8'));
+  assert.deepEqual([failed.steps, failed.claudeCode.status, failed.claudeCode.apiErrorStatus], [1, 'api_error', 529]);
 });

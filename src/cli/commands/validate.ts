@@ -80,20 +80,13 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   const id = optString(ctx, 'instance');
   const router = optString(ctx, 'router');
   if (!id) throw usageError('--instance ID is required');
+  if (ctx.global.provider === 'local') return validateAgentLocal(ctx, id, router);
   if (!router) throw usageError('--router URL is required (the Dressage proxy, e.g. http://<public host>:8800, or any compatible endpoint)');
   let url: URL;
   try {
     url = new URL(router);
   } catch {
     throw usageError(`--router is not a URL: ${router}`);
-  }
-  if (ctx.global.provider !== 'e2b') {
-    throw new ConsoleError({
-      what: 'agent validation needs sandboxes whose Blackbox Server port the console can reach',
-      cause: 'local sandboxes have no network (like Dressage local_bwrap rollouts, they are isolated)',
-      fix: 'use --provider e2b; harness validation (`validate harness`) works on the local provider',
-      exitCode: ExitCode.precondition,
-    });
   }
   if (/^(localhost|127\.|0\.0\.0\.0|\[?::1\]?)/.test(url.hostname)) {
     throw new ConsoleError({
@@ -135,4 +128,49 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
     }
   }
   return result.ok ? ExitCode.ok : ExitCode.failed;
+}
+
+/**
+ * `validate agent --provider local`: the real Claude Code CLI in a bubblewrap sandbox of the task, its model the
+ * scripted replay of a sample task's gold patch (labelled), or the Anthropic-compatible --router URL.
+ */
+async function validateAgentLocal(ctx: CommandContext, id: string, router: string | undefined): Promise<number> {
+  if (router) {
+    try {
+      new URL(router);
+    } catch {
+      throw usageError(`--router is not a URL: ${router}`);
+    }
+  }
+  const { runSampleAgent, SCRIPTED_MODEL_LABEL } = await import('../../services/demo/agentStep.js');
+  const { createProvider } = await import('../../services/sandbox/index.js');
+  if (!router) note(ctx, SCRIPTED_MODEL_LABEL);
+  let last = '';
+  const r = await runSampleAgent({
+    provider: createProvider('local', { workspace: ctx.paths.root, env: ctx.env }),
+    paths: ctx.paths,
+    instanceId: id,
+    router,
+    apiKey: ctx.env.ANTHROPIC_API_KEY,
+    env: ctx.env,
+    signal: ctx.signal,
+    onPhase: (p) => note(ctx, `${p}`),
+    onProgress: (p) => {
+      const line = `  Claude Code ${p.status}: ${p.modelTurns} model turns, ${p.toolCalls.length} tool calls${p.apiRetries.length ? `, ${p.apiRetries.length} API retries` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
+      if (line !== last) note(ctx, redact(line));
+      last = line;
+    },
+  }).catch((err: unknown) => {
+    throw err instanceof ConsoleError ? err : sandboxConsoleError(err, 'the local agent run stopped');
+  });
+  const { log: _log, ...doc } = r;
+  if (ctx.global.json) writeJson(ctx, { ...doc, error: doc.error ?? null });
+  else {
+    say(ctx, `${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}: ${r.summary ?? ''}${r.reward ? ` → reward ${r.reward.reward}` : ''}`);
+    say(ctx, `     model: ${r.model}${r.scripted ? ' (SCRIPTED)' : ''} · Claude Code ${r.cliVersion}: ${r.claudeCode.status}, ${r.claudeCode.model_turns} model turns, ${r.claudeCode.tool_calls.length} tool calls${r.claudeCode.cause ? ` — ${r.claudeCode.cause}` : ''}`);
+    if (r.error) say(ctx, `     ${redact(r.error)}`);
+    say(ctx, `     log: ${r.logFile} (swegym-console agent-log ${r.logFile})`);
+    if (r.patch) say(ctx, `\npatch (${r.patchFiles.length} file(s): ${r.patchFiles.join(', ')}):\n${redact(r.patch.length > 20_000 ? r.patch.slice(0, 20_000) + '\n… (truncated)' : r.patch)}`);
+  }
+  return r.ok ? ExitCode.ok : ExitCode.failed;
 }

@@ -11,6 +11,7 @@ import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, 
 import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
 import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
 import { sleep } from '../util/sleep.js';
+import { readStreamJson, type AgentStatus, type StreamJsonProgress } from '../agent/streamJson.js';
 
 export const BLACKBOX_PORT = 31000;
 export const E2B_RUNTIME_ROOT = DEFAULT_SERVER_CONFIG.runtime_root;
@@ -56,7 +57,7 @@ export interface AgentValidationResult {
   instance_id: string;
   ok: boolean;
   error?: string;
-  agent: { turnStatus?: string; errorCode?: string; httpStatus?: number; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string };
+  agent: { turnStatus?: string; errorCode?: string; httpStatus?: number; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string; claudeCode?: { status: AgentStatus; apiErrorStatus: number | null; apiRetries: number; permissionDenials: number; cause?: string } };
   /** The backend options registered (Dressage's merge of the row's over its defaults). */
   backendOptions?: unknown;
   /** The trajectory integrity scan of the agent's tool calls (Claude Code's log); `checked: false` when unreadable. */
@@ -70,37 +71,13 @@ export interface AgentValidationResult {
   durationMs: number;
 }
 
-/** Progress from Claude Code's stream-json log (one JSON event per line). */
-export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> {
-  const out = { steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastTool: undefined as string | undefined };
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let ev: any;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (ev?.type === 'assistant') {
-      out.steps++;
-      const usage = ev.message?.usage;
-      if (usage) {
-        out.inputTokens += Number(usage.input_tokens ?? 0);
-        out.outputTokens += Number(usage.output_tokens ?? 0);
-      }
-      for (const c of ev.message?.content ?? []) {
-        if (c?.type === 'tool_use') {
-          out.toolCalls++;
-          const input = c.input ?? {};
-          const arg = input.command ?? input.file_path ?? input.path ?? input.pattern ?? '';
-          out.lastTool = `${c.name}${arg ? `: ${String(arg).split('\n')[0]?.slice(0, 120)}` : ''}`;
-        }
-      }
-    } else if (ev?.type === 'result' && typeof ev.num_turns === 'number') {
-      out.steps = Math.max(out.steps, ev.num_turns);
-    }
-  }
-  return out;
+/**
+ * Progress from Claude Code's stream-json log, by the one reader: model turns (distinct responses, the synthetic
+ * error message excluded), tool calls, tokens (the result's totals once it is there), the last tool call.
+ */
+export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> & { claudeCode: StreamJsonProgress } {
+  const p = readStreamJson(text);
+  return { steps: p.modelTurns, toolCalls: p.toolCalls.length, inputTokens: p.usage.input_tokens, outputTokens: p.usage.output_tokens, lastTool: p.lastTool, claudeCode: p };
 }
 
 export async function validateAgent(o: AgentValidationOptions): Promise<AgentValidationResult> {
@@ -163,17 +140,22 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     await bbs.submitTurn(sessionId, turnId, o.row.prompt);
     const budgetMs = (o.turnTimeoutSec ?? 0) * 1000;
     let snap: TurnSnapshot;
+    let claudeCode: StreamJsonProgress | undefined;
     for (;;) {
       snap = await bbs.getTurn(sessionId, turnId, o.pollWaitSec ?? 30);
       const fromLog = await source.readFile(logFile, { signal: o.signal }).then(progressFromStreamJson, () => undefined);
       const u = snap.usage ?? {};
+      // The log, read exactly, wins over the server's usage (which counts per content block); the server's
+      // numbers stand in only while the log is not readable or holds no event yet.
+      const exact = fromLog && fromLog.claudeCode.events > 0 ? fromLog : undefined;
+      if (exact) claudeCode = exact.claudeCode;
       emit({
         turnStatus: snap.status,
-        steps: Math.max(u.steps ?? 0, fromLog?.steps ?? 0),
-        toolCalls: Math.max(u.tool_calls ?? 0, fromLog?.toolCalls ?? 0),
-        inputTokens: Math.max(u.input_tokens ?? 0, fromLog?.inputTokens ?? 0),
-        outputTokens: Math.max(u.output_tokens ?? 0, fromLog?.outputTokens ?? 0),
-        lastTool: fromLog?.lastTool ?? progress.lastTool,
+        steps: exact ? exact.steps : (u.steps ?? 0),
+        toolCalls: exact ? exact.toolCalls : (u.tool_calls ?? 0),
+        inputTokens: exact ? exact.inputTokens : (u.input_tokens ?? 0),
+        outputTokens: exact ? exact.outputTokens : (u.output_tokens ?? 0),
+        lastTool: exact?.lastTool ?? progress.lastTool,
       });
       if (TERMINAL_TURN.has(snap.status)) break;
       if (budgetMs > 0 && Date.now() - started > budgetMs) {
@@ -182,6 +164,7 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
       }
     }
     Object.assign(result.agent, { turnStatus: snap.status, steps: progress.steps, toolCalls: progress.toolCalls, inputTokens: progress.inputTokens, outputTokens: progress.outputTokens, lastTool: progress.lastTool });
+    if (claudeCode) result.agent.claudeCode = { status: claudeCode.status, apiErrorStatus: claudeCode.apiErrorStatus, apiRetries: claudeCode.apiRetries.length, permissionDenials: claudeCode.permissionDenials.length, ...(claudeCode.cause ? { cause: claudeCode.cause } : {}) };
     // As Dressage's client and rollout read the settled turn (paddock/blackbox/client.py, failures.py): an
     // uncommitted turn is the HTTP error its record names; context_overflow / max_steps_exceeded are an early stop
     // whose sandbox is still harvested and graded; backend_timeout is a semantic failure; anything else aborts.
