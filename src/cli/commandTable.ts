@@ -149,10 +149,10 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['validate', 'agent'],
-    summary: 'run Claude Code on one task through a router and evaluate its patch',
+    summary: 'run Claude Code on one task through a router and evaluate its patch (--provider local: the real CLI in a sample sandbox, scripted model unless --router)',
     options: [
       { name: 'instance', type: 'string', arg: 'ID', help: 'the task' },
-      { name: 'router', type: 'string', arg: 'URL', help: 'Dressage proxy or compatible endpoint' },
+      { name: 'router', type: 'string', arg: 'URL', help: 'Dressage proxy or compatible endpoint (local provider: optional, default the scripted replay)' },
     ],
     json: true,
     load: async () => (await import('./commands/validate.js')).validateAgentCommand,
@@ -189,6 +189,14 @@ export const COMMANDS: CommandSpec[] = [
     ],
     json: true,
     load: async () => (await import('./commands/monitor.js')).monitorCommand,
+  },
+  {
+    words: ['agent-log'],
+    args: 'FILE|SANDBOX_ID',
+    summary: "Claude Code's progress from its stream-json log: a file, or a live agent sandbox's claude_code.stdout.log",
+    options: [{ name: 'follow', type: 'boolean', short: 'f', help: 'stream updates until the result event (with --json: one JSON document per line)' }],
+    json: true,
+    load: async () => (await import('./commands/agentLog.js')).agentLogCommand,
   },
   {
     words: ['sandboxes', 'list'],

@@ -144,11 +144,12 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const lines: Line[] = [title('Sandboxes', focused, head)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
-    const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.lastTool ?? ''}` : '';
+    // An agent whose log ended badly shows how (✗, in the error tone), not its last tool call.
+    const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.ending ?? r.lastTool ?? ''}` : '';
     // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
     // The trajectory id only where there is room: in a half-width panel the last tool call says more (drill in for it).
     const trajectory = w >= 100 ? `${padEnd(r.trajectoryId, 16)} ` : '';
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.ending?.startsWith('✗') ? 'fail' : r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
@@ -263,6 +264,25 @@ function alertLine(s: MonitorSnapshot): Line {
 
 // ---- drill-in views ----
 
+/** A trajectory's lines: how it ended, its messages and tool calls, its patch (the Trajectories drill-in and a finished sandbox). */
+function trajectoryLines(v: NonNullable<MonitorSnapshot['trajectory']>, push: (text: string, tone?: Tone) => void): void {
+  push(`${v.entry.kind === 'error' ? 'Aborted sample' : 'Trajectory'} ${v.entry.instance} / ${v.entry.session}`, 'accent');
+  if (v.error) push(`error: ${v.error.type ?? ''} ${v.error.summary ?? v.error.message ?? ''}${v.error.httpStatus ? ` (HTTP ${v.error.httpStatus})` : ''}`, 'fail');
+  if (v.reward !== undefined && v.entry.kind === 'payload') push(`reward ${v.reward} · marker ${v.marker ? JSON.stringify({ resolved: v.marker['resolved'], f2p: `${v.marker['fail_to_pass_success']}/${v.marker['fail_to_pass_total']}`, p2p: `${v.marker['pass_to_pass_success']}/${v.marker['pass_to_pass_total']}`, failure_reason: v.marker['failure_reason'] }) : v.markerError}${v.earlyStop ? ` · early stop ${v.earlyStop}` : ''}`, v.reward === 1 ? 'ok' : 'warn');
+  for (const iv of v.integrityViolations.slice(0, 10)) push(`integrity: ${JSON.stringify(iv)}`, 'fail');
+  for (const p of v.problems) push(`problem: ${p}`, 'warn');
+  push('');
+  for (const m of v.messages) {
+    push(`[${m.role}] ${m.text.replace(/\s+/g, ' ')}`, m.role === 'assistant' ? 'plain' : 'dim');
+    for (const c of m.toolCalls) push(`    → ${c.name} ${c.args.replace(/\s+/g, ' ')}`, 'info');
+  }
+  if (v.patch) {
+    push('');
+    push('patch:', 'accent');
+    for (const l of v.patch.split('\n').slice(0, 400)) push(`  ${l}`, l.startsWith('+') ? 'ok' : l.startsWith('-') ? 'fail' : 'plain');
+  }
+}
+
 function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: number): Line[] {
   const out: Line[] = [];
   const push = (text: string, tone?: Tone) => out.push({ text, tone });
@@ -290,26 +310,30 @@ function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: 
     const st = s.sandboxStream;
     if (!st) return [{ text: 'opening the sandbox…', tone: 'dim' }];
     const row = s.sandboxes?.rows.find((r) => r.id === st.id);
-    push(`Sandbox ${st.id}${row ? ` · ${row.template} · ${row.trajectoryId}` : ''} · steps so far ${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''} (Claude Code stream-json, refreshed every few seconds)`, 'accent');
-    for (const e of st.events.slice(-200)) push(`  ${padEnd(e.type, 11)} ${e.text}`, e.type === 'result' ? 'ok' : e.type === 'tool_result' ? 'dim' : 'plain');
+    const tid = row?.trajectoryId ?? st.trajectoryId;
+    if (st.transcript) {
+      push(`Sandbox ${st.id}${tid ? ` · ${tid}` : ''} · finished: the sandbox is gone; its transcript from the trajectory files`, 'accent');
+      trajectoryLines(st.transcript, push);
+    } else {
+      push(`Sandbox ${st.id}${row ? ` · ${row.template}` : ''}${tid ? ` · ${tid}` : ''} · steps so far ${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''} (Claude Code stream-json, refreshed every few seconds)`, 'accent');
+      const a = st.agent;
+      if (a) {
+        const retries = a.apiRetries ? ` · API retries so far ${a.apiRetries}${a.lastRetryStatus !== undefined ? ` (last: ${a.lastRetryStatus ?? 'no response'})` : ''}` : '';
+        const denials = a.permissionDenials ? ` · permission denials ${a.permissionDenials}` : '';
+        // Symbols as well as colours: without colour (NO_COLOR) the symbol carries the tone.
+        if (a.status === 'running') push(`${a.apiRetries ? '!' : '·'} Claude Code running${retries}${denials}`, a.apiRetries ? 'warn' : 'plain');
+        else if (a.status === 'success') push(`✓ Claude Code finished: success${retries}${denials}`, 'ok');
+        else push(`✗ Claude Code ended: ${a.cause ?? a.status}${denials}`, 'fail');
+      }
+      for (const e of st.events.slice(-200)) {
+        const mark = e.tone === 'error' ? '✗' : e.tone === 'warn' ? '!' : ' ';
+        push(`${mark} ${padEnd(e.type, 11)} ${e.text}`, e.tone === 'error' ? 'fail' : e.tone === 'warn' ? 'warn' : e.tone === 'ok' ? 'ok' : e.type === 'tool_result' ? 'dim' : 'plain');
+      }
+    }
   } else if (panel === 'trajectories') {
     const v = s.trajectory;
     if (!v) return [{ text: 'loading the trajectory…', tone: 'dim' }];
-    push(`${v.entry.kind === 'error' ? 'Aborted sample' : 'Trajectory'} ${v.entry.instance} / ${v.entry.session}`, 'accent');
-    if (v.error) push(`error: ${v.error.type ?? ''} ${v.error.summary ?? v.error.message ?? ''}${v.error.httpStatus ? ` (HTTP ${v.error.httpStatus})` : ''}`, 'fail');
-    if (v.reward !== undefined && v.entry.kind === 'payload') push(`reward ${v.reward} · marker ${v.marker ? JSON.stringify({ resolved: v.marker['resolved'], f2p: `${v.marker['fail_to_pass_success']}/${v.marker['fail_to_pass_total']}`, p2p: `${v.marker['pass_to_pass_success']}/${v.marker['pass_to_pass_total']}`, failure_reason: v.marker['failure_reason'] }) : v.markerError}${v.earlyStop ? ` · early stop ${v.earlyStop}` : ''}`, v.reward === 1 ? 'ok' : 'warn');
-    for (const iv of v.integrityViolations.slice(0, 10)) push(`integrity: ${JSON.stringify(iv)}`, 'fail');
-    for (const p of v.problems) push(`problem: ${p}`, 'warn');
-    push('');
-    for (const m of v.messages) {
-      push(`[${m.role}] ${m.text.replace(/\s+/g, ' ')}`, m.role === 'assistant' ? 'plain' : 'dim');
-      for (const c of m.toolCalls) push(`    → ${c.name} ${c.args.replace(/\s+/g, ' ')}`, 'info');
-    }
-    if (v.patch) {
-      push('');
-      push('patch:', 'accent');
-      for (const l of v.patch.split('\n').slice(0, 400)) push(`  ${l}`, l.startsWith('+') ? 'ok' : l.startsWith('-') ? 'fail' : 'plain');
-    }
+    trajectoryLines(v, push);
   } else if (panel === 'charts') {
     const c = s.charts[selectedIndex(ui, s, 'charts')];
     if (c) {

@@ -1,5 +1,8 @@
 // Errors are for people: every failure the console reports says what happened, the likely cause and the fix.
 
+/** Prefix of every rule that is the console's own, not one of the tool it guards (launcher, converter, slime). */
+export const OWN_CHECK = "swegym-console's own check: ";
+
 export const ExitCode = {
   ok: 0,
   failed: 1,

@@ -53,6 +53,18 @@ export interface TaskRow {
   recent: string;
 }
 
+/** The drill-in on one agent sandbox: its Claude Code log while it runs; its trajectory files once finished. */
+export interface SandboxStreamView {
+  id: string;
+  trajectoryId: string | undefined;
+  events: StreamEventView[];
+  steps: number | undefined;
+  error: string | undefined;
+  /** From the log's tail: how it is going or how it ended (AgentStatus of services/agent/streamJson). */
+  agent: { status: 'running' | 'success' | 'max_turns' | 'api_error' | 'error'; cause: string | undefined; apiRetries: number; lastRetryStatus: number | null | undefined; apiErrorStatus: number | null; permissionDenials: number } | undefined;
+  transcript: TrajectoryView | undefined;
+}
+
 export interface MonitorSnapshot {
   version: number;
   header: {
@@ -83,7 +95,7 @@ export interface MonitorSnapshot {
   rayNodes: RayNode[] | undefined;
   proxy: { url: string | undefined; last: ProxyHealth | undefined; failures: number };
   sandboxes: SandboxSnapshot | undefined;
-  sandboxStream: { id: string; events: StreamEventView[]; steps: number | undefined; error: string | undefined } | undefined;
+  sandboxStream: SandboxStreamView | undefined;
   trajectories: TrajectoryEntry[];
   trajectory: TrajectoryView | undefined;
   live: boolean;

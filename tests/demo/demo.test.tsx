@@ -31,8 +31,20 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   assert.match(summary.label, /^SAMPLE WORKSPACE/);
   assert.equal(summary.workspace, ws);
   assert.equal(summary.provider, 'local');
-  assert.deepEqual(summary.steps.map((s: { id: string }) => s.id), ['data', 'templates', 'smoke', 'rows', 'validate']);
+  assert.deepEqual(summary.steps.map((s: { id: string }) => s.id), ['data', 'templates', 'smoke', 'rows', 'validate', 'agent']);
   assert.ok(summary.steps.every((s: { ok: boolean }) => s.ok), JSON.stringify(summary.steps, null, 1));
+  // The real Claude Code CLI (a dev dependency) solved one task in its sandbox, its model a labelled replay.
+  assert.equal(summary.agent.scripted, true);
+  assert.match(summary.agent.model, /^scripted: replay of the gold patch of sample-org__/);
+  assert.match(summary.agent.cli_version, /\(Claude Code\)$/);
+  assert.deepEqual([summary.agent.claude_code.status, summary.agent.claude_code.model_turns, summary.agent.reward, summary.agent.error], ['success', 4, 1, null]);
+  assert.match(summary.agent.summary, /^resolved F2P 2\/2/);
+  const agentLog = await runCli(['agent-log', summary.agent.log_file, '--json']);
+  assert.equal(agentLog.code, 0, agentLog.err);
+  // The log kept in the workspace reads the same afterwards (the run's own reading adds only its cause).
+  const { cause: _cause, ...expected } = summary.agent.claude_code;
+  assert.deepEqual(JSON.parse(agentLog.out), expected);
+  assert.deepEqual(expected.tool_calls.map((c: { name: string }) => c.name), ['Read', 'Bash', 'Edit', 'Bash']);
   const manifest = JSON.parse(readFileSync('samples/tasks/manifest.json', 'utf8')) as { instances: { instance_id: string; FAIL_TO_PASS: string[] }[] };
   assert.equal(summary.results.length, manifest.instances.length);
   for (const res of summary.results) {
@@ -105,6 +117,24 @@ test('demo --json: data → templates → smoke → rows → validation on the s
   const sandboxes = path.join(paths.consoleDir, 'local-sandboxes', 'sandboxes');
   const { readdirSync } = await import('node:fs');
   assert.deepEqual(existsSync(sandboxes) ? readdirSync(sandboxes) : [], []);
+});
+
+test('demo without the Claude Code CLI says so in the agent step and still passes', async () => {
+  const parent = await tempDir('swegym-demo-nocli-');
+  dirs.push(parent);
+  const before = process.env.CLAUDE_CODE_BIN;
+  process.env.CLAUDE_CODE_BIN = path.join(parent, 'no-claude-here');
+  try {
+    const r = await runCli(['demo', '--json', '--dir', path.join(parent, 'sample')]);
+    assert.equal(r.code, 0, r.err);
+    const summary = JSON.parse(r.out);
+    const agent = summary.steps.find((s: { id: string }) => s.id === 'agent');
+    assert.match(agent.detail, /^NOT RUN: the Claude Code CLI is not installed: CLAUDE_CODE_BIN=.*no-claude-here does not exist; fix: npm install/);
+    assert.equal(summary.agent, null);
+  } finally {
+    if (before === undefined) delete process.env.CLAUDE_CODE_BIN;
+    else process.env.CLAUDE_CODE_BIN = before;
+  }
 });
 
 test('demo refuses a non-empty directory that is not a sample workspace', async () => {

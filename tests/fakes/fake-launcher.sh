@@ -56,7 +56,7 @@ CONTEXT_WINDOW="${CONTEXT_WINDOW:-$((MAX_TOKENS_PER_GPU * CP_SIZE))}"
 ROLLOUT_MAX_CONTEXT_LEN="${ROLLOUT_MAX_CONTEXT_LEN:-${CONTEXT_WINDOW}}"
 ROLLOUT_MAX_RESPONSE_LEN="${ROLLOUT_MAX_RESPONSE_LEN:-16000}"
 COMPACT_RESERVE_TOKENS="${COMPACT_RESERVE_TOKENS:-$((ROLLOUT_MAX_RESPONSE_LEN / 2))}"
-DRESSAGE_BLACKBOX_COMPACT_THRESHOLD=$((CONTEXT_WINDOW - COMPACT_RESERVE_TOKENS))
+DRESSAGE_BLACKBOX_COMPACT_THRESHOLD="${DRESSAGE_BLACKBOX_COMPACT_THRESHOLD:-$((CONTEXT_WINDOW - COMPACT_RESERVE_TOKENS))}"
 NUM_ROLLOUT="${NUM_ROLLOUT:-500}"
 ROLLOUT_BATCH_SIZE="${ROLLOUT_BATCH_SIZE:-8}"
 N_SAMPLES_PER_PROMPT="${N_SAMPLES_PER_PROMPT:-16}"
@@ -95,12 +95,13 @@ CLAUDE_CODE_BBS_VERSION="${CLAUDE_CODE_BBS_VERSION:-1.1.0}"
 CLAUDE_CODE_PORTABLE_PYTHON_VERSION="${CLAUDE_CODE_PORTABLE_PYTHON_VERSION:-3.10.20}"
 DRESSAGE_SANDBOX_PROVIDER="${DRESSAGE_SANDBOX_PROVIDER:-e2b}"
 DRESSAGE_E2B_BLACKBOX_PORT="${DRESSAGE_E2B_BLACKBOX_PORT:-31000}"
-DRESSAGE_BLACKBOX_MAX_STEPS="${DRESSAGE_BLACKBOX_MAX_STEPS:-80}"
-PROXY_PUBLIC_HOST="${PROXY_PUBLIC_HOST:-${CURRENT_NODE_IP}}"
-DRESSAGE_PROXY_URL="${DRESSAGE_PROXY_URL:-http://${PROXY_PUBLIC_HOST}:8800}"
+# The real defaults file sets 100 before the launcher's own `:-80` (tests/upstream/launcher.test.ts checks this).
+DRESSAGE_BLACKBOX_MAX_STEPS="${DRESSAGE_BLACKBOX_MAX_STEPS:-100}"
+PROXY_PUBLIC_HOST="${PROXY_PUBLIC_HOST:-${CURRENT_NODE_IP:-${MASTER_ADDR}}}"
+DRESSAGE_PROXY_URL="${DRESSAGE_PROXY_URL:-http://${PROXY_PUBLIC_HOST}:${PROXY_PORT:-8800}}"
+SGLANG_ROUTER_URL="${SGLANG_ROUTER_URL:-http://${SGLANG_ROUTER_HOST:-$(hostname -i 2>/dev/null)}:${SGLANG_ROUTER_PORT:-8000}}"
 
-for name in NORMALIZE_ADVANTAGES USE_TIS USE_KL_LOSS RESUME_FROM_CKPT RESUME_LOAD_OPTIM DEBUG_ROLLOUT_ONLY USE_WANDB \
-  DRESSAGE_CLEAR_TRAJECTORY_LOGS DRESSAGE_SKIP_PROXY_HEALTHCHECK DRESSAGE_RAY_STOP_ON_EXIT DRESSAGE_ALLOW_EMPTY_TRAIN_BATCH; do
+for name in NORMALIZE_ADVANTAGES USE_TIS USE_KL_LOSS; do
   value="${!name}"
   [[ "${value}" == "0" || "${value}" == "1" ]] || die "${name} must be 0 or 1; got ${value}"
 done
@@ -110,12 +111,13 @@ case "${DRESSAGE_SANDBOX_PROVIDER}" in
   custom) [[ -n "${DRESSAGE_PADDOCK_CLASS:-}" ]] || die "DRESSAGE_PADDOCK_CLASS is required for DRESSAGE_SANDBOX_PROVIDER=custom" ;;
 esac
 
-proxy_host="$(printf '%s' "${DRESSAGE_PROXY_URL}" | sed -E 's#^[a-zA-Z]+://##; s#^\[([^]]*)\].*#\1#; s#[:/].*$##')"
-case "${proxy_host}" in
-  localhost|127.*|0.0.0.0|::1)
-    echo "DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: ${DRESSAGE_PROXY_URL}" >&2
-    die "Set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname." ;;
-esac
+if [[ "${DRESSAGE_PROXY_URL}" =~ ^https?://(localhost|127\.|0\.0\.0\.0|\[::1\]|::1)([:/]|$) ]]; then
+  echo "DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: ${DRESSAGE_PROXY_URL}" >&2
+  die "Set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname."
+fi
+if [[ "${SGLANG_ROUTER_URL}" =~ ^https?://(0\.0\.0\.0|\[::\]|::)([:/]|$) ]]; then
+  die "SGLANG_ROUTER_URL is a proxy client target and cannot use a wildcard bind address: ${SGLANG_ROUTER_URL}"
+fi
 
 total_actor_gpus=$((ACTOR_NUM_NODES * ACTOR_NUM_GPUS_PER_NODE))
 tp_cp=$((TP_SIZE * CP_SIZE))
@@ -125,7 +127,7 @@ DP_SIZE=$((total_actor_gpus / tp_cp))
 if [[ "${RESUME_FROM_CKPT}" == "1" && -z "${RESUME_CKPT_ROOT:-}" ]]; then
   die "RESUME_CKPT_ROOT is required when RESUME_FROM_CKPT=1"
 fi
-if [[ -n "${HOSTFILE:-}" && -z "${RAY_SSH_USER:-}" ]]; then
+if [[ -n "${HOSTFILE:-}" && -f "${HOSTFILE}" && -z "${RAY_SSH_USER:-}" ]]; then
   die "RAY_SSH_USER is required when HOSTFILE is set"
 fi
 

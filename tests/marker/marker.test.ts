@@ -11,6 +11,7 @@ import {
   computeReward,
   describeMarker,
 } from '../../src/services/marker/marker.js';
+import { pySplitLines } from '../../src/services/util/python.js';
 
 const resolvedPayload = {
   resolved: true,
@@ -77,8 +78,13 @@ test('invalid JSON and non-objects are typed failures', () => {
   assert.ok(bad && !bad.ok);
   assert.equal(bad.reason, 'invalid_reward_marker');
   assert.ok(bad.error);
-  const arr = parseMarkerLine(MARKER_PREFIX + '[1,2]');
-  assert.ok(arr && !arr.ok && arr.reason === 'invalid_reward_marker' && /array/.test(arr.error ?? ''));
+  // JSON that is not an object is passed over, as reward.py does (a later marker may still decide).
+  assert.equal(parseMarkerLine(MARKER_PREFIX + '[1,2]'), undefined);
+  assert.equal(parseMarkerLine(MARKER_PREFIX + '"text"'), undefined);
+  const later = scanMarker(`${MARKER_PREFIX}[1,2]\n${MARKER_PREFIX}null\n${line(resolvedPayload)}\n`);
+  assert.ok(later.ok && later.payload.resolved === true);
+  const nan = parseMarkerLine(MARKER_PREFIX + '{"resolved": true, "score": NaN, "big": -Infinity}');
+  assert.ok(nan && nan.ok && Number.isNaN(nan.payload.score) && nan.payload.big === -Infinity, 'json.loads accepts NaN and Infinity');
   const empty = parseMarkerLine(MARKER_PREFIX);
   assert.ok(empty && !empty.ok && empty.reason === 'invalid_reward_marker');
   assert.equal(parseMarkerLine('noise ' + line(resolvedPayload)), undefined);
@@ -106,6 +112,17 @@ test('only at the start of a line, first one wins, invalid first is not rescued'
   assert.equal(s.lineCount, 3);
 });
 
+test('lines end where str.splitlines() ends them (\\r, \\f, U+2028 …)', () => {
+  const cr = scanMarker(`noise\r${line(resolvedPayload)}\rmore`);
+  assert.ok(cr.ok && cr.payload.resolved === true, 'a lone \\r ends the line');
+  const ff = scanMarker(`${line(resolvedPayload)}\ftrailing`);
+  assert.ok(ff.ok, 'the text after \\f is the next line');
+  const ls = scanMarker(MARKER_PREFIX + '{"resolved": true, "why": "a\u2028b"}\n');
+  assert.ok(!ls.ok && ls.reason === 'invalid_reward_marker', 'U+2028 inside the JSON cuts it: invalid');
+  const s = new MarkerScanner().push('a\r').push('\nb\n').end();
+  assert.equal(s.lineCount, 2, '\\r\\n split across chunks is one break');
+});
+
 test('CRLF lines and a last line without newline', () => {
   const r = scanMarker(`noise\r\n${line(resolvedPayload)}`);
   assert.ok(r.ok && r.payload.resolved === true);
@@ -114,6 +131,8 @@ test('CRLF lines and a last line without newline', () => {
 });
 
 test('the reward function searches stdout, then stderr, then raw', () => {
+  const passed = findRewardMarker({ stdout: MARKER_PREFIX + '42', stderr: line(resolvedPayload) });
+  assert.ok(passed.ok && passed.payload.resolved === true, 'a non-object marker in stdout does not hide the one in stderr');
   assert.equal(findRewardMarker({ stdout: 'x', stderr: line(unresolvedPayload), raw: line(resolvedPayload) }).ok, true);
   const r = findRewardMarker({ stdout: 'x', stderr: line(unresolvedPayload), raw: line(resolvedPayload) });
   assert.ok(r.ok && r.payload.resolved === false);
@@ -166,12 +185,11 @@ function rng(seed: number) {
 }
 
 function oracle(text: string): { kind: 'missing' } | { kind: 'invalid' } | { kind: 'ok'; resolved: unknown; tag: unknown } {
-  for (const raw of text.split('\n')) {
-    const l = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  for (const l of pySplitLines(text)) {
     if (!l.startsWith(MARKER_PREFIX)) continue;
     try {
       const v = JSON.parse(l.slice(MARKER_PREFIX.length));
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return { kind: 'invalid' };
+      if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
       return { kind: 'ok', resolved: v.resolved, tag: v.tag };
     } catch {
       return { kind: 'invalid' };
@@ -181,7 +199,7 @@ function oracle(text: string): { kind: 'missing' } | { kind: 'invalid' } | { kin
 }
 
 test('property: any chunking of any stream gives the same answer as splitting the whole text', () => {
-  const noise = ['', 'PASSED tests/test_a.py::test_x', '+ git apply -v', 'ünïcødé ✓ 日本', 'DRESSAGE_SWEGYM', 'DRESSAGE_SWEGYM_REWARD_JSON', ' DRESSAGE_SWEGYM_REWARD_JSON={"resolved":true}', 'xDRESSAGE_SWEGYM_REWARD_JSON={}', '\r'];
+  const noise = ['', 'PASSED tests/test_a.py::test_x', '+ git apply -v', 'ünïcødé ✓ 日本', 'DRESSAGE_SWEGYM', 'DRESSAGE_SWEGYM_REWARD_JSON', ' DRESSAGE_SWEGYM_REWARD_JSON={"resolved":true}', 'xDRESSAGE_SWEGYM_REWARD_JSON={}', '\r', 'a\fb', '\u2028', 'x\u0085y'];
   for (let seed = 1; seed <= 400; seed++) {
     const rand = rng(seed);
     const parts: string[] = [];
@@ -193,7 +211,7 @@ test('property: any chunking of any stream gives the same answer as splitting th
       else if (r < 0.95) parts.push(MARKER_PREFIX + '{"resolved":');
       else parts.push(MARKER_PREFIX + '"just a string"');
     }
-    const sep = rand() < 0.2 ? '\r\n' : '\n';
+    const sep = rand() < 0.2 ? '\r\n' : rand() < 0.1 ? '\r' : rand() < 0.1 ? '\u2029' : '\n';
     const text = parts.join(sep) + (rand() < 0.5 ? sep : '');
     const expected = oracle(text);
 

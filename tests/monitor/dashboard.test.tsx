@@ -17,7 +17,7 @@ import { EFFECTIVE_LINES, rolloutLines, sampleLine, RM, pyLog } from './builders
 const FIX = path.join(import.meta.dirname, '..', 'fixtures', 'nvidia-smi');
 
 /** A tiny provider double: lists what it is given, connects to a sandbox whose command prints a Claude Code log. */
-function providerDouble(list: SandboxInfo[], agentLog: string): SandboxProvider {
+function providerDouble(list: SandboxInfo[], agentLog: string, gone = false): SandboxProvider {
   const sandbox = {
     id: list[0]?.id ?? 'x',
     provider: 'memory',
@@ -27,11 +27,14 @@ function providerDouble(list: SandboxInfo[], agentLog: string): SandboxProvider 
   return {
     name: 'memory',
     list: async (filter: { metadata?: Record<string, string> }) => list.filter((s) => Object.entries(filter.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)),
-    connect: async () => sandbox,
+    connect: async (id: string) => {
+      if (gone) throw new Error(`sandbox ${id} not found (killed or expired)`);
+      return sandbox;
+    },
   } as unknown as SandboxProvider;
 }
 
-async function setup(size: { width: number; height: number }, opts: { simulated?: boolean } = {}) {
+async function setup(size: { width: number; height: number }, opts: { simulated?: boolean; agentLog?: string; gone?: boolean } = {}) {
   const ws = await tempDir();
   const runDir = path.join(ws, 'outputs', 'logs', 'demo-run');
   await mkdir(runDir, { recursive: true });
@@ -56,13 +59,13 @@ async function setup(size: { width: number; height: number }, opts: { simulated?
     { id: 'sbx-eval-1', template: 'swegym-getmoto-moto-1', metadata: { trajectory_id: 'swegym-eval-abcd', paddock_mode: 'blackbox' }, startedAt: new Date(now - 60_000).toISOString(), state: 'running', provider: 'memory' },
     { id: 'not-dressage', template: 'other', metadata: { swegym_console: '1' }, startedAt: new Date(now).toISOString(), state: 'running', provider: 'memory' },
   ];
-  const agentLog = ['STEPS=7', '{"type":"system","subtype":"init"}', JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'Let me run the tests' }, { type: 'tool_use', name: 'Bash', input: { command: 'pytest tests/test_x.py' } }] } }), '{"type":"result","num_turns":7,"is_error":false}'].join('\n');
+  const agentLog = opts.agentLog ?? ['STEPS=7', '{"type":"system","subtype":"init"}', JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'Let me run the tests' }, { type: 'tool_use', name: 'Bash', input: { command: 'pytest tests/test_x.py' } }] } }), '{"type":"result","num_turns":7,"is_error":false}'].join('\n');
   const fetchImpl = (async () => new Response(JSON.stringify({ status: 'ok', active_sessions: 42, rollout_pause: { paused: false } }), { status: 200 })) as typeof fetch;
   services.monitor = new MonitorService({
     paths: services.paths,
     store: createMonitorStore(),
     gpuRunner: async () => ({ ok: true, stdout: gpuCsv }),
-    provider: async () => providerDouble(sandboxes, agentLog),
+    provider: async () => providerDouble(sandboxes, agentLog, opts.gone),
     sandboxLimit: 20,
     fetchImpl,
     hz: 10,
@@ -146,7 +149,7 @@ test('Tab cycles panels, Enter drills into a sandbox stream and a trajectory, Es
     await x.ui.press(KEYS.enter);
     await x.ui.waitForText('Sandbox sbx-agent-1 · swegym-getmoto-moto-1 · bbs-1234 · steps so far 7');
     assert.match(x.ui.frame(), /assistant\s+Let me run the tests · Bash\(pytest tests\/test_x\.py\)/);
-    assert.match(x.ui.frame(), /result\s+num_turns=7 is_error=false/);
+    assert.match(x.ui.frame(), /result\s+success · num_turns=7/);
     await x.ui.press(KEYS.escape);
     await x.ui.waitForText('▸ Sandboxes');
     await x.ui.press(KEYS.tab);
@@ -163,6 +166,78 @@ test('Tab cycles panels, Enter drills into a sandbox stream and a trajectory, Es
     assertFits(f, size);
     await x.ui.press(KEYS.escape);
     await x.ui.waitForText('▸ Trajectories');
+  } finally {
+    await teardown(x);
+  }
+});
+
+const recording = (name: string) => readFile(path.join(import.meta.dirname, '..', 'fixtures', 'claude-code', `${name}.jsonl`), 'utf8');
+
+async function drillIntoAgentSandbox(x: Awaited<ReturnType<typeof setup>>) {
+  await x.ui.waitForText('1 agent · 1 eval');
+  for (let i = 0; i < 3; i++) await x.ui.press(KEYS.tab);
+  await x.ui.waitForText('▸ Sandboxes');
+  await x.ui.press(KEYS.enter);
+}
+
+test('drill-in on a real Claude Code log that ended in API 529: the error ending with its cause, each retry marked', async () => {
+  const size = { width: 160, height: 40 };
+  const x = await setup(size, { agentLog: `STEPS=1\n${await recording('api-529-exhausted')}` });
+  try {
+    // The row says how the agent ended instead of its last tool call.
+    await x.ui.waitForText(/agent\s+swegym-getmoto-moto-1 .*✗ API error 529/);
+    await drillIntoAgentSandbox(x);
+    await x.ui.waitForText('✗ Claude Code ended: API error 529 after 2 retries: API Error: 529 Overloaded');
+    const f = x.ui.frame();
+    assert.match(f, /! api_retry\s+API retry 1\/2: 529 overloaded/);
+    assert.match(f, /! api_retry\s+API retry 2\/2: 529 overloaded/);
+    assert.match(f, /✗ api_error\s+API Error: 529 Overloaded/);
+    assert.match(f, /✗ result\s+API error 529 after 2 retries/);
+    assert.doesNotMatch(f, /success · num_turns/, 'an API error is not shown as a success');
+    assertFits(f, size);
+  } finally {
+    await teardown(x);
+  }
+});
+
+test('drill-in: max turns is an error ending; retries show while the agent still runs', async () => {
+  const size = { width: 160, height: 40 };
+  const maxTurns = await setup(size, { agentLog: `STEPS=2\n${await recording('max-turns')}` });
+  try {
+    await drillIntoAgentSandbox(maxTurns);
+    await maxTurns.ui.waitForText('✗ Claude Code ended: max turns (Reached maximum number of turns (2))');
+  } finally {
+    await teardown(maxTurns);
+  }
+  // The 500-recovered run cut right after its two retries: still running, the retries counted as they happen.
+  const lines = (await recording('api-500-recovered')).trim().split('\n');
+  const cut = lines.findLastIndex((l) => l.includes('"api_retry"'));
+  const live = await setup(size, { agentLog: `STEPS=0\n${lines.slice(0, cut + 1).join('\n')}\n{"type":"assist` });
+  try {
+    await drillIntoAgentSandbox(live);
+    await live.ui.waitForText('! Claude Code running · API retries so far 2 (last: 500)');
+  } finally {
+    await teardown(live);
+  }
+});
+
+test('drill-in on a finished sample: the sandbox is gone, its transcript comes from the trajectory files', async () => {
+  const size = { width: 160, height: 40 };
+  const x = await setup(size, { gone: true });
+  try {
+    // The trajectory Dressage wrote for the agent sandbox's session (its trajectory_id).
+    const sess = path.join(x.runDir, 'traj_payload', 'demo-run', 'getmoto__moto-1', 'bbs-1234');
+    await mkdir(path.join(sess, 'samples'), { recursive: true });
+    await writeFile(path.join(sess, 'session.json'), JSON.stringify({ success: true, data: [{ messages: [{ role: 'user', content: 'Fix moto' }, { role: 'assistant', content: 'Editing models.py', tool_calls: [{ id: '1', type: 'function', function: { name: 'Edit', arguments: '{"file_path":"moto/models.py"}' } }] }] }] }));
+    await writeFile(path.join(sess, 'samples', '0.json'), JSON.stringify({ metadata: { execute_cmds: [{ stage: 'after_agent', name: 'swegym_harness', cmd: 'x', cmd_result: { stdout: 'DRESSAGE_SWEGYM_REWARD_JSON={"resolved":false,"fail_to_pass_success":0,"fail_to_pass_total":1,"pass_to_pass_success":3,"pass_to_pass_total":3,"failure_reason":"fail_to_pass_failed"}\n' } }] } }));
+    await drillIntoAgentSandbox(x);
+    await x.ui.waitForText('finished: the sandbox is gone; its transcript from the trajectory files');
+    const f = x.ui.frame();
+    assert.match(f, /Trajectory getmoto__moto-1 \/ bbs-1234/);
+    assert.match(f, /\[user\] Fix moto/);
+    assert.match(f, /→ Edit \{"file_path":"moto\/models.py"\}/);
+    assert.match(f, /reward 0 · marker .*fail_to_pass_failed/);
+    assert.doesNotMatch(f, /not found \(killed or expired\)/);
   } finally {
     await teardown(x);
   }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLine, splitPrefixes, stripAnsi } from '../../src/services/monitor/lines.js';
+import { LINE_MARKERS, parseLine, splitPrefixes, stripAnsi } from '../../src/services/monitor/lines.js';
 import { metricLine, sampleLine, stepMetrics, perfMetrics, RM, TRAIN, pyLog, EFFECTIVE_LINES } from './builders.js';
 
 test('Ray prefixes, ANSI colour and Python logging prefixes are removed', () => {
@@ -125,4 +125,24 @@ test('fuzz: random garbage (incl. look-alikes and binary) between valid lines ne
     const validSteps = [...m.steps.keys()].filter((k) => k >= 1000).length;
     assert.equal(validSteps, steps, `round ${round}`);
   }
+});
+
+test('launcher refusals and the launch wrapper exit line are classified, and carry a scan marker', () => {
+  const k = (l: string) => parseLine(l).event;
+  assert.deepEqual(k('[swegym-console] launcher exited with code 1'), { kind: 'launcher_exit', code: 1 });
+  for (const l of [
+    'REPO_ROOT is required when this script is not inside examples/scripts/.',
+    'USE_TIS must be 0 or 1; got 2',
+    'DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got -1',
+    'SGLANG_ROUTER_URL is a proxy client target and cannot use a wildcard bind address: http://0.0.0.0:30000',
+    'Refusing to clear unsafe DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR: /',
+    'run.sh: line 36: PROMPT_DATA: PROMPT_DATA must point to Claude Code SWE-Gym Dressage JSONL',
+  ]) {
+    assert.deepEqual(k(l), { kind: 'fatal', text: l, exit: true }, l);
+    assert.ok(LINE_MARKERS.some(([t]) => l.includes(t)), `a marker in ${l}`);
+  }
+  assert.deepEqual(k('Traceback (most recent call last):'), { kind: 'fatal', text: 'Traceback (most recent call last):' }, 'a traceback alone does not end the run');
+  const gf = k('rollout group exhausted retries and will be marked failed: statuses=ABORTED:1,COMPLETED:15; sample[3 session_id=bbs-1 instance_id=a__b-1] blackbox_error=x');
+  assert.ok(gf?.kind === 'group_failed');
+  assert.deepEqual(gf.statuses, { ABORTED: 1, COMPLETED: 15 });
 });

@@ -54,9 +54,12 @@ test('an agent sandbox log is stream-json that the monitor parses: one tool call
   assert.equal(progress.steps, 12);
   assert.equal(progress.error, undefined);
   assert.equal(progress.events[0]?.type, 'system');
-  const calls = progress.events.filter((e) => e.type === 'assistant');
+  // As the real CLI prints it: the thought and the call of one reply are two events of one message.
+  const calls = progress.events.filter((e) => e.type === 'assistant' && e.tools?.length);
   assert.equal(calls.length, 12);
+  assert.equal(progress.events.filter((e) => e.type === 'assistant').length, 24);
   assert.ok(calls.every((e) => e.tools?.length === 1), 'every step calls one tool');
+  assert.deepEqual([progress.agent?.status, progress.agent?.modelTurns, progress.agent?.toolCalls.length], ['running', 12, 12]);
   assert.equal(progress.events.filter((e) => e.type === 'tool_result').length, 12);
   assert.equal(progress.lastTool, calls.at(-1)?.tools?.[0]);
   assert.ok(!progress.events.some((e) => e.type === 'result'), 'no result event while the turn runs');
@@ -68,7 +71,9 @@ test('an agent sandbox log is stream-json that the monitor parses: one tool call
   assert.ok(later.startsWith(simulatedAgentLog(a)), 'the log of 12 steps is a prefix of the log of 40');
   const lines = later.trim().split('\n').map((l) => summarizeStreamEvent(l));
   assert.ok(lines.every(Boolean), 'every line is one JSON event');
-  assert.deepEqual(lines.at(-1), { type: 'result', text: 'num_turns=40 is_error=false success' });
+  assert.match(lines.at(-1)?.text ?? '', /^success · num_turns=42 · The fix is in place/);
+  const ended = simulatedAgentProgress({ ...a, steps: 40, done: true });
+  assert.deepEqual([ended.agent?.status, ended.agent?.modelTurns, ended.agent?.numTurns, ended.agent?.usageFinal], ['success', 41, 42, true]);
   // Steps 13–40 differ between sessions: another session is another log.
   assert.notEqual(simulatedAgentLog({ ...a, trajectoryId: 'bbs-11111111-2222-4333-8444-555555555555' }), simulatedAgentLog(a));
 

@@ -29,7 +29,8 @@ test('the spec follows Dressage\'s builder step for step', () => {
   assert.equal(spec.skipCache, undefined);
   assert.equal(
     spec.startCommand,
-    'cd /testbed && export BBS_HOST=0.0.0.0 && export BBS_PORT=31000 && export BBS_RUNTIME_ROOT=/tmp/blackbox_server && ' +
+    // One step per line, as Dressage's builder has it (tests/upstream/templates.test.ts compares with the real one).
+    'cd /testbed\nexport BBS_HOST=0.0.0.0\nexport BBS_PORT=31000\nexport BBS_RUNTIME_ROOT=/tmp/blackbox_server\n' +
       `exec /opt/cc-runtime/python/bin/python3 -c "import sys; sys.path.insert(0, '/opt/cc-runtime/bbs-site'); from blackbox_server.main import main; main()" > /tmp/blackbox-server.log 2>&1`,
   );
   assert.equal(startCommand(), spec.startCommand);

@@ -62,13 +62,14 @@ const TRAPS: [string, (e: NodeJS.ProcessEnv) => NodeJS.ProcessEnv, Record<string
   [
     'local-only proxy URL',
     (e) => e,
-    { DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' },
+    { DRESSAGE_PROXY_URL: 'http://localhost:8800' },
     'proxy-url',
-    'DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: http://127.0.0.1:8800',
-    'DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: http://127.0.0.1:8800',
+    'DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: http://localhost:8800',
+    'DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: http://localhost:8800',
   ],
   ['GPU divisibility', (e) => e, { ACTOR_NUM_GPUS_PER_NODE: '6' }, 'gpus', 'total actor GPUs (6) must be divisible by TP_SIZE*CP_SIZE (8)', 'total actor GPUs (6) must be divisible by TP_SIZE*CP_SIZE (8)'],
-  ['HOSTFILE without RAY_SSH_USER', (e) => e, { HOSTFILE: '/etc/hosts' }, 'nodes', 'RAY_SSH_USER is required when HOSTFILE is set', 'RAY_SSH_USER is required when HOSTFILE is set'],
+  ['router on the wildcard address', (e) => e, { SGLANG_ROUTER_HOST: '0.0.0.0' }, 'router-url', 'SGLANG_ROUTER_URL is a proxy client target and cannot use a wildcard bind address: http://0.0.0.0:8000', 'SGLANG_ROUTER_URL is a proxy client target and cannot use a wildcard bind address: http://0.0.0.0:8000'],
+  ['KL loss type outside slime choices', (e) => e, { KL_LOSS_TYPE: 'kl' }, 'kl-loss-type', "argument --kl-loss-type: invalid choice: 'kl' (choose from k1, k2, k3, low_var_kl)", undefined],
   ['compaction threshold', (e) => e, { MAX_TOKENS_PER_GPU: '1000', CP_SIZE: '4', ROLLOUT_MAX_RESPONSE_LEN: '9000', COMPACT_RESERVE_TOKENS: '4000' }, 'compaction', 'DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got 0', 'DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got 0'],
   ['resume without root', (e) => e, { RESUME_FROM_CKPT: '1' }, 'resume', 'RESUME_CKPT_ROOT is required when RESUME_FROM_CKPT=1', 'RESUME_CKPT_ROOT is required when RESUME_FROM_CKPT=1'],
   ['KL exclusivity', (e) => e, { KL_COEF: '0.01' }, 'kl', 'Only one of kl_coef and kl_loss_coef can be set', 'Only one of kl_coef and kl_loss_coef can be set'],
@@ -80,7 +81,6 @@ const TRAPS: [string, (e: NodeJS.ProcessEnv) => NodeJS.ProcessEnv, Record<string
     'E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
     'E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
   ],
-  ['leftover bootstrap URL', (e) => ({ ...e, CLAUDE_CODE_BBS_WHEEL_URL: 'https://x.example.com/bbs.whl' }), {}, 'bootstrap', 'CLAUDE_CODE_BBS_WHEEL_URL set', undefined],
   ['E2B plan too small for the agents', (e) => e, { SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT: '10' }, 'e2b-concurrency', '16 concurrent agent sandboxes (32 with evaluation) exceed the plan limit of 10', undefined],
 ];
 

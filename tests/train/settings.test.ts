@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { GROUPS, SETTINGS, loadTrainSettings, parseAssignment, readEnvFile, saveTrainSettings, secretsFile, validateSetting } from '../../src/services/train/settings.js';
+import { GROUPS, OWN_CHECK, SETTINGS, loadTrainSettings, parseAssignment, readEnvFile, saveTrainSettings, secretsFile, validateSetting } from '../../src/services/train/settings.js';
 import { deriveValues, describeDerived, resolveSettings } from '../../src/services/train/derive.js';
 import { buildLaunchPlan, formatDryRun, planSummary } from '../../src/services/train/launch.js';
 import { removeDir } from '../helpers/workspace.js';
@@ -31,16 +31,20 @@ test('every setting has a group, a default text, an explanation; keys are unique
   }
 });
 
-test('validation uses the launcher wording for toggles and rejects bad numbers, URLs and enums', () => {
+test('validation uses the launcher wording for the toggles it checks; our stricter rules say they are ours', () => {
   assert.equal(validateSetting('USE_TIS', 'yes'), 'USE_TIS must be 0 or 1; got yes');
+  // The launcher only compares RESUME_FROM_CKPT with "1": our rule, labelled as ours.
+  assert.equal(validateSetting('RESUME_FROM_CKPT', 'yes'), `${OWN_CHECK}RESUME_FROM_CKPT must be 0 or 1 (the launcher treats anything but 1 as 0); got yes`);
   assert.equal(validateSetting('USE_TIS', '1'), undefined);
   assert.match(validateSetting('ACTOR_NUM_NODES', '0') ?? '', /positive integer/);
   assert.match(validateSetting('ACTOR_NUM_NODES', '2.5') ?? '', /positive integer/);
   assert.equal(validateSetting('ACTOR_NUM_NODES', '4'), undefined);
   assert.equal(validateSetting('LR', '1e-6'), undefined);
   assert.match(validateSetting('LR', 'fast') ?? '', /must be a number/);
-  assert.equal(validateSetting('DRESSAGE_PROXY_URL', 'ftp://x'), 'DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: ftp://x');
-  assert.match(validateSetting('DRESSAGE_SANDBOX_PROVIDER', 'docker') ?? '', /one of e2b\|custom/);
+  assert.equal(validateSetting('DRESSAGE_PROXY_URL', 'ftp://x'), `${OWN_CHECK}DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: ftp://x`);
+  // Provider and KL loss type are checked against Dressage's and slime's own lists in checks.ts.
+  assert.equal(validateSetting('DRESSAGE_SANDBOX_PROVIDER', 'local_bwrap'), undefined);
+  assert.equal(validateSetting('SAVE_DEBUG_ROLLOUT_DATA', '/x/{rollout_id}.pt'), undefined);
   assert.match(validateSetting('SGLANG_MEM_FRACTION_STATIC', '1.5') ?? '', /\(0, 1\]/);
   assert.match(validateSetting('DRESSAGE_EXTRA_RUNTIME_ENV_KEYS', 'A,B-C') ?? '', /comma list/);
   assert.match(validateSetting('1BAD', 'x') ?? '', /not a valid environment variable name/);
@@ -89,7 +93,7 @@ test('defaults on 4 nodes × 8 GPUs give exactly the effective_* lines of the re
   const d = deriveValues(eff);
   assert.deepEqual(d.effectiveLines, [
     'effective_parallelism: total_actor_gpus=32 TP_SIZE=2 CP_SIZE=4 DP_SIZE=4 CONTEXT_WINDOW=65536 ROLLOUT_MAX_CONTEXT_LEN=65536',
-    'effective_blackbox: provider=e2b proxy=<url> max_steps=80 compact_threshold=57536',
+    'effective_blackbox: provider=e2b proxy=<url> max_steps=100 compact_threshold=57536',
     'effective_claude_code: version=2.1.207 bbs_version=1.1.0 portable_python=3.10.20',
     'effective_batch: num_rollout=500 rollout_batch_size=8 n_samples_per_prompt=16 global_batch_size=128',
     'effective_grpo: normalize_advantages=1 use_tis=1 use_kl_loss=1 kl_coef=0.0 entropy_coef=0.0 eps_clip=0.2 eps_clip_high=0.28 kl_loss_coef=0.001 kl_loss_type=low_var_kl',

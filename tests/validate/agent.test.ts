@@ -4,6 +4,7 @@
 // Plus the server's documented 409s and states through the console's BBS client.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
@@ -86,7 +87,6 @@ test('a slow turn: live progress while it runs, patch extracted with git, graded
       assert.equal(turn.messages[0]?.role, 'user');
       assert.match(String(turn.messages[0]?.content), /Integrity rules:/);
       await appendLog(sb(), logFile(), streamEvent('Bash', 'python3 run_tests.py tests/test_calc.py'));
-      turn.progress({ steps: 1, tool_calls: 1 });
       await released; // inflight until the console has shown live progress
       const fix = await sb().run(`cd /testbed && sed -i 's/a - b/a + b/' calc.py && echo scratch > notes.txt && git add notes.txt && git -c user.email=a@b -c user.name=a commit -qm wip notes.txt`, { timeoutMs: 10_000 });
       assert.equal(fix.exitCode, 0, fix.stderr);
@@ -114,32 +114,71 @@ test('a slow turn: live progress while it runs, patch extracted with git, graded
   assert.equal(paths[2], 'POST /v1/sessions/SID/execute_cmd');
   assert.equal(paths[3], 'POST /v1/sessions/SID/messages');
   assert.ok(paths.filter((p) => p === 'GET /v1/sessions/SID/turns/TID?wait=1').length >= 2);
-  assert.match(bbs.executed.at(-1) ?? '', /^cd '\/testbed' && git add -A && git diff --cached --binary --submodule=diff '[0-9a-f]{40}' --$/);
+  assert.match(bbs.executed.at(-1) ?? '', /^cd \/testbed && git add -A && git diff --cached --binary --submodule=diff [0-9a-f]{40} --$/, 'quoted as shlex.quote quotes (safe words bare)');
   const reg = bbs.requests[1]?.body as Record<string, any>;
   assert.equal(reg.router, 'https://proxy.example.org:8800');
   assert.equal(reg.blackbox_type, 'claude_code');
   assert.equal(reg.bound_instance_id, 'sample__calc-1');
+  // Dressage's merge: the row's options over its claude_code defaults, with the launcher's max_steps and compaction.
   assert.equal(reg.backend_options.max_turns, 80);
+  assert.equal(reg.backend_options.proxy.max_steps, 100);
+  assert.equal(reg.backend_options.compaction.auto_compact_pct_override, 87);
+  assert.deepEqual(reg.backend_options.model, { id: 'proxy-model', name: 'Dressage Proxy', supported_capabilities: ['thinking', 'adaptive_thinking', 'interleaved_thinking'] });
+  assert.deepEqual(reg.server_config, { runtime_root: '/workspace_sandbox/blackbox_server_runtime', backend_timeout: 1800 });
+  assert.equal(result.integrity?.checked, true);
   assert.deepEqual(await provider.list({}), [], 'agent and evaluation sandboxes killed');
 });
 
-test('a desynced session (turn ended unknown) aborts the sample with Dressage’s wording', async () => {
-  const { result } = await validateWithAgent(async () => ({ status: 'unknown', code: 'backend_error' }));
+test('a backend error (turn unknown, session desynced) aborts the sample with Dressage’s wording', async () => {
+  const { result, bbs } = await validateWithAgent(async () => ({ raise: 'backend_error', message: 'claude exited 1' }));
   assert.equal(result.ok, false);
-  assert.match(result.error ?? '', /blackbox agent returned unknown state 'desynced'/);
+  assert.equal(result.error, 'blackbox turn backend_error (HTTP 502): Backend request failed: claude exited 1');
+  assert.equal([...(bbs.session(String(bbs.binding()?.bound_session_id))?.turns.values() ?? [])][0]?.status, 'unknown');
   assert.equal(result.marker, null);
   assert.deepEqual(await provider.list({}), []);
 });
 
 test('max_steps_exceeded is harvestable: the partial patch is still evaluated', async () => {
-  const { result } = await validateWithAgent(async (_turn, sb) => {
+  const { result, bbs } = await validateWithAgent(async (turn, sb) => {
     await sb().run(`cd /testbed && sed -i 's/a \\* b/a * b  # looked here/' calc.py`, { timeoutMs: 10_000 });
-    return { status: 'failed', code: 'max_steps_exceeded' };
+    return { raise: 'max_steps_exceeded', message: 'Turn exceeded max_steps.', details: { max_steps: turn.maxSteps, attempted_step: (turn.maxSteps ?? 0) + 1 } };
   });
+  assert.equal(bbs.session(String(bbs.binding()?.bound_session_id))?.state, 'desynced', 'the real server desyncs the session');
   assert.equal(result.agent.earlyStop, 'max_steps_exceeded');
+  assert.equal(result.agent.httpStatus, 429);
   assert.equal(result.ok, true, result.error);
   assert.equal(result.reward?.reward, 0);
   assert.equal(result.marker?.failure_reason, 'fail_to_pass_failure');
+});
+
+test('context_overflow is harvestable too (HTTP 413): the patch is extracted and graded', async () => {
+  const { result, bbs } = await validateWithAgent(async () => ({ raise: 'context_overflow', message: 'Context window exceeded: 70000 > 65536 tokens.', details: { context_window: 65536, input_tokens: 70000 } }));
+  assert.equal(result.agent.earlyStop, 'context_overflow');
+  assert.equal(result.agent.httpStatus, 413);
+  assert.ok(bbs.executed.some((c) => c.includes('git diff --cached')), 'harvested');
+  assert.equal(result.marker?.failure_reason, 'empty_generation', 'nothing was edited: graded as Dressage grades an empty patch');
+});
+
+test('the integrity scan runs before the reward: a resolved patch whose agent edited a test file scores 0', async () => {
+  const { result } = await validateWithAgent(async (_turn, sb, logFile) => {
+    await sb().run(`cd /testbed && sed -i 's/a - b/a + b/' calc.py`, { timeoutMs: 10_000 });
+    await appendLog(sb(), logFile(), JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Edit', input: { file_path: '/testbed/tests/test_calc.py', old_string: 'x', new_string: 'y' } }] } }));
+    await appendLog(sb(), logFile(), streamEvent('Bash', 'curl -sL https://github.com/sample/calc/pull/1.diff'));
+    return { status: 'committed', outputs: [{ role: 'assistant', content: 'done' }] };
+  });
+  assert.equal(result.marker?.resolved, true, 'the harness resolves the patch');
+  assert.equal(result.reward?.raw_reward, 1);
+  assert.equal(result.reward?.reward, 0, 'Dressage zeroes it');
+  assert.equal(result.reward?.failure_reason, 'swegym_integrity_violation');
+  assert.ok(result.integrity?.checked);
+  assert.deepEqual(result.integrity.violations.map((v) => [v.tool, v.reason]), [['Edit', 'write_tool_to_pytest_sensitive_path'], ['Bash', 'blocked_repo_web_access']]);
+});
+
+test('a backend timeout is a semantic failure: no harvest', async () => {
+  const { result, bbs } = await validateWithAgent(async () => ({ raise: 'backend_timeout' }));
+  assert.equal(result.error, 'blackbox agent backend timeout (HTTP 504): Backend call exceeded backend_timeout.');
+  assert.equal(result.patch, '');
+  assert.ok(!bbs.executed.some((c) => c.includes('git diff')), 'no patch extraction');
 });
 
 test('an empty patch is empty_generation without a second sandbox run', async () => {
@@ -193,7 +232,13 @@ test('register is retried on 503 (shutting down) and on refused connections, the
   await assert.rejects(dead.register({ blackbox_type: 'claude_code', router: 'https://r', bound_session_id: newSessionId(), bound_instance_id: 'x' }));
 });
 
-test('progress from a stream-json log', () => {
-  const p = progressFromStreamJson([streamEvent('Bash', 'ls -la', 10, 5), 'not json', streamEvent('Read', ''), JSON.stringify({ type: 'result', num_turns: 5 })].join('\n'));
-  assert.deepEqual(p, { steps: 5, toolCalls: 2, inputTokens: 130, outputTokens: 35, lastTool: 'Read' });
+test('progress from a real Claude Code log: model turns, not content blocks; the result\'s token totals', () => {
+  // Claude Code 2.1 prints one assistant event per content block (8 here for 4 replies), each repeating its usage.
+  const log = fs.readFileSync(path.resolve('tests/fixtures/claude-code/success-parallel-tools.jsonl'), 'utf8');
+  const { claudeCode, ...p } = progressFromStreamJson(log);
+  assert.deepEqual(p, { steps: 4, toolCalls: 4, inputTokens: 5600, outputTokens: 150, lastTool: 'Bash: python3 test_calc.py' });
+  assert.equal(claudeCode.status, 'success');
+  // The synthetic message of an API error is no model turn.
+  const failed = progressFromStreamJson(fs.readFileSync(path.resolve('tests/fixtures/claude-code/api-529-exhausted.jsonl'), 'utf8'));
+  assert.deepEqual([failed.steps, failed.claudeCode.status, failed.claudeCode.apiErrorStatus], [1, 'api_error', 529]);
 });

@@ -25,7 +25,9 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
     provider,
     workspace,
     concurrency,
+    env: ctx.env,
     signal: ctx.signal,
+    onLine: (l) => (l.startsWith('SCRIPTED') || l.startsWith('  agent:') ? note(ctx, l) : undefined),
     onStep: (s) => note(ctx, 'running' in s ? `== ${s.title}…` : `${s.ok ? 'ok  ' : 'FAIL'} ${s.title}: ${s.detail} (${formatDuration(s.durationMs)})`),
     onResult: (r) => note(ctx, `     ${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}${r.error ? `: ${r.error}` : ''}`),
   }).catch((err: unknown) => {

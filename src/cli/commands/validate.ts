@@ -12,6 +12,8 @@ import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../s
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult } from '../../services/validate/harness.js';
 import { loadHarnessTasks } from '../../services/validate/tasks.js';
 import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
+import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
+import { loadTrainSettings } from '../../services/train/settings.js';
 import { readRows } from '../../services/convert/rows.js';
 import { formatDuration } from '../../services/process/commandLog.js';
 
@@ -51,6 +53,7 @@ async function validateHarnessLocked(ctx: CommandContext, concurrency: number): 
     tasks,
     concurrency,
     journal,
+    env: ctx.env,
     signal: ctx.signal,
     onResult: (r) => {
       done++;
@@ -70,29 +73,28 @@ async function validateHarnessLocked(ctx: CommandContext, concurrency: number): 
   return okCount === tasks.length && results.length === tasks.length ? ExitCode.ok : ExitCode.failed;
 }
 
-/** E2B serves a sandbox port at https://<port>-<sandbox id>.<domain>. */
+/**
+ * A sandbox port as Dressage reaches it: `https://<port>-<sandbox id>.<E2B_DOMAIN>` (the e2b SDK's host for a port).
+ * SWEGYM_SANDBOX_PORT_URL overrides it for tunnels and self-hosted proxies: a URL in which `{port}` and `{id}` are
+ * replaced (e.g. `http://127.0.0.1:{port}` for a port forwarded to this machine).
+ */
 export function e2bEndpoint(env: NodeJS.ProcessEnv) {
-  return (sandbox: Sandbox, port: number) => `https://${port}-${sandbox.id}.${env.E2B_DOMAIN || 'e2b.app'}`;
+  const template = env.SWEGYM_SANDBOX_PORT_URL?.trim();
+  return (sandbox: Sandbox, port: number) =>
+    template ? template.replaceAll('{port}', String(port)).replaceAll('{id}', sandbox.id) : `https://${port}-${sandbox.id}.${env.E2B_DOMAIN || 'e2b.app'}`;
 }
 
 export async function validateAgentCommand(ctx: CommandContext): Promise<number> {
   const id = optString(ctx, 'instance');
   const router = optString(ctx, 'router');
   if (!id) throw usageError('--instance ID is required');
+  if (ctx.global.provider === 'local') return validateAgentLocal(ctx, id, router);
   if (!router) throw usageError('--router URL is required (the Dressage proxy, e.g. http://<public host>:8800, or any compatible endpoint)');
   let url: URL;
   try {
     url = new URL(router);
   } catch {
     throw usageError(`--router is not a URL: ${router}`);
-  }
-  if (ctx.global.provider !== 'e2b') {
-    throw new ConsoleError({
-      what: 'agent validation needs sandboxes whose Blackbox Server port the console can reach',
-      cause: 'local sandboxes have no network (like Dressage local_bwrap rollouts, they are isolated)',
-      fix: 'use --provider e2b; harness validation (`validate harness`) works on the local provider',
-      exitCode: ExitCode.precondition,
-    });
   }
   if (/^(localhost|127\.|0\.0\.0\.0|\[?::1\]?)/.test(url.hostname)) {
     throw new ConsoleError({
@@ -103,12 +105,17 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   }
   const [row] = await readRows(ctx.paths.trainJsonl, { ids: [id] });
   if (!row) throw usageError(`instance ${id} is not in ${ctx.paths.trainJsonl}`);
+  // The backend options are derived as the training run would derive them: saved train settings, then the env.
+  const saved = await loadTrainSettings(ctx.paths).catch(() => ({ values: {} as Record<string, string> }));
+  const rollout = launcherRolloutContext({ ...saved.values, ...ctx.env });
   let last = '';
   const result = await validateAgent({
     provider: await providerFor(ctx),
     row,
     router,
     endpointFor: e2bEndpoint(ctx.env),
+    rollout,
+    env: ctx.env,
     signal: ctx.signal,
     onProgress: (p: AgentProgress) => {
       const line = `${p.phase}${p.turnStatus ? ` (${p.turnStatus})` : ''}: ${p.steps} steps, ${p.toolCalls} tool calls, ${p.inputTokens}+${p.outputTokens} tokens${p.lastTool ? `, last: ${p.lastTool}` : ''} [${formatDuration(p.elapsedMs)}]`;
@@ -119,6 +126,9 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   if (ctx.global.json) writeJson(ctx, { ...result, error: result.error ?? null });
   else {
     say(ctx, `${result.ok ? 'ok  ' : 'FAIL'} ${result.instance_id}: ${result.summary ?? ''}${result.reward ? ` → reward ${result.reward.reward}` : ''}`);
+    if (result.agent.earlyStop) say(ctx, `     agent stopped early (${result.agent.earlyStop}); its patch was harvested and graded, as Dressage does`);
+    if (result.reward?.integrity_violation) say(ctx, `     integrity violation: ${(result.integrity && result.integrity.checked ? result.integrity.violations.map((v) => `${v.tool} ${v.reason}${v.path ? ` ${v.path}` : ''}${v.repo ? ` ${v.repo}` : ''}`) : []).join('; ')} → reward 0`);
+    if (result.integrity && !result.integrity.checked) say(ctx, `     integrity not checked: ${redact(result.integrity.reason)}`);
     if (result.error) say(ctx, `     ${redact(result.error)}`);
     if (result.patch) {
       say(ctx, `\npatch (${result.patchFiles.length} file(s): ${result.patchFiles.join(', ')}):`);
@@ -126,4 +136,49 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
     }
   }
   return result.ok ? ExitCode.ok : ExitCode.failed;
+}
+
+/**
+ * `validate agent --provider local`: the real Claude Code CLI in a bubblewrap sandbox of the task, its model the
+ * scripted replay of a sample task's gold patch (labelled), or the Anthropic-compatible --router URL.
+ */
+async function validateAgentLocal(ctx: CommandContext, id: string, router: string | undefined): Promise<number> {
+  if (router) {
+    try {
+      new URL(router);
+    } catch {
+      throw usageError(`--router is not a URL: ${router}`);
+    }
+  }
+  const { runSampleAgent, SCRIPTED_MODEL_LABEL } = await import('../../services/demo/agentStep.js');
+  const { createProvider } = await import('../../services/sandbox/index.js');
+  if (!router) note(ctx, SCRIPTED_MODEL_LABEL);
+  let last = '';
+  const r = await runSampleAgent({
+    provider: createProvider('local', { workspace: ctx.paths.root, env: ctx.env }),
+    paths: ctx.paths,
+    instanceId: id,
+    router,
+    apiKey: ctx.env.ANTHROPIC_API_KEY,
+    env: ctx.env,
+    signal: ctx.signal,
+    onPhase: (p) => note(ctx, `${p}`),
+    onProgress: (p) => {
+      const line = `  Claude Code ${p.status}: ${p.modelTurns} model turns, ${p.toolCalls.length} tool calls${p.apiRetries.length ? `, ${p.apiRetries.length} API retries` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
+      if (line !== last) note(ctx, redact(line));
+      last = line;
+    },
+  }).catch((err: unknown) => {
+    throw err instanceof ConsoleError ? err : sandboxConsoleError(err, 'the local agent run stopped');
+  });
+  const { log: _log, ...doc } = r;
+  if (ctx.global.json) writeJson(ctx, { ...doc, error: doc.error ?? null });
+  else {
+    say(ctx, `${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}: ${r.summary ?? ''}${r.reward ? ` → reward ${r.reward.reward}` : ''}`);
+    say(ctx, `     model: ${r.model}${r.scripted ? ' (SCRIPTED)' : ''} · Claude Code ${r.cliVersion}: ${r.claudeCode.status}, ${r.claudeCode.model_turns} model turns, ${r.claudeCode.tool_calls.length} tool calls${r.claudeCode.cause ? ` — ${r.claudeCode.cause}` : ''}`);
+    if (r.error) say(ctx, `     ${redact(r.error)}`);
+    say(ctx, `     log: ${r.logFile} (swegym-console agent-log ${r.logFile})`);
+    if (r.patch) say(ctx, `\npatch (${r.patchFiles.length} file(s): ${r.patchFiles.join(', ')}):\n${redact(r.patch.length > 20_000 ? r.patch.slice(0, 20_000) + '\n… (truncated)' : r.patch)}`);
+  }
+  return r.ok ? ExitCode.ok : ExitCode.failed;
 }

@@ -95,3 +95,20 @@ export async function resolveArtifactConfig(paths: RecipePaths, env: NodeJS.Proc
     },
   };
 }
+
+/**
+ * The manual equivalent of `artifacts build`, with the environment the script needs: without CLAUDE_CODE_BBS_WHEEL_URL
+ * it refuses to run, without CLAUDE_CODE_BBS_VERSION it names the runtime `bbs-custom` (which no template build looks
+ * for), and without CLAUDE_CODE_ARTIFACT_DIR it writes to /tmp/dressage/claude_code_artifacts.
+ */
+export function manualArtifactsCommand(config: Pick<ArtifactConfig, 'bbsVersion' | 'artifactDir'>, root: string): string {
+  const rel = path.relative(root, config.artifactDir) || '.';
+  const dir = rel.startsWith('..') ? config.artifactDir : rel;
+  return [
+    'python3 -m build --wheel --outdir dist blackbox_server/ &&',
+    `CLAUDE_CODE_BBS_VERSION=${config.bbsVersion}`,
+    `CLAUDE_CODE_BBS_WHEEL_URL="$PWD/dist/${wheelFileName(config.bbsVersion)}"`,
+    `CLAUDE_CODE_ARTIFACT_DIR=${dir}`,
+    'bash dressage/recipes/swegym/prepare_claude_code_sandbox_artifacts.sh',
+  ].join(' ');
+}

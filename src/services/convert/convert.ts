@@ -88,12 +88,27 @@ async function defaultLoadTasks(file: string, o: ConvertOptions): Promise<SweGym
   return (await readSplit(file, { split: o.split })).rows;
 }
 
+// Imports what the converter imports, the way it does: with --swegym-package-root the converter registers `swegym`
+// as a bare package over that directory so that swegym/__init__.py (Docker and collection extras) never runs.
 const SWEGYM_PROBE = [
-  'import sys',
+  'import os, sys, types',
   'root = sys.argv[1]',
-  'if root: sys.path.insert(0, root)',
+  'if root:',
+  '    pkg = os.path.join(os.path.realpath(root), "swegym")',
+  '    m = types.ModuleType("swegym")',
+  '    m.__file__ = os.path.join(pkg, "__init__.py")',
+  '    m.__package__ = "swegym"',
+  '    m.__path__ = [pkg]',
+  '    sys.modules["swegym"] = m',
   'import swegym.harness.test_spec, swegym.harness.log_parsers',
-  'print(swegym.__file__)',
+  // The (repo, version) pairs make_test_spec knows; a harness without them (a stub) just skips this check.
+  'try:',
+  '    import json',
+  '    from swegym.harness.constants import MAP_REPO_VERSION_TO_SPECS as M',
+  '    print("specs=" + json.dumps({r: [str(v) for v in vs] for r, vs in M.items()}))',
+  'except Exception:',
+  '    pass',
+  'print(swegym.harness.test_spec.__file__)',
 ].join('\n');
 
 /** Everything that would make the converter fail, checked up front. Throws a ConsoleError for the first blocker. */
@@ -188,6 +203,23 @@ export async function preflightConvert(o: ConvertRunOptions): Promise<PreflightR
       swegym.detail,
       `pip install "git+https://github.com/SWE-Gym/SWE-Bench-Package@${SWEGYM_HARNESS_COMMIT}" in the Dressage environment, or pass --swegym-package-root DIR`,
     );
+  }
+  // make_test_spec looks up MAP_REPO_VERSION_TO_SPECS[repo][version]; the converter stops with a KeyError otherwise.
+  const specsLine = probe.stdout.find((l) => l.startsWith('specs='));
+  if (specsLine) {
+    let specs: Record<string, string[]> | undefined;
+    try {
+      specs = JSON.parse(specsLine.slice('specs='.length)) as Record<string, string[]>;
+    } catch {}
+    const unknown = specs ? converted.find((t) => !specs[t.repo]?.includes(String(t.version))) : undefined;
+    if (specs && unknown) {
+      const repoKnown = specs[unknown.repo] !== undefined;
+      throw preconditionError(
+        `the pinned swegym harness has no spec for ${unknown.repo} ${repoKnown ? `version ${unknown.version}` : '(repository unknown)'} (instance ${unknown.instance_id}): the converter would stop with KeyError: '${repoKnown ? unknown.version : unknown.repo}'`,
+        'the split was not made for the harness at this commit, or the harness is another version',
+        `use the SWE-Gym split the recipe names with SWE-Bench-Package @${SWEGYM_HARNESS_COMMIT}`,
+      );
+    }
   }
   return { env: childEnv, removedEnv, tasks, images, templateMap, swegym, notices };
 }

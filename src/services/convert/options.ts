@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { RecipePaths, Split } from '../workspace/paths.js';
 import { SPLIT_ROWS } from '../workspace/paths.js';
-import { usageError } from '../errors.js';
+import { OWN_CHECK, usageError } from '../errors.js';
 import { PERMISSION_MODES } from './schema.js';
 
 export type ConverterProvider = 'e2b' | 'custom';
@@ -59,10 +59,13 @@ export function defaultConvertOptions(paths: RecipePaths, overrides: Partial<Con
 }
 
 function positiveInt(name: string, v: number, allowZero = false): void {
-  if (!Number.isInteger(v) || v < (allowZero ? 0 : 1)) throw usageError(`${name} must be a positive integer, got ${v}`);
+  if (!Number.isInteger(v) || v < (allowZero ? 0 : 1)) throw usageError(`${OWN_CHECK}${name} must be a positive integer, got ${v}`);
 }
 
-/** Checks the same rules as the converter's argparse (exit 2) plus sanity of the numbers. Throws usage errors. */
+/**
+ * Checks the same rules as the converter's argparse (exit 2), in its words, plus sanity rules of ours, which say so
+ * (tests/upstream/convertOptions.test.ts runs the real parse_args). Throws usage errors.
+ */
 export function validateConvertOptions(o: ConvertOptions): void {
   if (!o.output) throw usageError('the output JSONL path is required');
   if (!o.input) throw usageError('--input is required (the converter cannot read a split without it)', 'pass --input data/swegym-source/train.parquet or run `swegym-console data download` first');
@@ -76,21 +79,21 @@ export function validateConvertOptions(o: ConvertOptions): void {
   if ((o.bbsWheelUrl || o.binaryUrl || o.runtimeUrl) && o.blackboxType !== 'claude_code') throw usageError('Claude Code bootstrap URLs require --blackbox-type claude_code');
   if (!Number.isInteger(o.maxTurns) || o.maxTurns <= 0) throw usageError('--max-turns must be positive');
   if (!(PERMISSION_MODES as readonly string[]).includes(o.permissionMode)) {
-    throw usageError(`--permission-mode must be one of ${PERMISSION_MODES.join(', ')}; got "${o.permissionMode}"`);
+    throw usageError(`argument --permission-mode: invalid choice: '${o.permissionMode}' (choose from ${PERMISSION_MODES.join(', ')})`);
   }
   if (o.permissionMode === 'bypassPermissions') {
     // Accepted by the converter, but BBS refuses it as root and the template runs as root (reference §4.5, §8.15).
-    throw usageError('--permission-mode bypassPermissions cannot run: the template runs Claude Code as root, which refuses it', 'use acceptEdits (the recipe default)');
+    throw usageError(`${OWN_CHECK}--permission-mode bypassPermissions cannot run: the template runs Claude Code as root, which refuses it`, 'use acceptEdits (the recipe default)');
   }
   positiveInt('--test-timeout', o.testTimeout);
   positiveInt('--command-timeout', o.commandTimeout);
   positiveInt('--sandbox-timeout', o.sandboxTimeout);
   positiveInt('--git-sanitize-timeout', o.gitSanitizeTimeout);
   if (o.commandTimeout <= o.testTimeout) {
-    throw usageError(`--command-timeout (${o.commandTimeout}s) must exceed --test-timeout (${o.testTimeout}s)`, 'the evaluator polls until the command timeout; the recipe uses 1200/1260');
+    throw usageError(`${OWN_CHECK}--command-timeout (${o.commandTimeout}s) must exceed --test-timeout (${o.testTimeout}s)`, 'the evaluator polls until the command timeout; the recipe uses 1200/1260');
   }
   if (o.limit !== undefined) positiveInt('--limit', o.limit);
-  if (!o.workdir.startsWith('/')) throw usageError(`--workdir must be an absolute path inside the sandbox, got "${o.workdir}"`);
+  if (!o.workdir.startsWith('/')) throw usageError(`${OWN_CHECK}--workdir must be an absolute path inside the sandbox, got "${o.workdir}"`);
 }
 
 /** The converter's argv after `python3 <script>`. */

@@ -2,7 +2,8 @@
 // project, not SWE-Gym) on the local bubblewrap provider, walked through the recipe for real and offline:
 // data (the sample manifest → train.parquet and image list) → templates (one local template per task: a git /testbed
 // at the manifest's base commit + the stand-in health server on 31000) → smoke (health + `claude --version`) →
-// rows (Dressage's JSONL schema) → harness validation (gold → resolved, untouched repo → unresolved).
+// rows (Dressage's JSONL schema) → harness validation (gold → resolved, untouched repo → unresolved) → the real
+// Claude Code CLI on one task with a SCRIPTED model (a replay of the gold patch; skipped, saying so, without the CLI).
 // Nothing here pretends to be the real dataset, Claude Code or Dressage's converter, and every output says so.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile, mkdtemp } from 'node:fs/promises';
@@ -43,7 +44,7 @@ export interface ManifestInstance {
   };
 }
 
-export type DemoStepId = 'data' | 'templates' | 'smoke' | 'rows' | 'validate';
+export type DemoStepId = 'data' | 'templates' | 'smoke' | 'rows' | 'validate' | 'agent';
 
 export interface DemoStep {
   id: DemoStepId;
@@ -61,6 +62,20 @@ export interface DemoSummary {
   ok: boolean;
   steps: DemoStep[];
   results: HarnessResultJson[];
+  /** The real Claude Code CLI on one sample task with the SCRIPTED model; null when the CLI is not installed. */
+  agent: DemoAgentJson | null;
+}
+
+export interface DemoAgentJson {
+  instance_id: string;
+  model: string;
+  scripted: boolean;
+  cli_version: string;
+  claude_code: Record<string, unknown>;
+  summary: string | null;
+  reward: number | null;
+  log_file: string;
+  error: string | null;
 }
 
 export interface DemoOptions {
@@ -74,6 +89,8 @@ export interface DemoOptions {
   log?: CommandLog;
   onStep?: (step: DemoStep | { id: DemoStepId; title: string; running: true }) => void;
   onLine?: (line: string) => void;
+  /** Where CLAUDE_CODE_BIN is looked up (default: this process's environment). */
+  env?: NodeJS.ProcessEnv;
   onResult?: (r: HarnessValidationResult) => void;
 }
 
@@ -134,7 +151,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   if (!samplesDir) throw new ConsoleError({ what: 'samples/tasks not found next to the console', fix: 'run from a swegym-console checkout or install (samples/tasks ships with it)', exitCode: ExitCode.precondition });
   const repoRoot = path.resolve(samplesDir, '..', '..');
   const paths = await prepareWorkspace(o.workspace);
-  const summary: DemoSummary = { sample: true, label: SAMPLE_LABEL, workspace: paths.root, provider: o.provider.name, ok: false, steps: [], results: [] };
+  const summary: DemoSummary = { sample: true, label: SAMPLE_LABEL, workspace: paths.root, provider: o.provider.name, ok: false, steps: [], results: [], agent: null };
   const line = (s: string) => o.onLine?.(s);
   const step = async (id: DemoStepId, title: string, fn: () => Promise<{ ok: boolean; detail: string }>): Promise<boolean> => {
     o.onStep?.({ id, title, running: true });
@@ -261,6 +278,24 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     const ok = results.filter((r) => r.ok).length;
     return { ok: ok === results.length && results.length > 0, detail: `${ok}/${results.length} tasks: gold patch → resolved, untouched repo → unresolved` };
   });
+  // 6. The real Claude Code CLI on one task, in its sandbox, with the SCRIPTED model (a gold-patch replay).
+  const first = rows[0];
+  if (first) {
+    await step('agent', 'Claude Code (real CLI, scripted model)', async () => {
+      const { findClaudeCodeCli } = await import('../agent/localAgent.js');
+      const cli = findClaudeCodeCli(o.env);
+      // Not a failure of the recipe: the agent step needs the CLI, which only a checkout with dev dependencies has.
+      if (!cli.ok) return { ok: true, detail: `NOT RUN: ${cli.reason}; fix: ${cli.fix}` };
+      const { runSampleAgent, SCRIPTED_MODEL_LABEL } = await import('./agentStep.js');
+      line(SCRIPTED_MODEL_LABEL);
+      const r = await runSampleAgent({ provider: o.provider, paths, instanceId: first.metadata.instance_id, samplesDir, env: o.env, signal: o.signal, onPhase: (p) => line(`  agent: ${p}`) });
+      summary.agent = { instance_id: r.instance_id, model: r.model, scripted: r.scripted, cli_version: r.cliVersion, claude_code: r.claudeCode, summary: r.summary ?? null, reward: r.reward?.reward ?? null, log_file: r.logFile, error: r.error ?? null };
+      return {
+        ok: r.ok && r.reward?.reward === 1,
+        detail: `Claude Code ${r.cliVersion} on ${r.instance_id}: ${r.claudeCode.status}, ${r.claudeCode.model_turns} model turns, ${r.claudeCode.tool_calls.length} tool calls; fresh-sandbox grade: ${r.summary ?? r.error ?? '?'} (model SCRIPTED: gold patch replay; log: swegym-console agent-log ${r.logFile})`,
+      };
+    });
+  }
   summary.ok = summary.steps.every((s) => s.ok);
   return summary;
 }

@@ -1,8 +1,12 @@
-// The SWE-Gym reward marker (`DRESSAGE_SWEGYM_REWARD_JSON={...}`), read exactly as Dressage's reward function reads
-// it (reference §5.2): a marker counts only when a line starts with the prefix, the first marker line wins (an
-// invalid first marker is not rescued by a later valid one), and the reward is 1 only when `resolved` is the JSON
-// value `true`. Shared by validation (harness/agent) and the monitor (per-sample rewards).
+// The SWE-Gym reward marker (`DRESSAGE_SWEGYM_REWARD_JSON={...}`), read exactly as Dressage's reward function
+// (`dressage/recipes/swegym/reward.py`) reads it: the text is split into lines as Python's `str.splitlines()` splits
+// (\r, \f, U+2028 … end a line too), a marker counts only when a line starts with the prefix, the rest is read by
+// `json.loads` (NaN and Infinity are accepted), a marker whose JSON is not an object is passed over, and the first
+// marker that is an object or is not JSON decides (an invalid first marker is not rescued by a later valid one).
+// The reward is 1 only when `resolved` is the JSON value `true`. Shared by validation (harness/agent) and the
+// monitor. Checked side by side with reward.py in tests/upstream/marker.test.ts.
 import { StringDecoder } from 'node:string_decoder';
+import { parsePyJson } from './pyjson.js';
 
 export const MARKER_PREFIX = 'DRESSAGE_SWEGYM_REWARD_JSON=';
 
@@ -86,6 +90,9 @@ export type MarkerParse =
       line?: string;
     };
 
+/** The line boundaries of Python's `str.splitlines()`. */
+const LINE_BREAKS = /[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
+
 const HARNESS_INT_FIELDS = [
   'fail_to_pass_success',
   'fail_to_pass_total',
@@ -95,20 +102,22 @@ const HARNESS_INT_FIELDS = [
   'eval_returncode',
 ] as const;
 
-/** Parses one line. Returns undefined when the line does not start with the marker prefix. */
-export function parseMarkerLine(rawLine: string): MarkerParse | undefined {
-  const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-  if (!line.startsWith(MARKER_PREFIX)) return undefined;
-  const text = line.slice(MARKER_PREFIX.length);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: 'invalid_reward_marker', error: (err as Error).message, line };
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, reason: 'invalid_reward_marker', error: `the marker JSON is ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}, not an object`, line };
-  }
+/**
+ * Parses one line (already split as `str.splitlines()` splits). Undefined when the line is no marker, or is a marker
+ * whose JSON is not an object, which the reward function passes over (`passed` tells them apart).
+ */
+export function parseMarkerLine(line: string): MarkerParse | undefined {
+  const r = readMarkerLine(line);
+  return r === 'no_marker' || r === 'passed' ? undefined : r;
+}
+
+/** One line's verdict: no marker, a marker passed over (JSON but not an object), or the decisive parse. */
+function readMarkerLine(line: string): MarkerParse | 'no_marker' | 'passed' {
+  if (!line.startsWith(MARKER_PREFIX)) return 'no_marker';
+  const parsed = parsePyJson(line.slice(MARKER_PREFIX.length));
+  if (!parsed.ok) return { ok: false, reason: 'invalid_reward_marker', error: parsed.error, line };
+  const value = parsed.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'passed';
   const payload = value as Record<string, unknown>;
   const { marker, issues } = typeMarker(payload);
   return { ok: true, marker, payload, schemaIssues: issues, line };
@@ -184,13 +193,14 @@ function typeMarker(p: Record<string, unknown>): { marker: RewardMarker; issues:
   return { marker: m, issues };
 }
 
-/** Default cap on one marker line; longer lines are an invalid marker, not unbounded memory. */
+/** Default cap on one marker line; longer lines are an invalid marker, not unbounded memory (our rule: reward.py has no cap). */
 export const DEFAULT_MAX_MARKER_LINE = 1 << 20;
 
 /**
  * Streaming scanner: feed chunks of any size (strings or bytes, split anywhere, even inside a UTF-8 sequence);
  * it keeps only the current line and only while that line can still be a marker, so noise costs no memory.
- * The first line that starts with the prefix decides the result; later markers are counted but ignored.
+ * The first marker line that holds a JSON object, or is not JSON, decides the result; later markers are counted but
+ * ignored.
  */
 export class MarkerScanner {
   private readonly decoder = new StringDecoder('utf8');
@@ -202,7 +212,8 @@ export class MarkerScanner {
   private first: MarkerParse | undefined;
   private ended = false;
   private overlong = false;
-  /** Marker lines seen (including ones after the first). */
+  private afterCR = false;
+  /** Marker lines seen (including ones after the first and ones passed over). */
   markerCount = 0;
   /** Complete lines seen. */
   lineCount = 0;
@@ -216,12 +227,17 @@ export class MarkerScanner {
     const text = typeof chunk === 'string' ? chunk : this.decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     let i = 0;
     while (i < text.length) {
-      const nl = text.indexOf('\n', i);
-      const end = nl < 0 ? text.length : nl;
-      if (!this.skipping) this.feedPart(text.slice(i, end));
-      if (nl < 0) break;
+      // \r\n is one break: a \n right after a \r (even across chunks) ends nothing.
+      if (this.afterCR && text.charCodeAt(i) === 10) i++;
+      this.afterCR = false;
+      LINE_BREAKS.lastIndex = i;
+      const m = LINE_BREAKS.exec(text);
+      const end = m ? m.index : text.length;
+      if (!this.skipping && end > i) this.feedPart(text.slice(i, end));
+      if (!m) break;
       this.finishLine();
-      i = nl + 1;
+      this.afterCR = m[0] === '\r';
+      i = end + 1;
     }
     return this;
   }
@@ -275,10 +291,10 @@ export class MarkerScanner {
       this.overlong = false;
       return;
     }
-    const parsed = parseMarkerLine(line);
-    if (!parsed) return;
+    const parsed = readMarkerLine(line);
+    if (parsed === 'no_marker') return;
     this.markerCount++;
-    if (!this.first) this.first = parsed;
+    if (parsed !== 'passed' && !this.first) this.first = parsed;
   }
 }
 
@@ -295,16 +311,13 @@ export async function scanMarkerStream(stream: AsyncIterable<string | Uint8Array
 }
 
 /**
- * How the reward function searches a recorded `after_agent`/`swegym_harness` command: stdout, then stderr, then the
- * raw text, first marker line wins across them in that order.
+ * How the reward function searches a recorded `after_agent`/`swegym_harness` command: stdout, stderr and the raw
+ * text joined with newlines, one scan, so the first decisive marker wins across them in that order.
  */
 export function findRewardMarker(record: { stdout?: string; stderr?: string; raw?: string }): MarkerParse {
-  for (const text of [record.stdout, record.stderr, record.raw]) {
-    if (!text) continue;
-    const r = new MarkerScanner().push(text).end().found;
-    if (r) return r;
-  }
-  return { ok: false, reason: 'missing_reward_marker' };
+  const s = new MarkerScanner();
+  s.push(record.stdout ?? '').push('\n').push(record.stderr ?? '').push('\n').push(record.raw ?? '');
+  return s.end().result();
 }
 
 /** The trajectory integrity flags of reference §5.3. */

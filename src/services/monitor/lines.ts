@@ -36,7 +36,10 @@ export type LogEvent =
   | { kind: 'proxy_failed'; log: string }
   | { kind: 'checkpoint'; phase: 'saving' | 'saved'; iteration: number; path: string }
   | { kind: 'job_end'; status: 'succeeded' | 'failed' | 'stopped'; job: string }
-  | { kind: 'fatal'; text: string };
+  /** The console's launch wrapper: `[swegym-console] launcher exited with code N` (src/services/train/launch.ts). */
+  | { kind: 'launcher_exit'; code: number }
+  /** `exit`: the launcher prints this right before `exit 1` (its refusals), so the run has ended. */
+  | { kind: 'fatal'; text: string; exit?: true };
 
 export interface ParsedLine {
   /** The message after ANSI, Ray prefix, repeat suffix and Python logging prefix were removed. */
@@ -117,8 +120,12 @@ const CKPT_SAVING = /saving checkpoint at iteration\s+(\d+) to (\S+)/;
 const CKPT_SAVED = /successfully saved checkpoint (?:from )?(?:at )?iteration\s+(\d+) to (\S+)/;
 // `ray job submit` ends with `Job 'raysubmit_…' succeeded|failed|stopped` (Ray CLI behaviour).
 const JOB_END = /Job '([^']+)' (succeeded|failed|stopped|was stopped)/;
-const FATAL =
-  /^(?:Traceback \(most recent call last\):|.*\b(?:DRESSAGE_PROXY_URL must|PROMPT_DATA must point|MODEL_ROOT must point|MASTER_ADDR is required|Missing Slime model config|Missing Dressage default env file|RAY_SSH_USER is required|total actor GPUs \(\d+\) must be divisible|DRESSAGE_E2B_API_KEY is required|unsupported DRESSAGE_SANDBOX_PROVIDER|Reward function '[^']*' not found|ray\.exceptions\.\w+Error))/;
+const LAUNCHER_EXIT = /\[swegym-console\] launcher exited with code (\d+)/;
+// The launcher's and its defaults file's refusals (`echo … >&2; exit 1` and bash's `${VAR:?message}`), from
+// examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh and default/dressage_env_defaults.sh.
+const LAUNCHER_REFUSAL =
+  /\b(?:REPO_ROOT is required when|Missing Slime model config|Missing Dressage default env file|PROMPT_DATA must point|MODEL_ROOT must point|MASTER_ADDR is required|[A-Z_]+ must be 0 or 1; got|total actor GPUs \(\d+\) must be divisible|DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive|DRESSAGE_E2B_API_KEY is required|DRESSAGE_PADDOCK_CLASS is required|RESUME_CKPT_ROOT is required|RAY_SSH_USER is required|DRESSAGE_PROXY_URL must|SGLANG_ROUTER_URL is a proxy client target|Refusing to clear unsafe )/;
+const FATAL = /^(?:Traceback \(most recent call last\):|.*\b(?:unsupported DRESSAGE_SANDBOX_PROVIDER|Reward function '[^']*' not found|ray\.exceptions\.\w+Error))/;
 
 function pair(text: string): [number, number] | undefined {
   const m = /^(-?\d+)\/(-?\d+)$/.exec(text);
@@ -143,7 +150,8 @@ function parseKv(text: string): Record<string, string> {
 }
 
 function statuses(text: string): Record<string, number> {
-  const m = /statuses=(\S+)/.exec(text);
+  // Dressage joins the summary's parts with '; ' (`statuses=ABORTED:1,COMPLETED:15; sample[…]`).
+  const m = /statuses=([^;\s]+)/.exec(text);
   const out: Record<string, number> = {};
   if (!m) return out;
   for (const part of (m[1] as string).split(',')) {
@@ -247,6 +255,11 @@ export function classifyMessage(msg: string): LogEvent | undefined {
     if (m) return { kind: 'proxy_failed', log: (m[1] as string).trim() };
   }
   if (NO_TRAINABLE.test(msg)) return { kind: 'no_trainable', text: msg.trim() };
+  if (msg.includes('launcher exited')) {
+    const m = LAUNCHER_EXIT.exec(msg);
+    if (m) return { kind: 'launcher_exit', code: Number(m[1]) };
+  }
+  if (LAUNCHER_REFUSAL.test(msg)) return { kind: 'fatal', text: msg.trim(), exit: true };
   if (FATAL.test(msg)) return { kind: 'fatal', text: msg.trim() };
   return undefined;
 }
@@ -295,6 +308,15 @@ export const LINE_MARKERS: readonly (readonly [text: string, needle: string])[] 
   ["Job '", 'J'],
   ['Dressage proxy failed; see ', 'D'],
   ['Dressage sync rollout produced no trainable samples', 'D'],
+  ['[swegym-console] launcher exited with code ', 'xited '],
+  // LAUNCHER_REFUSAL
+  ['REPO_ROOT is required when', 'REPO_R'],
+  [' must be 0 or 1; got', '0 or 1'],
+  ['DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive', 'COMPAC'],
+  ['DRESSAGE_PADDOCK_CLASS is required', 'PADDOC'],
+  ['RESUME_CKPT_ROOT is required', 'RESUME'],
+  ['SGLANG_ROUTER_URL is a proxy client target', 'SGLANG'],
+  ['Refusing to clear unsafe ', 'Refusi'],
   // FATAL
   ['Traceback (most recent call last):', 'k'],
   ['DRESSAGE_PROXY_URL must', 'E'],

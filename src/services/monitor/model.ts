@@ -164,6 +164,10 @@ export class RunModel {
   private savingDetail: string | undefined;
   /** Per-rollout per-task tallies of the in-progress rollout. */
   private pendingTasks = new Map<string, [number, number]>();
+  /** Actors (Ray prefix names, '' for none) whose last line was logged with a traceback to follow. */
+  private readonly tracebackExpected = new Set<string>();
+  /** The launch wrapper's exit line (0 = the launcher ended cleanly). */
+  launcherExit: number | undefined;
   readonly clock: () => number;
 
   constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string } = {}) {
@@ -205,6 +209,15 @@ export class RunModel {
     this.lines++;
     const p = parseLine(raw);
     if (!p.event) return undefined;
+    // A routine evaluation failure is logged with exc_info=True (evaluator.py): the Traceback right after it, from
+    // the same actor, is that record's, not a crash.
+    const actor = p.actor ?? '';
+    const attached = this.tracebackExpected.delete(actor);
+    if (p.event.kind === 'eval_failed') {
+      if (this.tracebackExpected.size >= 1024) this.tracebackExpected.clear();
+      this.tracebackExpected.add(actor);
+    }
+    if (attached && p.event.kind === 'fatal' && p.event.text.startsWith('Traceback (most recent call last):')) return undefined;
     this.apply(p.event, p.time, p.repeat);
     return p.event;
   }
@@ -308,8 +321,14 @@ export class RunModel {
         this.jobEnd = { status: ev.status, job: ev.job };
         if (ev.status !== 'succeeded') this.failedDetail = `ray job ${ev.status}`;
         break;
+      case 'launcher_exit':
+        this.launcherExit = ev.code;
+        if (ev.code !== 0) this.failedDetail ??= `launcher exited with code ${ev.code}`;
+        break;
       case 'fatal':
         this.fatal.push({ at: time, text: ev.text });
+        // A refusal of the launcher: it exits 1 right after printing it.
+        if (ev.exit) this.failedDetail ??= ev.text;
         break;
     }
   }
@@ -380,7 +399,7 @@ export class RunModel {
 
   get phase(): Phase {
     if (this.failedDetail) return { kind: 'failed', detail: this.failedDetail };
-    if (this.jobEnd?.status === 'succeeded') return { kind: 'finished' };
+    if (this.jobEnd?.status === 'succeeded' || this.launcherExit === 0) return { kind: 'finished' };
     return this.phaseState;
   }
 

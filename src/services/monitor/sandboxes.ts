@@ -2,6 +2,7 @@
 // trajectory_id (bbs-<uuid> = agent, swegym-eval-<hex> = evaluation) and paddock_mode=blackbox; the template
 // alias tells the task. Inside an agent sandbox the Claude Code stream-json log and the tool_summary files show
 // progress. Coded against the provider interface (services/sandbox/types.ts).
+import { StreamJsonReader, type StreamEventView, type StreamJsonProgress } from '../agent/streamJson.js';
 import type { Sandbox, SandboxInfo, SandboxProvider } from '../sandbox/types.js';
 
 export const RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
@@ -17,6 +18,16 @@ export interface SandboxRow {
   /** Filled by `readAgentProgress` when asked (drill-in or a slow refresh). */
   steps?: number;
   lastTool?: string;
+  /** How Claude Code ended badly, once its log has a result: `✗ max turns`, `✗ API error 529 after 2 retries`. */
+  ending?: string;
+}
+
+/** The row's word for a bad ending; undefined while it runs and after a success (the last tool call says more). */
+export function endingOf(p: StreamJsonProgress | undefined): string | undefined {
+  if (!p || p.status === 'running' || p.status === 'success') return undefined;
+  if (p.status === 'max_turns') return '✗ max turns';
+  if (p.status === 'api_error') return `✗ API error${p.apiErrorStatus !== null ? ` ${p.apiErrorStatus}` : ''}${p.apiRetries.length ? ` after ${p.apiRetries.length} retries` : ''}`;
+  return `✗ ${(p.cause ?? 'error').split(' ')[0]}`;
 }
 
 export function classifyTrajectory(trajectoryId: string | undefined): SandboxRow['kind'] {
@@ -68,65 +79,17 @@ export async function listDressageSandboxes(provider: SandboxProvider, opts: { l
   }
 }
 
-export interface StreamEventView {
-  type: string;
-  text: string;
-  /** Tool calls of an assistant event, as `Name(short input)`. */
-  tools?: string[];
-}
-
-/** One line of Claude Code's `--output-format stream-json` log, summarised; undefined when not JSON. */
-export function summarizeStreamEvent(line: string): StreamEventView | undefined {
-  let e: any;
-  try {
-    e = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!e || typeof e !== 'object') return undefined;
-  const type = String(e.type ?? '?');
-  if (type === 'assistant') {
-    const blocks: any[] = Array.isArray(e.message?.content) ? e.message.content : [];
-    const tools: string[] = [];
-    const parts = blocks.map((b) => {
-      if (b?.type === 'tool_use') {
-        const t = `${b.name}(${shortInput(b.input)})`;
-        tools.push(t);
-        return t;
-      }
-      if (b?.type === 'text') return String(b.text ?? '').replace(/\s+/g, ' ');
-      if (b?.type === 'thinking') return '(thinking)';
-      return '';
-    });
-    return { type, text: parts.filter(Boolean).join(' · '), tools };
-  }
-  if (type === 'user') {
-    const blocks: any[] = Array.isArray(e.message?.content) ? e.message.content : [];
-    const r = blocks.find((b) => b?.type === 'tool_result');
-    if (r) {
-      const content = typeof r.content === 'string' ? r.content : Array.isArray(r.content) ? r.content.map((c: any) => c?.text ?? '').join(' ') : '';
-      return { type: 'tool_result', text: `${r.is_error ? 'error: ' : ''}${content.replace(/\s+/g, ' ').slice(0, 200)}` };
-    }
-    return { type, text: '' };
-  }
-  if (type === 'result') return { type, text: `num_turns=${e.num_turns ?? '?'} is_error=${e.is_error ?? '?'} ${e.subtype ?? ''}`.trim() };
-  if (type === 'system') return { type, text: String(e.subtype ?? '') };
-  return { type, text: '' };
-}
-
-function shortInput(input: unknown): string {
-  if (!input || typeof input !== 'object') return '';
-  const o = input as Record<string, unknown>;
-  // Grep and Glob: the pattern says more than the folder searched.
-  const v = o['command'] ?? o['file_path'] ?? o['pattern'] ?? o['path'] ?? Object.values(o)[0];
-  return String(v ?? '').replace(/\s+/g, ' ').slice(0, 80);
-}
+// The Claude Code log is read by the one stream-json reader (services/agent/streamJson.ts).
+export type { StreamEventView } from '../agent/streamJson.js';
+export { summarizeStreamEvent } from '../agent/streamJson.js';
 
 export interface AgentProgress {
   steps: number | undefined;
   lastTool: string | undefined;
   events: StreamEventView[];
   error?: string;
+  /** What the log says so far: status, model turns, tool calls, retries, the ending's cause. */
+  agent?: StreamJsonProgress;
 }
 
 /** Reads steps (tool_summary file count) and the tail of the Claude Code log in an agent sandbox (E2B commands, not BBS). */
@@ -143,16 +106,11 @@ export async function readAgentProgress(sandbox: Sandbox, opts: { tailBytes?: nu
 
 export function parseAgentProgress(stdout: string): AgentProgress {
   if (stdout.startsWith('NO_RUNTIME')) return { steps: 0, lastTool: undefined, events: [], error: 'no Blackbox Server runtime yet' };
-  const lines = stdout.split('\n');
-  const m = /^STEPS=(\d+)/.exec(lines[0] ?? '');
-  const events: StreamEventView[] = [];
-  let lastTool: string | undefined;
-  // The first log line may be cut by `tail -c`; summarizeStreamEvent skips it.
-  for (const l of lines.slice(1)) {
-    const ev = summarizeStreamEvent(l);
-    if (!ev) continue;
-    events.push(ev);
-    if (ev.tools?.length) lastTool = ev.tools[ev.tools.length - 1];
-  }
-  return { steps: m ? Number(m[1]) : undefined, lastTool, events: events.slice(-500) };
+  const nl = stdout.indexOf('\n');
+  const m = /^STEPS=(\d+)/.exec(nl < 0 ? stdout : stdout.slice(0, nl));
+  // The first log line may be cut by `tail -c`.
+  const reader = new StreamJsonReader({ cutStart: true, keepViews: 500 }).push(nl < 0 ? '' : stdout.slice(nl + 1));
+  const agent = reader.progress();
+  const last = agent.toolCalls.at(-1);
+  return { steps: m ? Number(m[1]) : undefined, lastTool: last ? `${last.name}(${last.arg.slice(0, 80)})` : undefined, events: reader.views.slice(-500), agent };
 }

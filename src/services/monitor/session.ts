@@ -5,7 +5,7 @@ import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, ChartSeries } from '../../state/monitor.js';
+import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, ChartSeries, SandboxStreamView } from '../../state/monitor.js';
 import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
 import { metricNumber } from './lines.js';
 import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
@@ -13,7 +13,8 @@ import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from './reso
 import { SkipFirstLine } from './ingest.js';
 import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
 import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
-import { listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import { endingOf, listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import type { StreamJsonProgress } from '../agent/streamJson.js';
 import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
 import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
@@ -87,7 +88,7 @@ export class MonitorService {
   private proxyFailures = 0;
   private sandboxes: SandboxSnapshot | undefined;
   private rayNodes: RayNode[] | undefined;
-  private stream: { id: string; sandbox?: Sandbox; events: StreamEventView[]; steps: number | undefined; error: string | undefined } | undefined;
+  private stream: DrillStream | undefined;
   private trajectories: TrajectoryEntry[] = [];
   private trajectory: TrajectoryView | undefined;
   private live = false;
@@ -283,7 +284,7 @@ export class MonitorService {
     this.dirty++;
   }
 
-  private agentProgress = new Map<string, { steps: number | undefined; lastTool: string | undefined; at: number }>();
+  private agentProgress = new Map<string, { steps: number | undefined; lastTool: string | undefined; ending?: string; at: number }>();
 
   /** Reads steps and the last tool call of a few agent sandboxes (least recently read first). */
   async pollAgentProgress(): Promise<void> {
@@ -302,7 +303,7 @@ export class MonitorService {
       batch.map(async (r) => {
         try {
           const p = await this.readProgress(r.id, provider, { tailBytes: 32768 });
-          this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, at: this.clock() });
+          this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, ending: endingOf(p.agent), at: this.clock() });
         } catch {
           this.agentProgress.set(r.id, { steps: undefined, lastTool: undefined, at: this.clock() });
         }
@@ -326,6 +327,7 @@ export class MonitorService {
       if (p) {
         r.steps = p.steps;
         r.lastTool = p.lastTool;
+        r.ending = p.ending;
       }
     }
   }
@@ -346,7 +348,7 @@ export class MonitorService {
       this.publish(true);
       return;
     }
-    this.stream = { id, events: [], steps: undefined, error: undefined };
+    this.stream = { id, trajectoryId: this.sandboxes?.rows.find((r) => r.id === id)?.trajectoryId, events: [], steps: undefined, error: undefined };
     this.dirty++;
     this.publish(true);
     await this.pollStream();
@@ -355,7 +357,8 @@ export class MonitorService {
 
   async pollStream(): Promise<void> {
     const s = this.stream;
-    if (!s) return;
+    // A finished sample's transcript comes from its trajectory files, which do not change.
+    if (!s || s.transcript) return;
     const provider = this.sim ? undefined : await this.provider();
     if (!provider && !this.sim) {
       s.error = 'no sandbox provider configured';
@@ -369,10 +372,33 @@ export class MonitorService {
       s.events = p.events;
       s.steps = p.steps;
       s.error = p.error;
+      if (p.agent && p.agent.events > 0) s.agent = p.agent;
     } catch (err) {
       s.error = (err as Error).message;
     }
+    if (s.error) await this.finishedTranscript(s);
     this.dirty++;
+  }
+
+  /**
+   * The sandbox cannot be read (gone, killed): when its sample finished, Dressage wrote its trajectory files
+   * (traj_payload / traj_err, named by the session id = the sandbox's trajectory_id); show those instead.
+   */
+  private async finishedTranscript(s: DrillStream): Promise<void> {
+    const tid = s.trajectoryId;
+    if (!tid || !this.target?.runDir) return;
+    const safe = tid.replace(/[^A-Za-z0-9._-]/g, '_');
+    const find = () => this.trajectories.find((e) => e.session === tid || e.session === safe);
+    let entry = find();
+    // The listing is refreshed every 2 min; a sample that just finished is looked for at most every 10 s.
+    if (!entry && this.clock() - (s.relistedAt ?? -Infinity) >= 10_000) {
+      s.relistedAt = this.clock();
+      this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
+      entry = find();
+    }
+    if (!entry || this.stream !== s) return;
+    s.transcript = await loadTrajectory(entry);
+    s.error = undefined;
   }
 
   async openTrajectory(entry: TrajectoryEntry | undefined): Promise<void> {
@@ -500,7 +526,7 @@ export class MonitorService {
       rayNodes: this.rayNodes,
       proxy: { url: proxyUrlFrom(m.effective, this.target?.proxyUrl), last: this.proxyLast, failures: this.proxyFailures },
       sandboxes: this.sandboxes,
-      sandboxStream: this.stream ? { id: this.stream.id, events: this.stream.events.slice(-300).map((e) => ({ ...e, text: redact(e.text) })), steps: this.stream.steps, error: this.stream.error } : undefined,
+      sandboxStream: this.stream ? streamSnapshot(this.stream) : undefined,
       trajectories: this.trajectories.slice(0, 2000),
       trajectory: this.trajectory,
       live: this.live,
@@ -544,4 +570,31 @@ export class MonitorService {
   dispose(): void {
     void this.close();
   }
+}
+
+/** The drilled-into sandbox: its log while it runs, its trajectory files once the sample finished. */
+interface DrillStream {
+  id: string;
+  trajectoryId: string | undefined;
+  sandbox?: Sandbox;
+  events: StreamEventView[];
+  steps: number | undefined;
+  error: string | undefined;
+  agent?: StreamJsonProgress;
+  transcript?: TrajectoryView;
+  relistedAt?: number;
+}
+
+function streamSnapshot(s: DrillStream): SandboxStreamView {
+  const a = s.agent;
+  const lastRetry = a?.apiRetries.at(-1);
+  return {
+    id: s.id,
+    trajectoryId: s.trajectoryId,
+    events: s.events.slice(-300).map((e) => ({ ...e, text: redact(e.text) })),
+    steps: s.steps,
+    error: s.error,
+    agent: a ? { status: a.status, cause: a.cause ? redact(a.cause) : undefined, apiRetries: a.apiRetries.length, lastRetryStatus: lastRetry ? lastRetry.error_status : undefined, apiErrorStatus: a.apiErrorStatus, permissionDenials: a.permissionDenials.length } : undefined,
+    transcript: s.transcript,
+  };
 }

@@ -297,7 +297,7 @@ export class LocalProvider implements SandboxProvider {
   }
 
   /** Starts bwrap over `tree`; resolves once the sandbox's pid 1 is known. */
-  private async launch(opts: { tree: string; mode: 'host' | 'rootfs'; startCommand?: string; allowInternet: boolean; note: string }): Promise<{ child: ChildProcess; initPid: number; initStart: string }> {
+  private async launch(opts: { tree: string; mode: 'host' | 'rootfs'; startCommand?: string; allowInternet: boolean; binds?: CreateSandboxOptions['binds']; note: string }): Promise<{ child: ChildProcess; initPid: number; initStart: string }> {
     const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
     if (!opts.allowInternet) args.push('--unshare-net');
     args.push('--hostname', 'sandbox');
@@ -307,6 +307,8 @@ export class LocalProvider implements SandboxProvider {
     // /tmp: the template's own /tmp when it has one (the sandbox's private copy, so files a build put there are
     // kept, as in an E2B snapshot), else an empty tmpfs. Either way no two sandboxes share it.
     if (opts.mode === 'host' && !existsSync(path.join(opts.tree, 'tmp'))) args.push('--tmpfs', '/tmp');
+    // Last, so that they lie over the tree and /tmp.
+    for (const b of opts.binds ?? []) args.push(b.writable ? '--bind' : '--ro-bind', b.src, b.dest);
     args.push('--chdir', '/');
     args.push('--clearenv', '--setenv', 'PATH', SANDBOX_PATH, '--setenv', 'HOME', '/root', '--setenv', 'LANG', 'C.UTF-8');
     args.push('--info-fd', '3', '--');
@@ -379,7 +381,7 @@ export class LocalProvider implements SandboxProvider {
     try {
       await mkdir(dir, { recursive: true });
       await copyTree(path.join(this.templateDir(opts.template), 'root'), tree, opts.signal);
-      launched = await this.launch({ tree, mode: meta.mode, startCommand: meta.startCommand, allowInternet: opts.allowInternet ?? false, note: `sandbox ${id}` });
+      launched = await this.launch({ tree, mode: meta.mode, startCommand: meta.startCommand, allowInternet: opts.allowInternet ?? false, binds: opts.binds, note: `sandbox ${id}` });
       const now = Date.now();
       const rec: SandboxRecord = {
         id,

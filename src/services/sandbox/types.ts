@@ -18,6 +18,11 @@ export interface CreateSandboxOptions {
   metadata?: Record<string, string>;
   /** Local provider: allow network access (off by default). */
   allowInternet?: boolean;
+  /**
+   * Local provider: host paths mounted into the sandbox (a tool too large to copy per sandbox, a socket
+   * directory); E2B ignores them. `readOnly` unless said otherwise.
+   */
+  binds?: { src: string; dest: string; writable?: boolean }[];
   signal?: AbortSignal;
 }
 

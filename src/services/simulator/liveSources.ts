@@ -173,6 +173,9 @@ function toolStep(trajectoryId: string, repo: string, step: number, total: numbe
   };
 }
 
+/** A reply's input tokens: the prompt grows with every step. */
+const stepInputTokens = (step: number) => 6000 + 900 * step;
+
 /**
  * Claude Code's `claude_code.stdout.log` so far: init, one assistant tool call and its result per step, then the
  * result event once the turn is over. From `fromStep` on only (the log's tail), when given.
@@ -183,11 +186,23 @@ export function simulatedAgentLog(s: Pick<SimLiveSandbox, 'trajectoryId' | 'repo
   if (fromStep <= 1) lines.push(JSON.stringify({ type: 'system', subtype: 'init', cwd: '/testbed', session_id: sessionId, model: 'proxy-model', permissionMode: 'acceptEdits', tools: ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'LS', 'TodoWrite'] }));
   for (let step = Math.max(1, fromStep); step <= s.steps; step++) {
     const t = toolStep(s.trajectoryId, s.repo, step, Math.max(1, s.plannedSteps, s.steps));
-    const id = `toolu_${new Rng(hash32(`${s.trajectoryId}:${step}`)).hex(24)}`;
-    lines.push(JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: t.thought }, { type: 'tool_use', id, name: t.name, input: t.input }] }, session_id: sessionId }));
-    lines.push(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: t.result, is_error: t.isError }] }, session_id: sessionId }));
+    const rng = new Rng(hash32(`${s.trajectoryId}:${step}`));
+    const id = `toolu_${rng.hex(24)}`;
+    // As the real CLI prints a reply (tests/fixtures/claude-code): one event per content block, sharing the
+    // message id and its usage, whose output_tokens is the stream's placeholder.
+    const message = { id: `msg_${rng.hex(24)}`, type: 'message', role: 'assistant', model: 'proxy-model', stop_reason: null, usage: { input_tokens: stepInputTokens(step), output_tokens: 1 } };
+    lines.push(JSON.stringify({ type: 'assistant', message: { ...message, content: [{ type: 'text', text: t.thought }] }, parent_tool_use_id: null, session_id: sessionId }));
+    lines.push(JSON.stringify({ type: 'assistant', message: { ...message, content: [{ type: 'tool_use', id, name: t.name, input: t.input }] }, parent_tool_use_id: null, session_id: sessionId }));
+    lines.push(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: t.result, is_error: t.isError }] }, parent_tool_use_id: null, session_id: sessionId }));
   }
-  if (s.done) lines.push(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: s.steps, session_id: sessionId }));
+  if (s.done) {
+    // The final reply (one more model turn; num_turns counts the replies + 1, as the CLI does) and the totals.
+    let input = 0;
+    for (let step = 1; step <= s.steps + 1; step++) input += stepInputTokens(step);
+    const text = 'The fix is in place and the related tests pass.';
+    lines.push(JSON.stringify({ type: 'assistant', message: { id: `msg_${new Rng(hash32(`${s.trajectoryId}:final`)).hex(24)}`, type: 'message', role: 'assistant', model: 'proxy-model', stop_reason: null, usage: { input_tokens: stepInputTokens(s.steps + 1), output_tokens: 1 }, content: [{ type: 'text', text }] }, parent_tool_use_id: null, session_id: sessionId }));
+    lines.push(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: s.steps + 2, result: text, api_error_status: null, permission_denials: [], usage: { input_tokens: input, output_tokens: 120 * (s.steps + 1) }, session_id: sessionId }));
+  }
   return lines.join('\n') + '\n';
 }
 

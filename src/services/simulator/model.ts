@@ -250,7 +250,7 @@ export class RunModel {
       sink.line(t, text);
     };
     out(`effective_parallelism: total_actor_gpus=${totalGpus} TP_SIZE=2 CP_SIZE=4 DP_SIZE=${Math.max(1, totalGpus / 8)} CONTEXT_WINDOW=65536 ROLLOUT_MAX_CONTEXT_LEN=65536`);
-    out(`effective_blackbox: provider=e2b proxy=${c.proxyUrl} max_steps=80 compact_threshold=57536`);
+    out(`effective_blackbox: provider=e2b proxy=${c.proxyUrl} max_steps=100 compact_threshold=57536`);
     out('effective_claude_code: version=2.1.207 bbs_version=1.1.0 portable_python=3.10.20');
     out(`effective_batch: num_rollout=${c.numRollouts} rollout_batch_size=${c.rolloutBatchSize} n_samples_per_prompt=${c.samplesPerPrompt} global_batch_size=${this.samplesPerRollout}`);
     out('effective_grpo: normalize_advantages=1 use_tis=1 use_kl_loss=1 kl_coef=0.0 entropy_coef=0.0 eps_clip=0.2 eps_clip_high=0.28 kl_loss_coef=0.001 kl_loss_type=low_var_kl');

@@ -30,16 +30,19 @@ export function checkTemplateMap(value: unknown, file: string, images?: readonly
   }
   const map: TemplateMap = {};
   let emptyEntry = false;
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [rawKey, v] of Object.entries(value as Record<string, unknown>)) {
+    // The converter strips keys and values (`str(raw).strip()`): " tpl " maps as "tpl".
+    const key = rawKey.trim();
     if (typeof v !== 'string') {
-      problems.push({ kind: 'not_string', image: key, message: `sandbox image map value for '${key}' is not a string: ${file}` });
+      // The converter would write str(value) ("None", "5") as the template name; no such template exists.
+      problems.push({ kind: 'not_string', image: key, message: `swegym-console's own check: sandbox image map value for '${key}' is not a string: ${file}` });
       continue;
     }
-    if (key.trim() === '' || v.trim() === '') {
+    if (key === '' || v.trim() === '') {
       emptyEntry = true;
       continue;
     }
-    map[key] = v;
+    map[key] = v.trim();
   }
   // One template per task image: a second image on the same template would run its task in the first one's image.
   const byTemplate = new Map<string, string[]>();

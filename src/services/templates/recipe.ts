@@ -25,7 +25,10 @@ export const BBS_LOG = '/tmp/blackbox-server.log';
 export const UNPACK_COMMAND =
   `rm -rf ${RUNTIME_DIR} && mkdir -p ${RUNTIME_DIR} && tar -xzf ${RUNTIME_TARBALL_DEST} -C ${RUNTIME_DIR} --strip-components=1 && ${CLAUDE_BIN} --version`;
 
-/** The start command: BBS from the isolated runtime, bound to 0.0.0.0:<port>, logging to /tmp/blackbox-server.log. */
+/**
+ * The start command: BBS from the isolated runtime, bound to 0.0.0.0:<port>, logging to /tmp/blackbox-server.log.
+ * One step per line as in Dressage's builder, not `&&`-chained: a failed `cd /testbed` does not stop the server.
+ */
 export function startCommand(port = BLACKBOX_PORT): string {
   const py = `${RUNTIME_DIR}/python/bin/python3`;
   const code = `import sys; sys.path.insert(0, '${RUNTIME_DIR}/bbs-site'); from blackbox_server.main import main; main()`;
@@ -35,7 +38,7 @@ export function startCommand(port = BLACKBOX_PORT): string {
     `export BBS_PORT=${port}`,
     'export BBS_RUNTIME_ROOT=/tmp/blackbox_server',
     `exec ${py} -c "${code}" > ${BBS_LOG} 2>&1`,
-  ].join(' && ');
+  ].join('\n');
 }
 
 export interface RecipeOptions {
@@ -104,7 +107,10 @@ export function specFingerprint(spec: TemplateSpec, fileDigests: Record<string, 
   return createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
 }
 
-/** The equivalent manual command, for the screen and the docs. */
-export function manualBuildCommand(image: string, name: string): string {
-  return `TASK_IMAGE=${image} TEMPLATE_NAME=${name} python3 examples/data/swegym/prepare_swegym_e2b.py build`;
+/**
+ * The equivalent manual command, for the screen and the docs. Dressage's build reads the artifact directory and the
+ * BBS version from the environment too (it refuses to run without them), and the E2B key.
+ */
+export function manualBuildCommand(image: string, name: string, artifacts: { artifactDir: string; bbsVersion: string } = { artifactDir: 'data/claude-code-artifacts', bbsVersion: '1.1.0' }): string {
+  return `TASK_IMAGE=${image} TEMPLATE_NAME=${name} CLAUDE_CODE_ARTIFACT_DIR=${artifacts.artifactDir} CLAUDE_CODE_BBS_VERSION=${artifacts.bbsVersion} E2B_API_KEY=… python3 examples/data/swegym/prepare_swegym_e2b.py build`;
 }

@@ -9,7 +9,7 @@ import { describeSecret, redact } from '../secrets.js';
 import { runProcess } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
 import { verifyJsonl, readTemplateMap } from '../convert/verify.js';
-import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, SETTING_BY_KEY, validateSetting } from './settings.js';
+import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, LAUNCHER_CHECKED_TOGGLES, OWN_CHECK, SETTING_BY_KEY, SLIME_KL_LOSS_TYPES, validateSetting } from './settings.js';
 import type { LaunchPlan } from './launch.js';
 import { findActiveRuns, findLatestCheckpoint } from './registry.js';
 
@@ -27,7 +27,17 @@ const fail = (id: string, title: string, detail: string, fix?: string): LaunchCh
 const warn = (id: string, title: string, detail: string, fix?: string): LaunchCheck => ({ id, title, status: 'warn', detail, ...(fix ? { fix } : {}) });
 const skip = (id: string, title: string, detail: string): LaunchCheck => ({ id, title, status: 'skip', detail });
 
-/** The launcher's local-only rule (§8.1): it rejects only these hosts. */
+/** The launcher's local-only rule (dressage_validate_proxy_defaults), on the URL text exactly as bash matches it. */
+export function launcherRejectsProxyUrl(url: string): boolean {
+  return /^https?:\/\/(localhost|127\.|0\.0\.0\.0|\[::1\]|::1)([:/]|$)/.test(url);
+}
+
+/** The launcher's wildcard rule for SGLANG_ROUTER_URL (dressage_validate_proxy_defaults). */
+export function launcherRejectsRouterUrl(url: string): boolean {
+  return /^https?:\/\/(0\.0\.0\.0|\[::\]|::)([:/]|$)/.test(url);
+}
+
+/** Local-only hosts in any spelling (our stricter reading; the launcher matches the lower-case text only). */
 export function isLocalOnlyHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h.startsWith('127.') || h === '0.0.0.0' || h === '::1';
@@ -56,15 +66,30 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   const bad = Object.entries(explicit)
     .map(([k, v]) => [k, validateSetting(k, v)] as const)
     .filter((x): x is readonly [string, string] => x[1] !== undefined);
+  // A toggle the launcher does not check only compares with "1": anything else is off, so ours is a warning.
+  const lenient = (k: string) => SETTING_BY_KEY.get(k)?.kind === 'toggle' && !LAUNCHER_CHECKED_TOGGLES.has(k);
+  const hard = bad.filter(([k]) => !lenient(k));
+  const soft = bad.filter(([k]) => lenient(k));
   out.push(
-    bad.length === 0
+    hard.length === 0
       ? ok('values', 'Setting values', `${Object.keys(explicit).length} settings set, all valid`)
-      : fail('values', 'Setting values', bad.map(([, p]) => p).join('; '), 'correct the values (toggles are 0 or 1; sizes are positive integers)'),
+      : fail('values', 'Setting values', hard.map(([, p]) => p).join('; '), 'correct the values (toggles are 0 or 1; sizes are positive integers)'),
   );
+  if (soft.length > 0) out.push(warn('toggles', 'Toggles', soft.map(([, p]) => p).join('; '), 'set 0 or 1'));
 
   if (!e.MODEL_ROOT) out.push(fail('model-root', 'MODEL_ROOT', 'MODEL_ROOT must point to model/checkpoint files, e.g. /path/to/models', 'set MODEL_ROOT to the directory holding Qwen3.5-4B/ and Qwen3.5-4B_torch_dist/'));
   if (!e.PROMPT_DATA) out.push(fail('prompt-data', 'PROMPT_DATA', 'PROMPT_DATA must point to Claude Code SWE-Gym Dressage JSONL', 'convert the data first (swegym-console convert)'));
-  if (!e.MASTER_ADDR) out.push(fail('master-addr', 'MASTER_ADDR', 'MASTER_ADDR is required and could not be inferred.', "set MASTER_ADDR to this head node's IP"));
+  for (const h of plan.hostnameFailures ?? []) {
+    out.push(
+      fail(
+        `hostname${h.flag}`,
+        'Host address',
+        `\`hostname ${h.flag}\` fails on this machine (${h.error}): the launcher (set -euo pipefail) exits 1 there without a message of its own`,
+        h.flag === '-I' ? 'set MASTER_ADDR and CURRENT_NODE_IP to this head node’s IP' : 'set SGLANG_ROUTER_HOST to this head node’s IP',
+      ),
+    );
+  }
+  if (!e.MASTER_ADDR && !(plan.hostnameFailures ?? []).some((h) => h.flag === '-I')) out.push(fail('master-addr', 'MASTER_ADDR', 'MASTER_ADDR is required and could not be inferred.', "set MASTER_ADDR to this head node's IP"));
 
   // Sandbox provider and the E2B key trap (§8.2, §8.11).
   const provider = e.DRESSAGE_SANDBOX_PROVIDER;
@@ -87,7 +112,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         : fail(
             'bbs-port',
             'DRESSAGE_E2B_BLACKBOX_PORT',
-            'E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
+            "Dressage's E2B provider (dressage/sandbox/remote/e2b/provider.py) fails every sandbox: E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000",
             'unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
           ),
     );
@@ -97,8 +122,18 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         ? ok('provider', 'Sandbox provider', `custom (${e.DRESSAGE_PADDOCK_CLASS})`)
         : fail('provider', 'Sandbox provider', 'DRESSAGE_PADDOCK_CLASS is required for DRESSAGE_SANDBOX_PROVIDER=custom', 'set DRESSAGE_PADDOCK_CLASS or use e2b'),
     );
+  } else if (['e2b', 'local_bwrap'].includes((provider ?? '').trim().toLowerCase())) {
+    // Dressage's sandbox factory lower-cases the name; the launcher's e2b-only rules compare it exactly.
+    out.push(ok('provider', 'Sandbox provider', `${provider} (the console's sandbox views and E2B checks apply to e2b only)`));
   } else {
-    out.push(fail('provider', 'Sandbox provider', `unsupported DRESSAGE_SANDBOX_PROVIDER='${provider}'; expected one of e2b|local_bwrap`, 'use DRESSAGE_SANDBOX_PROVIDER=e2b'));
+    out.push(
+      fail(
+        'provider',
+        'Sandbox provider',
+        `Dressage's sandbox factory (dressage/sandbox/factory.py) fails the first rollout: unsupported DRESSAGE_SANDBOX_PROVIDER='${(provider ?? '').trim().toLowerCase()}'; expected one of e2b|local_bwrap`,
+        'use DRESSAGE_SANDBOX_PROVIDER=e2b',
+      ),
+    );
   }
 
   // Proxy URL: http(s) with a host, not local-only (the launcher's rule), and not a private address E2B cannot reach.
@@ -107,9 +142,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   try {
     parsed = new URL(url);
   } catch {}
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
-    out.push(fail('proxy-url', 'DRESSAGE_PROXY_URL', `DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: ${url}`, 'set it to the ingress or tunnel URL of the Dressage proxy, e.g. https://proxy.example.com'));
-  } else if (isLocalOnlyHost(parsed.hostname)) {
+  if (launcherRejectsProxyUrl(url)) {
     out.push(
       fail(
         'proxy-url',
@@ -118,22 +151,56 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         "Set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname.",
       ),
     );
+  } else if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+    out.push(fail('proxy-url', 'DRESSAGE_PROXY_URL', `${OWN_CHECK}DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: ${url}`, 'set it to the ingress or tunnel URL of the Dressage proxy, e.g. https://proxy.example.com'));
+  } else if (isLocalOnlyHost(parsed.hostname)) {
+    out.push(
+      warn(
+        'proxy-url',
+        'DRESSAGE_PROXY_URL',
+        `${OWN_CHECK}${url} is local-only: the launcher accepts this spelling, but no sandbox can reach it`,
+        "set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname",
+      ),
+    );
   } else if (isPrivateHost(parsed.hostname)) {
     out.push(
       warn(
         'proxy-url',
         'DRESSAGE_PROXY_URL',
-        `${url} is a private/internal address: the launcher accepts it, but E2B sandboxes cannot reach it and every agent would fail${explicit.DRESSAGE_PROXY_URL ? '' : ' (this is the launcher default)'}`,
-        'expose port 8800 through an ingress or secure tunnel and set DRESSAGE_PROXY_URL to its public URL',
+        `${OWN_CHECK}${url} is a private/internal address: the launcher accepts it, but E2B sandboxes cannot reach it and every agent would fail${explicit.DRESSAGE_PROXY_URL ? '' : ' (this is the launcher default)'}`,
+        `expose port ${e.PROXY_PORT} through an ingress or secure tunnel and set DRESSAGE_PROXY_URL to its public URL`,
       ),
     );
   } else out.push(ok('proxy-url', 'DRESSAGE_PROXY_URL', `${url} (public host)`));
 
+  // The proxy's target: the launcher refuses a wildcard bind address.
+  const router = e.SGLANG_ROUTER_URL ?? '';
+  if (launcherRejectsRouterUrl(router)) {
+    out.push(
+      fail(
+        'router-url',
+        'SGLANG_ROUTER_URL',
+        `SGLANG_ROUTER_URL is a proxy client target and cannot use a wildcard bind address: ${router}`,
+        `Set SGLANG_ROUTER_HOST or SGLANG_ROUTER_URL to a reachable host, e.g. ${e.PROXY_PUBLIC_HOST}.`,
+      ),
+    );
+  }
+
+  // The launcher clears the trajectory dirs with find … -exec rm -rf; it refuses an empty or root dir.
+  if (e.DRESSAGE_CLEAR_TRAJECTORY_LOGS === '1') {
+    for (const k of ['DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR', 'DRESSAGE_TRAJECTORY_ERROR_LOG_DIR']) {
+      const dir = e[k] ?? '';
+      if (dir === '' || dir === '/') {
+        out.push(fail('clear-logs', 'Clear trajectory logs', `Refusing to clear unsafe ${k}: ${dir}`, `set ${k} to the run's own directory`));
+        break;
+      }
+    }
+  }
+
   // Nodes, HOSTFILE and RAY_SSH_USER (§8.3).
   const nodes = d.nodes ?? 0;
-  if (e.HOSTFILE && !e.RAY_SSH_USER) {
-    out.push(fail('nodes', 'Nodes / Ray workers', 'RAY_SSH_USER is required when HOSTFILE is set', 'set RAY_SSH_USER to the ssh user on the worker nodes, or unset HOSTFILE and join workers yourself'));
-  } else if (!explicit.ACTOR_NUM_NODES) {
+  // HOSTFILE without RAY_SSH_USER is refused only when the file exists (the launcher ignores a missing one): a probe.
+  if (!explicit.ACTOR_NUM_NODES) {
     out.push(
       warn(
         'nodes',
@@ -178,32 +245,48 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
     } else out.push(ok('batch', 'Batch shape', `${samples} samples per rollout = ${steps} step(s) × ${gbs}`));
   }
 
+  // slime's argparse choices; the launcher passes --kl-loss-type only with USE_KL_LOSS=1.
+  if (e.USE_KL_LOSS === '1' && !(SLIME_KL_LOSS_TYPES as readonly string[]).includes(e.KL_LOSS_TYPE ?? '')) {
+    out.push(
+      fail(
+        'kl-loss-type',
+        'KL loss type',
+        `slime (slime/utils/arguments.py) refuses it: argument --kl-loss-type: invalid choice: '${e.KL_LOSS_TYPE}' (choose from ${SLIME_KL_LOSS_TYPES.join(', ')})`,
+        `set KL_LOSS_TYPE to one of ${SLIME_KL_LOSS_TYPES.join(', ')}`,
+      ),
+    );
+  }
+
   // KL exclusivity (slime).
   const kl = Number(e.KL_COEF);
   const klLoss = e.USE_KL_LOSS === '1' ? Number(e.KL_LOSS_COEF) : 0;
   out.push(
     kl !== 0 && klLoss !== 0 && Number.isFinite(kl) && Number.isFinite(klLoss)
-      ? fail('kl', 'KL coefficients', 'Only one of kl_coef and kl_loss_coef can be set', 'set KL_COEF=0.0 (reward KL) or USE_KL_LOSS=0 / KL_LOSS_COEF=0')
+      ? fail('kl', 'KL coefficients', 'slime (slime/utils/arguments.py) asserts: Only one of kl_coef and kl_loss_coef can be set', 'set KL_COEF=0.0 (reward KL) or USE_KL_LOSS=0 / KL_LOSS_COEF=0')
       : ok('kl', 'KL coefficients', `kl_coef=${e.KL_COEF}, kl_loss_coef=${e.USE_KL_LOSS === '1' ? e.KL_LOSS_COEF : 'off'}`),
   );
 
-  // Context and compaction (§8.9, §8.22).
+  // Context and compaction: the launcher's positivity rule, then Dressage's claude_code backend options
+  // (dressage/paddock/blackbox/common/defaults.py), which use MAX_TOKENS_PER_GPU × CP_SIZE, not CONTEXT_WINDOW.
   const ctx = d.contextWindow;
   const th = d.compactThreshold;
+  const maxTok = Number(e.MAX_TOKENS_PER_GPU);
+  const dressageCtx = maxTok * (d.cp ?? NaN);
+  const dressage = 'Dressage (dressage/paddock/blackbox/common/defaults.py) fails the first rollout: ';
   if (ctx !== undefined && th !== undefined) {
     if (th <= 0) {
-      out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got ${th}`, 'lower COMPACT_RESERVE_TOKENS / ROLLOUT_MAX_RESPONSE_LEN or raise the context window'));
-    } else if (d.responseLen !== undefined && ctx <= d.responseLen) {
+      out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got ${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}`, 'lower COMPACT_RESERVE_TOKENS / ROLLOUT_MAX_RESPONSE_LEN or raise the context window'));
+    } else if (d.responseLen !== undefined && Number.isFinite(dressageCtx) && dressageCtx <= d.responseLen) {
       out.push(
         fail(
           'compaction',
           'Compaction threshold',
-          `claude_code backend_options require --max-tokens-per-gpu * --context-parallel-size to be greater than --rollout-max-response-len; got ${ctx} <= ${d.responseLen}`,
+          `${dressage}claude_code backend_options require --max-tokens-per-gpu * --context-parallel-size to be greater than --rollout-max-response-len; got ${maxTok} * ${d.cp} = ${dressageCtx} and --rollout-max-response-len=${d.responseLen}`,
           'raise MAX_TOKENS_PER_GPU or CP_SIZE, or lower ROLLOUT_MAX_RESPONSE_LEN',
         ),
       );
-    } else if (th > ctx) {
-      out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be a positive integer no greater than the context window (${ctx}), got ${th}`));
+    } else if (Number.isFinite(dressageCtx) && th > dressageCtx) {
+      out.push(fail('compaction', 'Compaction threshold', `${dressage}DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be a positive integer no greater than the context window (${dressageCtx}), got '${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}'`));
     } else out.push(ok('compaction', 'Compaction threshold', `${th} of ${ctx} tokens (auto-compact at ${d.autoCompactPct}%)`));
   }
 
@@ -219,7 +302,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         fail(
           'e2b-concurrency',
           'E2B concurrency',
-          `${d.activeSamples} concurrent agent sandboxes (${d.sandboxesAtPeak} with evaluation) exceed the plan limit of ${d.e2bLimit}: sandbox creation hits 429 and whole groups fail`,
+          `${OWN_CHECK}${d.activeSamples} concurrent agent sandboxes (${d.sandboxesAtPeak} with evaluation) exceed the plan limit of ${d.e2bLimit}: sandbox creation hits 429 and whole groups fail`,
           'lower SGLANG_SERVER_CONCURRENCY or nodes, or raise the plan (SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT records it)',
         ),
       );
@@ -236,14 +319,15 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   }
 
   // Leftover converter bootstrap variables (§1.5, §8.4).
+  // The launcher never reads them (the quickstart exports them for the converter): harmless, only noted.
   const leftovers = BOOTSTRAP_VARS.filter((k) => plan.env[k]);
-  if (leftovers.length > 0 && provider === 'e2b') {
+  if (leftovers.length > 0) {
     out.push(
-      fail(
+      warn(
         'bootstrap',
         'Bootstrap variables',
-        `${leftovers.join(', ')} set: runtime bootstrap URLs are for the custom provider; with e2b, Claude Code and BBS must be in the prebuilt templates ("--provider e2b expects Claude Code and BBS in the prebuilt template; do not pass runtime bootstrap URLs")`,
-        `unset ${leftovers.join(' ')}`,
+        `${leftovers.join(', ')} set: the launcher ignores them (they are converter options for runtime bootstrap); with e2b, Claude Code and BBS come from the prebuilt templates`,
+        `unset ${leftovers.join(' ')} if they are left over`,
       ),
     );
   } else out.push(ok('bootstrap', 'Bootstrap variables', 'none set'));
@@ -256,7 +340,9 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   // Settings that are not the launcher's, and rollout variables Ray will not forward (§8.12).
   const extraKeys = new Set((e.DRESSAGE_EXTRA_RUNTIME_ENV_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean));
   const unknown = Object.keys(explicit).filter((k) => !SETTING_BY_KEY.has(k));
-  const notForwarded = unknown.filter((k) => k.startsWith('DRESSAGE_') && !FORWARDED_TO_RAY.has(k) && !extraKeys.has(k));
+  // Rollout settings exported in the shell count too: the launcher inherits them, Ray's job does not.
+  const inherited = Object.keys(plan.env).filter((k) => k.startsWith('DRESSAGE_') && plan.env[k] !== '' && !SETTING_BY_KEY.has(k) && !(k in explicit));
+  const notForwarded = [...unknown, ...inherited].filter((k) => k.startsWith('DRESSAGE_') && !FORWARDED_TO_RAY.has(k) && !extraKeys.has(k));
   if (notForwarded.length > 0) {
     out.push(
       warn(
@@ -297,10 +383,11 @@ export interface ProbeOptions {
 
 async function checkLauncherFiles(plan: LaunchPlan): Promise<LaunchCheck> {
   const t = 'Launcher files';
-  const slimeConfig = plan.env.MODEL_CONFIG_PATH || path.join(plan.paths.root, 'slime', 'scripts', 'models', plan.effective.MODEL_CONFIG ?? 'qwen3.5-4B.sh');
+  const slimeConfig = plan.effective.MODEL_CONFIG_PATH ?? '';
+  const envDefaults = plan.effective.DEFAULT_ENV_FILE ?? plan.paths.envDefaults;
   if (!(await isFile(plan.paths.launcherScript))) return fail('launcher', t, `Dressage's launcher is missing: ${plan.paths.launcherScript}`, 'run the console in the Dressage checkout (--workspace DIR)');
-  if (!(await isFile(slimeConfig))) return fail('launcher', t, `Missing Slime model config: ${slimeConfig}`, 'git submodule update --init --recursive');
-  if (!(await isFile(plan.paths.envDefaults))) return fail('launcher', t, `Missing Dressage default env file: ${plan.paths.envDefaults}`, 'use a complete Dressage checkout');
+  if (!(await isFile(slimeConfig))) return fail('launcher', t, `Missing Slime model config: ${slimeConfig}`, 'git submodule update --init --recursive (or set SLIME_ROOT / MODEL_CONFIG_PATH)');
+  if (!(await isFile(envDefaults))) return fail('launcher', t, `Missing Dressage default env file: ${envDefaults}`, 'use a complete Dressage checkout');
   return ok('launcher', t, 'launcher, env defaults and slime model config present');
 }
 
@@ -412,8 +499,11 @@ async function checkRay(plan: LaunchPlan, opts: ProbeOptions): Promise<LaunchChe
 
 async function checkHostfile(plan: LaunchPlan): Promise<LaunchCheck | undefined> {
   const file = plan.effective.HOSTFILE;
-  if (!file || !plan.effective.RAY_SSH_USER) return undefined;
+  if (!file) return undefined;
   const t = 'HOSTFILE';
+  // The launcher uses HOSTFILE only when the file exists (`[[ -n HOSTFILE && -f HOSTFILE ]]`).
+  if (!(await isFile(file))) return warn('hostfile', t, `${OWN_CHECK}${file} does not exist: the launcher ignores HOSTFILE and starts no workers`, 'fix the path, or unset HOSTFILE');
+  if (!plan.effective.RAY_SSH_USER) return fail('hostfile', t, 'RAY_SSH_USER is required when HOSTFILE is set', 'set RAY_SSH_USER to the ssh user on the worker nodes, or unset HOSTFILE and join workers yourself');
   let text: string;
   try {
     text = await readFile(file, 'utf8');

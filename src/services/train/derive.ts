@@ -1,8 +1,8 @@
 // Derived launch values, computed exactly as Dressage's launcher computes them (recipe reference §1.7, §6.1, §6.4),
 // so the operator sees total GPUs, DP size, context window, compaction threshold, concurrency, sandboxes at peak,
 // the E2B plan fit, a cost estimate and the five `effective_*` lines before any GPU is allocated.
+import { execFileSync } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
-import path from 'node:path';
 import { SETTINGS, SETTING_BY_KEY, validateSetting } from './settings.js';
 
 export interface ResolveContext {
@@ -10,8 +10,10 @@ export interface ResolveContext {
   repoRoot: string;
   /** The environment the launcher inherits (WORLD_SIZE, MLP_SOCKET_IFNAME). */
   env: NodeJS.ProcessEnv;
-  /** This node's first IP (the launcher uses `hostname -I`); detected when omitted. */
+  /** This node's first IP (the launcher: first word of `hostname -I`); detected when omitted. */
   hostIp?: string;
+  /** `hostname -i` (the defaults file's SGLANG_ROUTER_HOST); detected when omitted. */
+  routerHost?: string;
 }
 
 /** First non-internal IPv4 address, like the first word of `hostname -I`. */
@@ -22,6 +24,47 @@ export function detectHostIp(): string | undefined {
   return undefined;
 }
 
+const hostnameCache = new Map<string, { out?: string; error?: string }>();
+
+function runHostname(flag: '-I' | '-i', env: NodeJS.ProcessEnv): { out?: string; error?: string } {
+  const key = `${flag}\0${env.PATH ?? ''}`;
+  const hit = hostnameCache.get(key);
+  if (hit) return hit;
+  let r: { out?: string; error?: string };
+  try {
+    r = { out: execFileSync('hostname', [flag], { env: { PATH: env.PATH ?? '' }, encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n+$/, '') };
+  } catch (err) {
+    const e = err as { stderr?: string; code?: string; status?: number };
+    const said = (e.stderr ?? '').trim().split('\n')[0];
+    r = { error: said || (e.code === 'ENOENT' ? 'hostname: command not found' : `exit ${e.status ?? '?'}`) };
+  }
+  hostnameCache.set(key, r);
+  return r;
+}
+
+/** The output of `hostname <flag>` as bash's `$(…)` leaves it (trailing newlines dropped); once per PATH and flag. */
+export function hostnameOutput(flag: '-I' | '-i', env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return runHostname(flag, env).out;
+}
+
+/** Why `hostname <flag>` fails here (its first stderr line), or undefined when it works. */
+export function hostnameFailure(flag: '-I' | '-i', env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return runHostname(flag, env).error;
+}
+
+/**
+ * The launcher's `hostname -I | awk '{print $1}'`. Where `hostname` fails (no -I on this system, not installed) the
+ * launcher gets an empty value too and refuses ("MASTER_ADDR is required and could not be inferred.").
+ */
+export function launcherHostIp(env: NodeJS.ProcessEnv = process.env): string {
+  return (hostnameOutput('-I', env) ?? '').trim().split(/\s+/)[0] ?? '';
+}
+
+/** The defaults file's `$(hostname -i)` (SGLANG_ROUTER_HOST); empty where `hostname` fails, as in bash. */
+export function launcherRouterHost(env: NodeJS.ProcessEnv = process.env): string {
+  return hostnameOutput('-i', env) ?? '';
+}
+
 const isSet = (v: string | undefined): v is string => v !== undefined && v !== '';
 
 /**
@@ -30,21 +73,27 @@ const isSet = (v: string | undefined): v is string => v !== undefined && v !== '
  */
 export function resolveSettings(values: Record<string, string>, ctx: ResolveContext): Record<string, string> {
   const out: Record<string, string> = {};
-  const hostIp = ctx.hostIp ?? detectHostIp() ?? '';
+  const hostIp = ctx.hostIp ?? launcherHostIp(ctx.env);
+  const routerHost = ctx.routerHost ?? (ctx.hostIp !== undefined ? ctx.hostIp : launcherRouterHost(ctx.env));
   const get = (k: string) => out[k] ?? '';
   const pick = (k: string, dflt: () => string) => {
     out[k] = isSet(values[k]) ? (values[k] as string) : dflt();
   };
-  const repo = ctx.repoRoot;
+  pick('REPO_ROOT', () => ctx.repoRoot);
+  const repo = get('REPO_ROOT');
+  pick('SLIME_ROOT', () => `${repo}/slime`);
+  pick('DEFAULT_ENV_FILE', () => `${repo}/examples/scripts/default/dressage_env_defaults.sh`);
   pick('MODEL_ROOT', () => '');
   pick('MODEL_NAME', () => 'Qwen3.5-4B');
   pick('MODEL_CONFIG', () => 'qwen3.5-4B.sh');
+  pick('MODEL_CONFIG_PATH', () => `${get('SLIME_ROOT')}/scripts/models/${get('MODEL_CONFIG')}`);
   pick('TOKENIZER_PATH', () => `${get('MODEL_ROOT')}/${get('MODEL_NAME')}`);
   pick('HF_CHECKPOINT', () => `${get('MODEL_ROOT')}/${get('MODEL_NAME')}`);
   pick('REF_LOAD', () => `${get('MODEL_ROOT')}/${get('MODEL_NAME')}_torch_dist/`);
   pick('MEGATRON_ROOT', () => '');
   pick('PROMPT_DATA', () => '');
-  pick('ACTOR_NUM_NODES', () => (isSet(ctx.env.WORLD_SIZE) ? (ctx.env.WORLD_SIZE as string) : '1'));
+  pick('WORLD_SIZE', () => ctx.env.WORLD_SIZE ?? '');
+  pick('ACTOR_NUM_NODES', () => (isSet(get('WORLD_SIZE')) ? get('WORLD_SIZE') : '1'));
   pick('ACTOR_NUM_GPUS_PER_NODE', () => '8');
   pick('RAY_NUM_GPUS_PER_NODE', () => get('ACTOR_NUM_GPUS_PER_NODE'));
   pick('MASTER_ADDR', () => hostIp);
@@ -55,10 +104,21 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('RAY_DASHBOARD_HOST', () => '0.0.0.0');
   pick('RAY_JOIN_TIMEOUT_SEC', () => '600');
   // Evaluated before LOG_DIR is set, so normally ${REPO_ROOT}/outputs/logs/ray (§6.1).
-  pick('RAY_TEMP_DIR', () => `${isSet(values.LOG_DIR) ? values.LOG_DIR : path.join(repo, 'outputs', 'logs')}/ray`);
+  pick('RAY_TEMP_DIR', () => `${isSet(values.LOG_DIR) ? values.LOG_DIR : `${repo}/outputs/logs`}/ray`);
   pick('HOSTFILE', () => '');
   pick('RAY_SSH_USER', () => '');
-  pick('SOCKET_IFNAME', () => (isSet(ctx.env.MLP_SOCKET_IFNAME) ? (ctx.env.MLP_SOCKET_IFNAME as string) : 'eth0'));
+  pick('MLP_SOCKET_IFNAME', () => ctx.env.MLP_SOCKET_IFNAME ?? '');
+  pick('SOCKET_IFNAME', () => (isSet(get('MLP_SOCKET_IFNAME')) ? get('MLP_SOCKET_IFNAME') : 'eth0'));
+  pick('CUDA_DEVICE_MAX_CONNECTIONS', () => '1');
+  for (const k of ['GLOO_SOCKET_IFNAME', 'TP_SOCKET_IFNAME', 'NCCL_SOCKET_IFNAME']) pick(k, () => get('SOCKET_IFNAME'));
+  pick('NCCL_IB_DISABLE', () => '0');
+  pick('NCCL_IB_GID_INDEX', () => '3');
+  pick('NCCL_SOCKET_TIMEOUT_MS', () => '3600000');
+  pick('NCCL_TIMEOUT_MS', () => '3600000');
+  pick('NCCL_DEBUG', () => 'WARN');
+  pick('NCCL_NVLS_ENABLE', () => '0');
+  pick('NCCL_CUMEM_ENABLE', () => '0');
+  pick('TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC', () => '1800');
   pick('TP_SIZE', () => '2');
   pick('CP_SIZE', () => '4');
   pick('MAX_TOKENS_PER_GPU', () => '16384');
@@ -66,6 +126,7 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('ROLLOUT_MAX_CONTEXT_LEN', () => get('CONTEXT_WINDOW'));
   pick('ROLLOUT_MAX_RESPONSE_LEN', () => '16000');
   pick('COMPACT_RESERVE_TOKENS', () => String(Math.trunc(int(get('ROLLOUT_MAX_RESPONSE_LEN')) / 2)));
+  pick('DRESSAGE_BLACKBOX_COMPACT_THRESHOLD', () => String(int(get('CONTEXT_WINDOW')) - int(get('COMPACT_RESERVE_TOKENS'))));
   pick('ROLLOUT_NUM_GPUS_PER_ENGINE', () => '2');
   pick('SGLANG_SERVER_CONCURRENCY', () => '4');
   pick('SGLANG_MEM_FRACTION_STATIC', () => '0.5');
@@ -96,18 +157,19 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('DRESSAGE_SANDBOX_DEFAULT_IMAGE', () => '');
   pick('DRESSAGE_PADDOCK_CLASS', () => '');
   pick('DRESSAGE_PADDOCK_MODE', () => 'blackbox');
-  pick('DRESSAGE_BLACKBOX_MAX_STEPS', () => '80');
+  // dressage_apply_common_defaults sets 100 before the launcher's own `:-80` runs.
+  pick('DRESSAGE_BLACKBOX_MAX_STEPS', () => '100');
   pick('DRESSAGE_PROXY_MAX_STEPS_PER_SESSION', () => '100');
   pick('DRESSAGE_ROLLOUT_MAX_RETRIES', () => '0');
   pick('DRESSAGE_ALLOW_EMPTY_TRAIN_BATCH', () => '0');
   pick('DRESSAGE_REWARD_MODULES', () => 'dressage.recipes.swegym.reward');
   pick('PROXY_HOST', () => '0.0.0.0');
   pick('PROXY_PORT', () => '8800');
-  pick('PROXY_PUBLIC_HOST', () => get('CURRENT_NODE_IP'));
-  pick('DRESSAGE_PROXY_URL', () => `http://${get('PROXY_PUBLIC_HOST')}:8800`);
+  pick('PROXY_PUBLIC_HOST', () => (isSet(get('CURRENT_NODE_IP')) ? get('CURRENT_NODE_IP') : get('MASTER_ADDR')));
+  pick('DRESSAGE_PROXY_URL', () => `http://${get('PROXY_PUBLIC_HOST')}:${get('PROXY_PORT')}`);
   pick('DRESSAGE_PROXY_PUBLIC_URL', () => get('DRESSAGE_PROXY_URL'));
   pick('DRESSAGE_SKIP_PROXY_HEALTHCHECK', () => '0');
-  pick('SGLANG_ROUTER_HOST', () => hostIp);
+  pick('SGLANG_ROUTER_HOST', () => routerHost);
   pick('SGLANG_ROUTER_PORT', () => '8000');
   pick('SGLANG_ROUTER_URL', () => `http://${get('SGLANG_ROUTER_HOST')}:${get('SGLANG_ROUTER_PORT')}`);
   pick('TOKEN_BUILD_MODE', () => 'tito');
@@ -121,17 +183,27 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('SWEGYM_CONSOLE_AGENT_MINUTES', () => '20');
   pick('SWEGYM_CONSOLE_EVAL_MINUTES', () => '6');
   pick('RUN_NAME', () => `swegym-${get('MODEL_NAME').toLowerCase()}-claude-code-grpo-sync`);
-  pick('SAVE_ROOT', () => path.join(repo, 'outputs', 'checkpoints', get('RUN_NAME')));
+  pick('SAVE_ROOT', () => `${repo}/outputs/checkpoints/${get('RUN_NAME')}`);
   pick('SAVE_INTERVAL', () => '10');
   pick('RESUME_FROM_CKPT', () => '0');
   pick('RESUME_CKPT_ROOT', () => '');
   pick('RESUME_CKPT_STEP', () => '');
   pick('RESUME_LOAD_OPTIM', () => '1');
   pick('DEBUG_ROLLOUT_ONLY', () => '0');
-  pick('SAVE_DEBUG_ROLLOUT_DATA', () => '0');
+  pick('SAVE_DEBUG_ROLLOUT_DATA', () => `${get('SAVE_ROOT')}/rollout_data/{rollout_id}.pt`);
   pick('DRESSAGE_RAY_STOP_ON_EXIT', () => '0');
-  pick('LOG_DIR', () => path.join(repo, 'outputs', 'logs', get('RUN_NAME')));
+  pick('LOG_DIR', () => `${repo}/outputs/logs/${get('RUN_NAME')}`);
   pick('DRESSAGE_CLEAR_TRAJECTORY_LOGS', () => '0');
+  pick('DRESSAGE_SANDBOX_PREWARM', () => (get('DRESSAGE_SANDBOX_PROVIDER') === 'e2b' ? '1' : '0'));
+  pick('DRESSAGE_SANDBOX_PREWARM_AHEAD', () => '8');
+  pick('DRESSAGE_LOCAL_BWRAP_POOL_MODE', () => (get('DRESSAGE_PADDOCK_MODE') === 'whitebox' ? 'command_only' : 'blackbox'));
+  const tq = transferQueueEnabled(values.DRESSAGE_ENABLE_TRANSFER_QUEUE);
+  pick('DRESSAGE_ENABLE_TRANSFER_QUEUE', () => '0');
+  pick('DRESSAGE_TRANSFER_QUEUE_CONFIG', () => `${repo}/examples/scripts/default/dressage_transfer_queue.yaml`);
+  pick('DRESSAGE_TRANSFER_QUEUE_RETENTION_SECONDS', () => '86400');
+  // The launcher fills "logprobs" before the defaults file's "logprobs routed_experts" can apply.
+  pick('DRESSAGE_TRANSFER_PARAMS', () => (tq ? 'logprobs' : ''));
+  pick('DRESSAGE_TRANSFER_QUEUE_STORE_ID', () => get('RUN_NAME'));
   pick('DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR', () => `${get('LOG_DIR')}/traj_payload/${get('RUN_NAME')}`);
   pick('DRESSAGE_TRAJECTORY_ERROR_LOG_DIR', () => `${get('LOG_DIR')}/traj_err/${get('RUN_NAME')}`);
   pick('PROXY_LOG_FILE', () => `${get('LOG_DIR')}/proxy/${get('RUN_NAME')}.log`);
@@ -148,8 +220,17 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   return out;
 }
 
+/** The defaults file's dressage_transfer_queue_enabled. */
+export function transferQueueEnabled(v: string | undefined): boolean {
+  return ['1', 'true', 'TRUE', 'yes', 'YES', 'on', 'ON'].includes(v ?? '0');
+}
+
 function int(v: string | undefined): number {
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : NaN;
+}
+
+function signedInt(v: string | undefined): number {
+  return v !== undefined && /^-?\d+$/.test(v) ? Number(v) : NaN;
 }
 
 function num(v: string | undefined): number {
@@ -172,7 +253,7 @@ export interface Derived {
   responseLen?: number;
   compactReserve?: number;
   compactThreshold?: number;
-  /** Claude Code's auto-compact percentage: int(threshold×100/context). */
+  /** Claude Code's auto-compact percentage, as Dressage computes it from the threshold and MAX_TOKENS_PER_GPU × CP_SIZE. */
   autoCompactPct?: number;
   engines?: number;
   perEngineConcurrency?: number;
@@ -209,7 +290,8 @@ export function deriveValues(eff: Record<string, string>): Derived {
   const rolloutCtx = int(eff.ROLLOUT_MAX_CONTEXT_LEN);
   const resp = int(eff.ROLLOUT_MAX_RESPONSE_LEN);
   const reserve = int(eff.COMPACT_RESERVE_TOKENS);
-  const threshold = context - reserve;
+  const threshold = signedInt(eff.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD);
+  const dressageContext = int(eff.MAX_TOKENS_PER_GPU) * cp;
   const perEngineGpus = int(eff.ROLLOUT_NUM_GPUS_PER_ENGINE);
   const engines = Math.floor(total / perEngineGpus);
   const perEngine = int(eff.SGLANG_SERVER_CONCURRENCY);
@@ -239,7 +321,8 @@ export function deriveValues(eff: Record<string, string>): Derived {
     responseLen: finite(resp),
     compactReserve: finite(reserve),
     compactThreshold: finite(threshold),
-    autoCompactPct: Number.isFinite(threshold) && context > 0 ? Math.trunc((threshold * 100) / context) : undefined,
+    // Dressage's claude_code backend options: max(1, min(100, int(threshold×100 / (MAX_TOKENS_PER_GPU × CP_SIZE)))).
+    autoCompactPct: Number.isFinite(threshold) && dressageContext > 0 ? Math.max(1, Math.min(100, Math.trunc((threshold * 100) / dressageContext))) : undefined,
     engines: finite(engines),
     perEngineConcurrency: finite(perEngine),
     concurrentSamples: finite(concurrent),
@@ -258,7 +341,7 @@ export function deriveValues(eff: Record<string, string>): Derived {
   const show = (n: number | undefined) => (n === undefined ? '?' : String(n));
   d.effectiveLines = [
     `effective_parallelism: total_actor_gpus=${show(d.totalGpus)} TP_SIZE=${eff.TP_SIZE} CP_SIZE=${eff.CP_SIZE} DP_SIZE=${show(d.dpSize)} CONTEXT_WINDOW=${eff.CONTEXT_WINDOW} ROLLOUT_MAX_CONTEXT_LEN=${eff.ROLLOUT_MAX_CONTEXT_LEN}`,
-    `effective_blackbox: provider=${eff.DRESSAGE_SANDBOX_PROVIDER} proxy=${eff.DRESSAGE_PROXY_URL} max_steps=${eff.DRESSAGE_BLACKBOX_MAX_STEPS} compact_threshold=${show(d.compactThreshold)}`,
+    `effective_blackbox: provider=${eff.DRESSAGE_SANDBOX_PROVIDER} proxy=${eff.DRESSAGE_PROXY_URL} max_steps=${eff.DRESSAGE_BLACKBOX_MAX_STEPS} compact_threshold=${eff.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}`,
     `effective_claude_code: version=${eff.CLAUDE_CODE_VERSION} bbs_version=${eff.CLAUDE_CODE_BBS_VERSION} portable_python=${eff.CLAUDE_CODE_PORTABLE_PYTHON_VERSION}`,
     `effective_batch: num_rollout=${eff.NUM_ROLLOUT} rollout_batch_size=${eff.ROLLOUT_BATCH_SIZE} n_samples_per_prompt=${eff.N_SAMPLES_PER_PROMPT} global_batch_size=${eff.GLOBAL_BATCH_SIZE}`,
     `effective_grpo: normalize_advantages=${eff.NORMALIZE_ADVANTAGES} use_tis=${eff.USE_TIS} use_kl_loss=${eff.USE_KL_LOSS} kl_coef=${eff.KL_COEF} entropy_coef=${eff.ENTROPY_COEF} eps_clip=${eff.EPS_CLIP} eps_clip_high=${eff.EPS_CLIP_HIGH} kl_loss_coef=${eff.KL_LOSS_COEF} kl_loss_type=${eff.KL_LOSS_TYPE}`,

@@ -11,7 +11,7 @@ import { ConsoleError, ExitCode } from '../errors.js';
 import { redact, redactEnv } from '../secrets.js';
 import { commandLog as globalCommandLog, type CommandLog } from '../process/commandLog.js';
 import { SETTINGS, SETTING_BY_KEY, isSecretSetting } from './settings.js';
-import { deriveValues, resolveSettings, type Derived } from './derive.js';
+import { deriveValues, hostnameFailure, resolveSettings, type Derived } from './derive.js';
 import { findActiveRuns, newRunName, procStartTime, runDir, writeRun, type RunRecord } from './registry.js';
 import { acquireLock } from '../workspace/lock.js';
 
@@ -43,6 +43,11 @@ export interface LaunchPlan {
   runName: string;
   logDir: string;
   checkpointDir: string;
+  /**
+   * `hostname` calls the launcher makes that fail on this machine, with why. Under `set -euo pipefail` each one
+   * ends the launcher with exit 1 and no message of its own. Empty when the host address was given.
+   */
+  hostnameFailures: { flag: '-I' | '-i'; error: string }[];
 }
 
 /** Layers the settings: default < environment < saved form < console default < --env-file < --set. */
@@ -71,6 +76,18 @@ export function buildLaunchPlan(inputs: LaunchInputs): LaunchPlan {
   put(inputs.sets, 'set');
 
   const effective = resolveSettings(values, { repoRoot: inputs.paths.root, env: inputs.env, hostIp: inputs.hostIp });
+  const hostnameFailures: LaunchPlan['hostnameFailures'] = [];
+  if (inputs.hostIp === undefined) {
+    // MASTER_ADDR / CURRENT_NODE_IP default to `hostname -I`, SGLANG_ROUTER_HOST to `hostname -i`.
+    const needs: ['-I' | '-i', boolean][] = [
+      ['-I', !values.MASTER_ADDR || !values.CURRENT_NODE_IP],
+      ['-i', !values.SGLANG_ROUTER_HOST],
+    ];
+    for (const [flag, needed] of needs) {
+      const error = needed ? hostnameFailure(flag, inputs.env) : undefined;
+      if (error) hostnameFailures.push({ flag, error });
+    }
+  }
   const derived = deriveValues(effective);
   const envDelta: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) {
@@ -93,6 +110,7 @@ export function buildLaunchPlan(inputs: LaunchInputs): LaunchPlan {
     runName: effective.RUN_NAME ?? '',
     logDir: effective.LOG_DIR ?? '',
     checkpointDir: effective.SAVE_ROOT ?? '',
+    hostnameFailures,
   };
 }
 

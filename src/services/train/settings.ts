@@ -7,7 +7,7 @@ import { chmod, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
-import { ConsoleError, ExitCode } from '../errors.js';
+import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
 import { isSecretName } from '../secrets.js';
 
 export type SettingGroup = 'model' | 'data' | 'cluster' | 'topology' | 'batch' | 'algorithm' | 'sandbox' | 'run' | 'logging';
@@ -63,6 +63,14 @@ const s = (key: string, group: SettingGroup, kind: SettingKind, defaultText: str
   ...extra,
 });
 
+/** slime's choices for --kl-loss-type (slime/utils/arguments.py). */
+export const SLIME_KL_LOSS_TYPES = ['k1', 'k2', 'k3', 'low_var_kl'] as const;
+
+/** The launcher's own 0/1 checks (it exits 1 on anything else); other toggles only compare with "1". */
+export const LAUNCHER_CHECKED_TOGGLES = new Set(['NORMALIZE_ADVANTAGES', 'USE_TIS', 'USE_KL_LOSS']);
+
+export { OWN_CHECK };
+
 export const SETTINGS: SettingDef[] = [
   // Model
   s('MODEL_ROOT', 'model', 'path', '(required)', 'directory holding <MODEL_NAME>/ (HF weights) and <MODEL_NAME>_torch_dist/ (Megatron)', { required: true }),
@@ -72,9 +80,15 @@ export const SETTINGS: SettingDef[] = [
   s('HF_CHECKPOINT', 'model', 'path', '${MODEL_ROOT}/${MODEL_NAME}', 'Hugging Face checkpoint SGLang serves'),
   s('REF_LOAD', 'model', 'path', '${MODEL_ROOT}/${MODEL_NAME}_torch_dist/', 'Megatron (torch_dist) checkpoint a fresh run starts from'),
   s('MEGATRON_ROOT', 'model', 'path', '(unset)', 'Megatron-LM checkout prepended to PYTHONPATH when set'),
+  s('REPO_ROOT', 'model', 'path', '(the Dressage checkout)', 'Dressage checkout the launcher works in; inferred from its location'),
+  s('SLIME_ROOT', 'model', 'path', '${REPO_ROOT}/slime', 'slime checkout (may live outside the Dressage checkout)'),
+  s('MODEL_CONFIG_PATH', 'model', 'path', '${SLIME_ROOT}/scripts/models/${MODEL_CONFIG}', 'the slime model config the launcher sources'),
+  s('DEFAULT_ENV_FILE', 'model', 'path', '${REPO_ROOT}/examples/scripts/default/dressage_env_defaults.sh', 'the Dressage defaults the launcher sources'),
+  s('PYTHONPATH', 'model', 'text', '(inherited)', 'kept after ${REPO_ROOT}:${SLIME_ROOT} (and MEGATRON_ROOT)'),
   // Data
   s('PROMPT_DATA', 'data', 'path', '(required; console: data/swegym-train-claude-code-e2b.jsonl)', 'the converted, verified Dressage JSONL', { required: true }),
   // Cluster / Ray
+  s('WORLD_SIZE', 'cluster', 'posint', '(unset)', 'node count from the cluster scheduler; the default of ACTOR_NUM_NODES'),
   s('ACTOR_NUM_NODES', 'cluster', 'posint', '${WORLD_SIZE:-1}', 'nodes in the run; the 4-node recipe needs 4 (the default is 1!)'),
   s('ACTOR_NUM_GPUS_PER_NODE', 'cluster', 'posint', '8', 'GPUs per node used by training and rollout (colocated)'),
   s('RAY_NUM_GPUS_PER_NODE', 'cluster', 'posint', '${ACTOR_NUM_GPUS_PER_NODE}', 'GPUs each Ray node advertises'),
@@ -88,7 +102,20 @@ export const SETTINGS: SettingDef[] = [
   s('RAY_TEMP_DIR', 'cluster', 'path', '${REPO_ROOT}/outputs/logs/ray', "Ray's temp/log directory"),
   s('HOSTFILE', 'cluster', 'path', '(unset)', 'file whose first column lists node IPs; with RAY_SSH_USER the launcher starts workers over ssh'),
   s('RAY_SSH_USER', 'cluster', 'text', '(unset)', 'ssh user for starting Ray workers listed in HOSTFILE'),
+  s('MLP_SOCKET_IFNAME', 'cluster', 'text', '(unset)', 'interface name from the cluster scheduler; the default of SOCKET_IFNAME'),
   s('SOCKET_IFNAME', 'cluster', 'text', '${MLP_SOCKET_IFNAME:-eth0}', 'network interface for NCCL/Gloo'),
+  s('GLOO_SOCKET_IFNAME', 'cluster', 'text', '${SOCKET_IFNAME}', 'Gloo network interface'),
+  s('TP_SOCKET_IFNAME', 'cluster', 'text', '${SOCKET_IFNAME}', 'TensorPipe network interface'),
+  s('NCCL_SOCKET_IFNAME', 'cluster', 'text', '${SOCKET_IFNAME}', 'NCCL network interface'),
+  s('NCCL_IB_DISABLE', 'cluster', 'text', '0', 'NCCL: 1 disables InfiniBand'),
+  s('NCCL_IB_GID_INDEX', 'cluster', 'text', '3', 'NCCL InfiniBand GID index'),
+  s('NCCL_SOCKET_TIMEOUT_MS', 'cluster', 'text', '3600000', 'NCCL socket timeout (ms)'),
+  s('NCCL_TIMEOUT_MS', 'cluster', 'text', '3600000', 'NCCL timeout (ms)'),
+  s('NCCL_DEBUG', 'cluster', 'text', 'WARN', 'NCCL log level'),
+  s('NCCL_NVLS_ENABLE', 'cluster', 'text', '0', 'NCCL NVLink SHARP (multicast)'),
+  s('NCCL_CUMEM_ENABLE', 'cluster', 'text', '0', 'NCCL cuMem allocations'),
+  s('TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC', 'cluster', 'text', '1800', 'PyTorch NCCL watchdog heartbeat (s)'),
+  s('CUDA_DEVICE_MAX_CONNECTIONS', 'cluster', 'text', '1', 'CUDA hardware work queues (Megatron wants 1)'),
   // Topology
   s('TP_SIZE', 'topology', 'posint', '2', 'Megatron tensor parallel size'),
   s('CP_SIZE', 'topology', 'posint', '4', 'Megatron context parallel size (PP fixed at 1)'),
@@ -114,7 +141,8 @@ export const SETTINGS: SettingDef[] = [
   s('USE_KL_LOSS', 'algorithm', 'toggle', '1', 'KL loss against the reference model'),
   s('KL_COEF', 'algorithm', 'number', '0.0', 'reward KL; only one of KL_COEF / KL_LOSS_COEF may be non-zero'),
   s('KL_LOSS_COEF', 'algorithm', 'number', '0.001', 'KL loss weight'),
-  s('KL_LOSS_TYPE', 'algorithm', 'enum', 'low_var_kl', 'KL estimator', { options: ['low_var_kl', 'kl', 'k1', 'k2', 'k3', 'mse'] }),
+  // Checked against slime's choices only when USE_KL_LOSS=1 (otherwise the launcher does not pass it): see checks.ts.
+  s('KL_LOSS_TYPE', 'algorithm', 'text', 'low_var_kl', 'KL estimator (slime: k1, k2, k3, low_var_kl)', { options: [...SLIME_KL_LOSS_TYPES] }),
   s('ENTROPY_COEF', 'algorithm', 'number', '0.0', 'entropy bonus'),
   s('EPS_CLIP', 'algorithm', 'number', '0.2', 'PPO clip (low)'),
   s('EPS_CLIP_HIGH', 'algorithm', 'number', '0.28', 'PPO clip (high)'),
@@ -123,22 +151,28 @@ export const SETTINGS: SettingDef[] = [
   s('ADAM_BETA1', 'algorithm', 'number', '0.9', 'Adam beta1'),
   s('ADAM_BETA2', 'algorithm', 'number', '0.98', 'Adam beta2'),
   // Sandbox / proxy
-  s('DRESSAGE_SANDBOX_PROVIDER', 'sandbox', 'enum', 'e2b', 'sandbox provider for rollouts', { options: ['e2b', 'custom'] }),
+  // Checked in checks.ts (the launcher knows e2b and custom, Dressage's factory e2b and local_bwrap).
+  s('DRESSAGE_SANDBOX_PROVIDER', 'sandbox', 'text', 'e2b', 'sandbox provider for rollouts', { options: ['e2b', 'local_bwrap', 'custom'] }),
+  s('DRESSAGE_SANDBOX_PREWARM', 'sandbox', 'text', '1 for e2b, else 0', 'create sandboxes ahead of the rollouts'),
+  s('DRESSAGE_SANDBOX_PREWARM_AHEAD', 'sandbox', 'text', '8', 'sandboxes created ahead'),
+  s('DRESSAGE_LOCAL_BWRAP_POOL_MODE', 'sandbox', 'text', 'blackbox', 'local_bwrap pool mode (command_only for whitebox)'),
   s('DRESSAGE_E2B_API_KEY', 'sandbox', 'secret', '(required for e2b)', 'E2B key for training (not E2B_API_KEY, which only the template tools read)', { secret: true }),
   s('DRESSAGE_E2B_BLACKBOX_PORT', 'sandbox', 'port', '31000', 'BBS port inside templates; the E2B provider accepts only 31000'),
   s('DRESSAGE_E2B_TIMEOUT_SEC', 'sandbox', 'posint', '3600', 'sandbox lifetime (the JSONL row value wins)'),
   s('DRESSAGE_SANDBOX_DEFAULT_IMAGE', 'sandbox', 'text', '(empty)', 'fallback template for rows without sandbox_image'),
   s('DRESSAGE_PADDOCK_CLASS', 'sandbox', 'text', '(empty)', 'provider class; required for DRESSAGE_SANDBOX_PROVIDER=custom'),
   s('DRESSAGE_PADDOCK_MODE', 'sandbox', 'text', 'blackbox', 'paddock mode'),
-  s('DRESSAGE_BLACKBOX_MAX_STEPS', 'sandbox', 'int0', '80', 'LLM calls per Claude Code session (0 = no limit)'),
+  // dressage_env_defaults.sh sets 100 before the launcher's own `:-80` is evaluated, so 100 is what runs.
+  s('DRESSAGE_BLACKBOX_MAX_STEPS', 'sandbox', 'int0', '100', 'LLM calls per Claude Code session (0 = no limit)'),
+  s('DRESSAGE_BLACKBOX_COMPACT_THRESHOLD', 'sandbox', 'text', '${CONTEXT_WINDOW} − ${COMPACT_RESERVE_TOKENS}', 'tokens at which Claude Code compacts its context (must be positive)'),
   s('DRESSAGE_PROXY_MAX_STEPS_PER_SESSION', 'sandbox', 'posint', '100', 'the proxy answers HTTP 400 past this many steps'),
   s('DRESSAGE_ROLLOUT_MAX_RETRIES', 'sandbox', 'int0', '0', 'retries of a failed rollout group (0: one aborted sample fails its group)'),
   s('DRESSAGE_ALLOW_EMPTY_TRAIN_BATCH', 'sandbox', 'toggle', '0', 'train even when no group is trainable'),
   s('DRESSAGE_REWARD_MODULES', 'sandbox', 'text', 'dressage.recipes.swegym.reward', 'modules registering reward functions'),
   s('PROXY_HOST', 'sandbox', 'host', '0.0.0.0', 'Dressage proxy bind address'),
   s('PROXY_PORT', 'sandbox', 'port', '8800', 'Dressage proxy port'),
-  s('PROXY_PUBLIC_HOST', 'sandbox', 'host', '${CURRENT_NODE_IP}', 'host in the default proxy URL'),
-  s('DRESSAGE_PROXY_URL', 'sandbox', 'url', 'http://${PROXY_PUBLIC_HOST}:8800', 'proxy URL sandboxes call: must be reachable FROM E2B (ingress or tunnel), and from this head'),
+  s('PROXY_PUBLIC_HOST', 'sandbox', 'host', '${CURRENT_NODE_IP:-${MASTER_ADDR}}', 'host in the default proxy URL'),
+  s('DRESSAGE_PROXY_URL', 'sandbox', 'url', 'http://${PROXY_PUBLIC_HOST}:${PROXY_PORT}', 'proxy URL sandboxes call: must be reachable FROM E2B (ingress or tunnel), and from this head'),
   s('DRESSAGE_PROXY_PUBLIC_URL', 'sandbox', 'url', '${DRESSAGE_PROXY_URL}', 'public proxy URL forwarded to rollouts'),
   s('DRESSAGE_SKIP_PROXY_HEALTHCHECK', 'sandbox', 'toggle', '0', 'skip the launcher (and console) /health check of the proxy URL'),
   s('SGLANG_ROUTER_HOST', 'sandbox', 'host', '$(hostname -i)', 'SGLang router host the proxy targets'),
@@ -149,6 +183,11 @@ export const SETTINGS: SettingDef[] = [
   s('CLAUDE_CODE_VERSION', 'sandbox', 'text', '2.1.207', 'Claude Code version in the templates (only echoed)'),
   s('CLAUDE_CODE_BBS_VERSION', 'sandbox', 'text', '1.1.0', 'BBS version in the templates (only echoed)'),
   s('CLAUDE_CODE_PORTABLE_PYTHON_VERSION', 'sandbox', 'text', '3.10.20', 'portable Python in the templates (only echoed)'),
+  s('DRESSAGE_ENABLE_TRANSFER_QUEUE', 'sandbox', 'text', '0', 'transfer queue (1|true|yes|on): trains with dressage.training.tq_train'),
+  s('DRESSAGE_TRANSFER_QUEUE_CONFIG', 'sandbox', 'path', '${REPO_ROOT}/examples/scripts/default/dressage_transfer_queue.yaml', 'transfer queue config'),
+  s('DRESSAGE_TRANSFER_QUEUE_RETENTION_SECONDS', 'sandbox', 'text', '86400', 'transfer queue retention (s)'),
+  s('DRESSAGE_TRANSFER_PARAMS', 'sandbox', 'text', 'logprobs (when the queue is on)', 'what the transfer queue carries (routed_experts adds routing replay)'),
+  s('DRESSAGE_TRANSFER_QUEUE_STORE_ID', 'sandbox', 'text', '${RUN_NAME}', 'transfer queue store id'),
   s('DRESSAGE_EXTRA_RUNTIME_ENV_KEYS', 'sandbox', 'envlist', '(empty)', 'extra env names forwarded to the Ray job (e.g. DRESSAGE_SWEGYM_BLOCKED_REPOS)'),
   s('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', 'sandbox', 'posint', '100', 'console: concurrent sandboxes your E2B plan allows (Hobby 20, Pro 100, add-on up to 1100)', { consoleOnly: true }),
   s('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', 'sandbox', 'number', '0.10', 'console: USD per sandbox-hour, for the cost estimate', { consoleOnly: true }),
@@ -163,7 +202,7 @@ export const SETTINGS: SettingDef[] = [
   s('RESUME_CKPT_STEP', 'run', 'int0', '(latest)', 'checkpoint iteration to resume; default the latest'),
   s('RESUME_LOAD_OPTIM', 'run', 'toggle', '1', 'also load optimizer state when resuming'),
   s('DEBUG_ROLLOUT_ONLY', 'run', 'toggle', '0', 'rollouts only, no training (saves rollout data)'),
-  s('SAVE_DEBUG_ROLLOUT_DATA', 'run', 'toggle', '0', 'save rollout data to ${SAVE_ROOT}/rollout_data/'),
+  s('SAVE_DEBUG_ROLLOUT_DATA', 'run', 'path', '${SAVE_ROOT}/rollout_data/{rollout_id}.pt', 'with DEBUG_ROLLOUT_ONLY=1: where rollout data is saved (slime fills {rollout_id})'),
   s('DRESSAGE_RAY_STOP_ON_EXIT', 'run', 'toggle', '0', 'run `ray stop --force` when the launcher exits'),
   // Logging
   s('LOG_DIR', 'logging', 'path', '${REPO_ROOT}/outputs/logs/${RUN_NAME}', 'proxy log, trajectory payloads and errors'),
@@ -177,6 +216,7 @@ export const SETTINGS: SettingDef[] = [
   s('WANDB_GROUP', 'logging', 'text', '${RUN_NAME}', 'W&B group'),
   s('WANDB_TEAM', 'logging', 'text', '(unset)', 'W&B entity'),
   s('WANDB_API_KEY', 'logging', 'secret', '(unset)', 'W&B key (needed when USE_WANDB=1)', { secret: true }),
+  s('WANDB_KEY', 'logging', 'secret', '(unset)', 'W&B key; wins over WANDB_API_KEY on the trainer argv', { secret: true }),
   s('WANDB_KEY_IN_COMMAND_LINE', 'logging', 'toggle', '0', 'put the W&B key on the trainer argv (visible in ps)'),
   s('WANDB_RUN_ID', 'logging', 'text', '(unset)', 'W&B run id (resume a W&B run)'),
   s('WANDB_DISABLE_RANDOM_SUFFIX', 'logging', 'toggle', '0', 'no random suffix on the W&B run name'),
@@ -191,7 +231,8 @@ export const FORWARDED_TO_RAY = new Set([
   'DRESSAGE_PADDOCK_CLASS', 'DRESSAGE_SANDBOX_PROVIDER', 'DRESSAGE_SANDBOX_DEFAULT_IMAGE', 'DRESSAGE_E2B_API_KEY',
   'DRESSAGE_E2B_BLACKBOX_PORT', 'DRESSAGE_E2B_TIMEOUT_SEC', 'DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR', 'DRESSAGE_TRAJECTORY_ERROR_LOG_DIR',
   'DRESSAGE_REWARD_MODULES', 'DRESSAGE_BLACKBOX_MAX_STEPS', 'DRESSAGE_BLACKBOX_COMPACT_THRESHOLD', 'DRESSAGE_PROXY_MAX_STEPS_PER_SESSION',
-  'DRESSAGE_ROLLOUT_MAX_RETRIES', 'DRESSAGE_ALLOW_EMPTY_TRAIN_BATCH',
+  'DRESSAGE_ROLLOUT_MAX_RETRIES', 'DRESSAGE_ALLOW_EMPTY_TRAIN_BATCH', 'DRESSAGE_ENABLE_TRANSFER_QUEUE', 'DRESSAGE_TRANSFER_QUEUE_CONFIG',
+  'DRESSAGE_TRANSFER_PARAMS', 'DRESSAGE_TRANSFER_QUEUE_STORE_ID',
 ]);
 
 /** Converter bootstrap variables (custom provider only); left in the environment they signal a mixed-up setup (§1.5, §8.4). */
@@ -205,47 +246,49 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Validates one value against its setting; returns the problem (launcher wording where it has one) or undefined. */
 export function validateSetting(key: string, value: string): string | undefined {
-  if (!ENV_NAME.test(key)) return `"${key}" is not a valid environment variable name`;
+  if (!ENV_NAME.test(key)) return own(`"${key}" is not a valid environment variable name`);
   const def = SETTING_BY_KEY.get(key);
   if (!def) return undefined;
-  if (value === '') return def.required ? `${key} is required` : undefined;
+  if (value === '') return def.required ? own(`${key} is required`) : undefined;
   const num = Number(value);
   switch (def.kind) {
     case 'toggle':
-      return value === '0' || value === '1' ? undefined : `${key} must be 0 or 1; got ${value}`;
+      if (value === '0' || value === '1') return undefined;
+      // The launcher's own words for the toggles it checks; for the others it treats anything but 1 as off.
+      return LAUNCHER_CHECKED_TOGGLES.has(key) ? `${key} must be 0 or 1; got ${value}` : own(`${key} must be 0 or 1 (the launcher treats anything but 1 as 0); got ${value}`);
     case 'posint':
-      return /^\d+$/.test(value) && num >= 1 ? undefined : `${key} must be a positive integer; got ${value}`;
+      return /^\d+$/.test(value) && num >= 1 ? undefined : own(`${key} must be a positive integer; got ${value}`);
     case 'int0':
-      return /^\d+$/.test(value) ? undefined : `${key} must be a non-negative integer; got ${value}`;
+      return /^\d+$/.test(value) ? undefined : own(`${key} must be a non-negative integer; got ${value}`);
     case 'number':
-      return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value) && Number.isFinite(num) ? undefined : `${key} must be a number; got ${value}`;
+      return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value) && Number.isFinite(num) ? undefined : own(`${key} must be a number; got ${value}`);
     case 'fraction':
-      return Number.isFinite(num) && num > 0 && num <= 1 ? undefined : `${key} must be a number in (0, 1]; got ${value}`;
+      return Number.isFinite(num) && num > 0 && num <= 1 ? undefined : own(`${key} must be a number in (0, 1]; got ${value}`);
     case 'port':
-      return /^\d+$/.test(value) && num >= 1 && num <= 65535 ? undefined : `${key} must be a port (1-65535); got ${value}`;
+      return /^\d+$/.test(value) && num >= 1 && num <= 65535 ? undefined : own(`${key} must be a port (1-65535); got ${value}`);
     case 'url': {
-      let u: URL;
+      let u: URL | undefined;
       try {
         u = new URL(value);
-      } catch {
-        return `${key} must be an http(s) URL with a host, got: ${value}`;
-      }
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname ? undefined : `${key} must be an http(s) URL with a host, got: ${value}`;
+      } catch {}
+      return u && (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname ? undefined : own(`${key} must be an http(s) URL with a host, got: ${value}`);
     }
     case 'host':
-      return /^[A-Za-z0-9._:[\]-]+$/.test(value) ? undefined : `${key} must be a host name or IP address; got ${value}`;
+      return /^[A-Za-z0-9._:[\]-]+$/.test(value) ? undefined : own(`${key} must be a host name or IP address; got ${value}`);
     case 'enum':
-      return def.options?.includes(value) ? undefined : `${key} must be one of ${def.options?.join('|')}; got ${value}`;
+      return def.options?.includes(value) ? undefined : own(`${key} must be one of ${def.options?.join('|')}; got ${value}`);
     case 'envlist':
       return value.split(',').map((v) => v.trim()).filter(Boolean).every((v) => ENV_NAME.test(v))
         ? undefined
-        : `${key} must be a comma list of environment variable names; got ${value}`;
+        : own(`${key} must be a comma list of environment variable names; got ${value}`);
     case 'path':
-      return value.includes('\n') || value.includes('\0') ? `${key} must be a single-line path` : undefined;
+      return value.includes('\n') || value.includes('\0') ? own(`${key} must be a single-line path`) : undefined;
     default:
-      return value.includes('\n') || value.includes('\0') ? `${key} must be a single line` : undefined;
+      return value.includes('\n') || value.includes('\0') ? own(`${key} must be a single line`) : undefined;
   }
 }
+
+const own = (problem: string) => OWN_CHECK + problem;
 
 /** Parses `KEY=VALUE` (from --set or an env file); surrounding quotes are removed. */
 export function parseAssignment(text: string, where: string): [string, string] {

@@ -6,12 +6,15 @@ import type { Sandbox, SandboxProvider } from '../sandbox/types.js';
 import type { DressageRow } from '../convert/schema.js';
 import { computeReward, describeMarker, findRewardMarker, type MarkerParse, type RewardOutcome } from '../marker/marker.js';
 import { redact } from '../secrets.js';
-import { BbsClient, BbsError, HARVESTABLE, TERMINAL_TURN, newSessionId, newTurnId, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
-import { applyPatch, evaluatorMarkerLine, prohibitedPaths, runHarness, shellQuote } from './evaluator.js';
+import { AGENT_FAILED_STATES, BbsClient, BbsError, HARVESTABLE, SEMANTIC_ERROR_LABELS, TERMINAL_TURN, newSessionId, newTurnId, turnFailure, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
+import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, prohibitedPaths, runHarness } from './evaluator.js';
+import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
+import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
 import { sleep } from '../util/sleep.js';
+import { readStreamJson, type AgentStatus, type StreamJsonProgress } from '../agent/streamJson.js';
 
 export const BLACKBOX_PORT = 31000;
-export const E2B_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
+export const E2B_RUNTIME_ROOT = DEFAULT_SERVER_CONFIG.runtime_root;
 
 export interface AgentProgress {
   phase: 'creating' | 'registering' | 'sanitizing' | 'running' | 'extracting' | 'evaluating' | 'done' | 'failed';
@@ -40,6 +43,13 @@ export interface AgentValidationOptions {
   extractRetryDelayMs?: number;
   harnessMode?: 'background' | 'foreground';
   pollIntervalMs?: number;
+  /**
+   * The training run's rollout arguments and environment, from which Dressage derives the backend options it
+   * registers (default: the launcher's defaults with the process environment, `launcherRolloutContext`).
+   */
+  rollout?: { args: RolloutArgs; env: NodeJS.ProcessEnv };
+  /** Where DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC and DRESSAGE_SWEGYM_BLOCKED_REPOS(_FILE) are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   onProgress?: (p: AgentProgress) => void;
 }
 
@@ -47,7 +57,11 @@ export interface AgentValidationResult {
   instance_id: string;
   ok: boolean;
   error?: string;
-  agent: { turnStatus?: string; errorCode?: string; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string };
+  agent: { turnStatus?: string; errorCode?: string; httpStatus?: number; earlyStop?: string; steps: number; toolCalls: number; inputTokens: number; outputTokens: number; lastTool?: string; claudeCode?: { status: AgentStatus; apiErrorStatus: number | null; apiRetries: number; permissionDenials: number; cause?: string } };
+  /** The backend options registered (Dressage's merge of the row's over its defaults). */
+  backendOptions?: unknown;
+  /** The trajectory integrity scan of the agent's tool calls (Claude Code's log); `checked: false` when unreadable. */
+  integrity?: (IntegrityResult & { checked: true }) | { checked: false; reason: string };
   patch: string;
   patchFiles: string[];
   marker: Record<string, unknown> | null;
@@ -57,37 +71,13 @@ export interface AgentValidationResult {
   durationMs: number;
 }
 
-/** Progress from Claude Code's stream-json log (one JSON event per line). */
-export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> {
-  const out = { steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, lastTool: undefined as string | undefined };
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let ev: any;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (ev?.type === 'assistant') {
-      out.steps++;
-      const usage = ev.message?.usage;
-      if (usage) {
-        out.inputTokens += Number(usage.input_tokens ?? 0);
-        out.outputTokens += Number(usage.output_tokens ?? 0);
-      }
-      for (const c of ev.message?.content ?? []) {
-        if (c?.type === 'tool_use') {
-          out.toolCalls++;
-          const input = c.input ?? {};
-          const arg = input.command ?? input.file_path ?? input.path ?? input.pattern ?? '';
-          out.lastTool = `${c.name}${arg ? `: ${String(arg).split('\n')[0]?.slice(0, 120)}` : ''}`;
-        }
-      }
-    } else if (ev?.type === 'result' && typeof ev.num_turns === 'number') {
-      out.steps = Math.max(out.steps, ev.num_turns);
-    }
-  }
-  return out;
+/**
+ * Progress from Claude Code's stream-json log, by the one reader: model turns (distinct responses, the synthetic
+ * error message excluded), tool calls, tokens (the result's totals once it is there), the last tool call.
+ */
+export function progressFromStreamJson(text: string): Pick<AgentProgress, 'steps' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'lastTool'> & { claudeCode: StreamJsonProgress } {
+  const p = readStreamJson(text);
+  return { steps: p.modelTurns, toolCalls: p.toolCalls.length, inputTokens: p.usage.input_tokens, outputTokens: p.usage.output_tokens, lastTool: p.lastTool, claudeCode: p };
 }
 
 export async function validateAgent(o: AgentValidationOptions): Promise<AgentValidationResult> {
@@ -123,13 +113,17 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
 
     emit({ phase: 'registering' });
     const sessionId = newSessionId();
+    const blackboxType = normalizeBlackboxType(m.blackbox_type);
+    const rollout = o.rollout ?? launcherRolloutContext({ ...(o.env ?? process.env) });
+    const backendOptions = registeredBackendOptions(blackboxType, m.backend_options, rollout.args, rollout.env);
+    result.backendOptions = backendOptions;
     const reg = await bbs.register({
-      blackbox_type: m.blackbox_type || 'claude_code',
+      blackbox_type: blackboxType,
       router: o.router,
       bound_session_id: sessionId,
       bound_instance_id: m.instance_id,
-      backend_options: (m.backend_options ?? {}) as Record<string, unknown>,
-      server_config: { runtime_root: E2B_RUNTIME_ROOT, backend_timeout: 1800 },
+      backend_options: backendOptions as Record<string, unknown>,
+      server_config: { ...DEFAULT_SERVER_CONFIG },
     });
     const logFile = `${reg.binding.runtime_dir}/logs/claude_code.stdout.log`;
 
@@ -146,17 +140,22 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     await bbs.submitTurn(sessionId, turnId, o.row.prompt);
     const budgetMs = (o.turnTimeoutSec ?? 0) * 1000;
     let snap: TurnSnapshot;
+    let claudeCode: StreamJsonProgress | undefined;
     for (;;) {
       snap = await bbs.getTurn(sessionId, turnId, o.pollWaitSec ?? 30);
       const fromLog = await source.readFile(logFile, { signal: o.signal }).then(progressFromStreamJson, () => undefined);
       const u = snap.usage ?? {};
+      // The log, read exactly, wins over the server's usage (which counts per content block); the server's
+      // numbers stand in only while the log is not readable or holds no event yet.
+      const exact = fromLog && fromLog.claudeCode.events > 0 ? fromLog : undefined;
+      if (exact) claudeCode = exact.claudeCode;
       emit({
         turnStatus: snap.status,
-        steps: Math.max(u.steps ?? 0, fromLog?.steps ?? 0),
-        toolCalls: Math.max(u.tool_calls ?? 0, fromLog?.toolCalls ?? 0),
-        inputTokens: Math.max(u.input_tokens ?? 0, fromLog?.inputTokens ?? 0),
-        outputTokens: Math.max(u.output_tokens ?? 0, fromLog?.outputTokens ?? 0),
-        lastTool: fromLog?.lastTool ?? progress.lastTool,
+        steps: exact ? exact.steps : (u.steps ?? 0),
+        toolCalls: exact ? exact.toolCalls : (u.tool_calls ?? 0),
+        inputTokens: exact ? exact.inputTokens : (u.input_tokens ?? 0),
+        outputTokens: exact ? exact.outputTokens : (u.output_tokens ?? 0),
+        lastTool: exact?.lastTool ?? progress.lastTool,
       });
       if (TERMINAL_TURN.has(snap.status)) break;
       if (budgetMs > 0 && Date.now() - started > budgetMs) {
@@ -165,37 +164,55 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
       }
     }
     Object.assign(result.agent, { turnStatus: snap.status, steps: progress.steps, toolCalls: progress.toolCalls, inputTokens: progress.inputTokens, outputTokens: progress.outputTokens, lastTool: progress.lastTool });
+    if (claudeCode) result.agent.claudeCode = { status: claudeCode.status, apiErrorStatus: claudeCode.apiErrorStatus, apiRetries: claudeCode.apiRetries.length, permissionDenials: claudeCode.permissionDenials.length, ...(claudeCode.cause ? { cause: claudeCode.cause } : {}) };
+    // As Dressage's client and rollout read the settled turn (paddock/blackbox/client.py, failures.py): an
+    // uncommitted turn is the HTTP error its record names; context_overflow / max_steps_exceeded are an early stop
+    // whose sandbox is still harvested and graded; backend_timeout is a semantic failure; anything else aborts.
     if (snap.status !== 'committed') {
-      const code = snap.error?.code;
-      result.agent.errorCode = code;
-      if (code && HARVESTABLE.has(code)) result.agent.earlyStop = code;
-      else if (code === 'backend_timeout') return fail(`blackbox agent backend timeout (HTTP 504): ${snap.error?.message ?? ''}`);
-      else return fail(`blackbox agent returned ${snap.status} state '${snap.state}'${snap.error ? `: ${snap.error.code}: ${snap.error.message}` : ''}`);
+      const f = turnFailure(snap);
+      result.agent.errorCode = f.code;
+      result.agent.httpStatus = f.httpStatus;
+      const label = SEMANTIC_ERROR_LABELS[f.code];
+      if (HARVESTABLE.has(f.code)) result.agent.earlyStop = f.code;
+      else if (label) return fail(`blackbox agent ${label} (HTTP ${f.httpStatus}): ${f.message}`);
+      else return fail(`blackbox turn ${f.code} (HTTP ${f.httpStatus}): ${f.message}`);
+    } else if (AGENT_FAILED_STATES.has(String(snap.state ?? '').toLowerCase())) {
+      return fail(`blackbox agent returned failed state '${snap.state}'`);
     }
+    // The integrity scan reads the agent's tool calls before its sandbox goes away.
+    const agentLog = usesSwegymIntegrity(m) ? await source.readFile(logFile, { signal: o.signal }).then((t) => ({ text: t }), (err: Error) => ({ error: err.message })) : undefined;
 
     emit({ phase: 'extracting' });
-    const extract = `cd ${shellQuote(m.workdir || '/testbed')} && git add -A && git diff --cached --binary --submodule=diff ${shellQuote(m.base_commit)} --`;
+    const extract = extractPatchCommand(String(m.workdir || '/testbed'), String(m.base_commit ?? ''));
+    const timeoutSec = patchTimeoutSec(m, o.env);
     let patch: string | undefined;
+    let failedMarker: string | undefined;
     let lastErr = '';
-    for (let attempt = 1; attempt <= 5 && patch === undefined; attempt++) {
+    for (let attempt = 1; attempt <= 5 && patch === undefined && failedMarker === undefined; attempt++) {
       try {
-        const r = await bbs.executeCmd(sessionId, extract, 120);
+        const r = await bbs.executeCmd(sessionId, extract, timeoutSec);
         if (r.returncode !== 0 || r.timed_out) {
+          // Dressage records the command's result: patch_extract_failed with returncode, timed_out, stderr tail.
           lastErr = `returncode=${r.returncode}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`;
+          failedMarker = evaluatorMarkerLine('patch_extract_failed', { returncode: r.returncode, timed_out: Boolean(r.timed_out), ...(r.stderr ? { stderr_tail: redact(r.stderr.slice(-2000)) } : {}) });
           break;
         }
         patch = r.stdout;
       } catch (err) {
         lastErr = (err as Error).message;
         const retry = err instanceof BbsError ? [409, 502, 503, 504].includes(err.status) : true;
-        if (!retry || attempt === 5 || o.signal?.aborted) break;
+        if (!retry || attempt === 5 || o.signal?.aborted) {
+          // The request error leaves the evaluator: fresh_eval_exception.
+          failedMarker = evaluatorMarkerLine('fresh_eval_exception', { error: { type: err instanceof BbsError ? 'httpx.HTTPStatusError' : 'httpx.TransportError', message: redact(lastErr) } });
+          break;
+        }
         await sleep((o.extractRetryDelayMs ?? 2000) * 2 ** (attempt - 1), o.signal);
       }
     }
     await source.kill().catch(() => false);
     source = undefined;
     if (patch === undefined) {
-      const parse = findRewardMarker({ stdout: evaluatorMarkerLine('patch_extract_failed', { error: { type: 'RuntimeError', message: redact(lastErr) } }) });
+      const parse = findRewardMarker({ stdout: failedMarker ?? evaluatorMarkerLine('patch_extract_failed') });
       result.marker = parse.ok ? parse.payload : null;
       result.summary = describeMarker(parse);
       result.reward = computeReward(parse);
@@ -205,9 +222,17 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     result.patchFiles = [...new Set([...patch.matchAll(/^diff --git a\/(.+?) b\//gm)].map((x) => x[1] as string))];
 
     emit({ phase: 'evaluating' });
-    const evalRun = await evaluateInFreshSandbox(o, patch);
+    const evalRun = await evaluateInFreshSandbox({ ...o, timeoutSec }, patch);
     result.marker = evalRun.parse.ok ? evalRun.parse.payload : { resolved: false, parse_failure: true, failure_reason: evalRun.parse.reason };
-    result.reward = computeReward(evalRun.parse);
+    // Dressage zeroes the reward of a trajectory with an integrity violation (reward.py), so the scan comes first.
+    if (agentLog && 'text' in agentLog) {
+      const scan = scanTrajectoryIntegrity(trajectoryFromStreamJson(agentLog.text), m, o.env);
+      result.integrity = { checked: true, ...scan };
+      result.reward = computeReward(evalRun.parse, scan);
+    } else {
+      if (agentLog) result.integrity = { checked: false, reason: `Claude Code's log ${logFile} could not be read: ${redact(agentLog.error)}` };
+      result.reward = computeReward(evalRun.parse);
+    }
     result.summary = describeMarker(evalRun.parse);
     // The pipeline worked end to end when the fresh evaluation produced a real marker (the reward may be 0).
     result.ok = evalRun.parse.ok;
@@ -224,14 +249,14 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
 }
 
 /** The fresh evaluation sandbox: empty/prohibited checks, apply, harness, marker. Always killed. */
-export async function evaluateInFreshSandbox(o: Pick<AgentValidationOptions, 'provider' | 'row' | 'signal' | 'harnessMode' | 'pollIntervalMs'>, patch: string): Promise<{ parse: MarkerParse; error?: string }> {
+export async function evaluateInFreshSandbox(o: Pick<AgentValidationOptions, 'provider' | 'row' | 'signal' | 'harnessMode' | 'pollIntervalMs'> & { timeoutSec?: number }, patch: string): Promise<{ parse: MarkerParse; error?: string }> {
   const m = o.row.metadata;
   if (patch.trim() === '') return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('empty_generation') }), error: 'the agent produced an empty patch' };
   const prohibited = prohibitedPaths(patch);
-  if (prohibited.length) return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('prohibited_test_modification') }), error: `the patch touches test/config paths: ${prohibited.join(', ')}` };
+  if (prohibited.length) return { parse: findRewardMarker({ stdout: evaluatorMarkerLine('prohibited_test_modification') }), error: `the patch touches test or harness paths (Dressage: prohibited_test_modification): ${prohibited.join(', ')}` };
   const sandbox = await o.provider.create({ template: m.sandbox_image, timeoutMs: (m.sandbox_timeout_sec || 3600) * 1000, metadata: { purpose: 'validate-eval' }, signal: o.signal });
   try {
-    const applied = await applyPatch(sandbox, o.row, patch, o.signal);
+    const applied = await applyPatch(sandbox, o.row, patch, o.signal, o.timeoutSec);
     if (!applied.ok) return { parse: findRewardMarker({ stdout: applied.markerLine ?? '' }), error: applied.step ? applied.step.stderrTail.trim().split('\n').at(-1) : undefined };
     const cmd = m.blackbox_execute_cmds.after_agent[0];
     if (!cmd) return { parse: { ok: false, reason: 'missing_reward_marker' }, error: 'the row has no after_agent command' };

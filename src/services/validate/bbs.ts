@@ -40,9 +40,17 @@ export interface TurnSnapshot {
   turn_id: string;
   status: 'queued' | 'inflight' | 'committed' | 'failed' | 'cancelled' | 'unknown';
   state: string;
-  outputs?: unknown[];
-  usage?: TurnUsage;
-  error?: { code: string; message: string; http_status?: number };
+  outputs?: unknown[] | null;
+  usage?: TurnUsage | null;
+  /** A settled, uncommitted turn's record: `{error: <code>, message, details, http_status}` (core/server.py). */
+  error?: TurnError | null;
+}
+
+export interface TurnError {
+  error?: string;
+  message?: string;
+  details?: Record<string, unknown>;
+  http_status?: number;
 }
 
 export interface ExecuteCmdResult {
@@ -171,5 +179,19 @@ export class BbsClient {
 }
 
 export const TERMINAL_TURN = new Set(['committed', 'failed', 'cancelled', 'unknown']);
-/** Agent errors after which the patch is still harvested and evaluated (reference §5.1 step 4). */
+/** Agent errors after which the patch is still harvested and evaluated (dressage/paddock/blackbox/failures.py). */
 export const HARVESTABLE = new Set(['context_overflow', 'max_steps_exceeded']);
+/** Errors Dressage reports as a semantic agent failure, with these labels. */
+export const SEMANTIC_ERROR_LABELS: Record<string, string> = { backend_timeout: 'backend timeout', context_overflow: 'context overflow', max_steps_exceeded: 'max steps exceeded' };
+/** Payload states Dressage rejects even on a committed turn. */
+export const AGENT_FAILED_STATES = new Set(['desynced', 'error', 'failed']);
+
+/**
+ * How Dressage's client reads a settled turn that did not commit (`_raise_turn_error`): the code (default
+ * backend_error), the HTTP status it stands for (default 502), the message and details.
+ */
+export function turnFailure(snap: Pick<TurnSnapshot, 'error' | 'session_id' | 'turn_id'>): { code: string; httpStatus: number; message: string; details: Record<string, unknown> } {
+  const e = snap.error && typeof snap.error === 'object' ? snap.error : {};
+  const details = e.details && typeof e.details === 'object' && !Array.isArray(e.details) ? e.details : {};
+  return { code: String(e.error ?? 'backend_error'), httpStatus: Number(e.http_status) || 502, message: String(e.message ?? 'blackbox turn failed'), details };
+}

@@ -8,6 +8,8 @@ import type { Sandbox } from '../sandbox/types.js';
 import { MARKER_PREFIX, findRewardMarker, type MarkerParse } from '../marker/marker.js';
 import type { DressageRow, ExecuteCmd } from '../convert/schema.js';
 import { sleep } from '../util/sleep.js';
+import { pyFloat, pyRepr, pyShlexQuote, pySplitLines, shlexSplit, ShlexError } from '../util/python.js';
+import { ConsoleError, ExitCode } from '../errors.js';
 
 export const MODEL_PATCH_PATH = '/tmp/dressage_swegym_model.patch';
 export const EVAL_OUTPUT_LIMIT = 16_384;
@@ -15,36 +17,81 @@ export const PENDING = '__DRESSAGE_SWEGYM_EVAL_PENDING__';
 export const DONE = '__DRESSAGE_SWEGYM_EVAL_DONE__=';
 export const TRUNCATED = '__DRESSAGE_SWEGYM_EVAL_TRUNCATED__';
 
-const PROHIBITED_DIRS = new Set(['test', 'tests', 'testing', 'r2e_tests']);
-const PROHIBITED_FILES = new Set(['conftest.py', 'pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml']);
+const PROHIBITED_PARTS = new Set(['test', 'tests', 'testing', 'r2e_tests']);
+const PROHIBITED_BASENAMES = new Set(['conftest.py', 'pytest.ini', 'tox.ini']);
 
-/** Files a unified/git diff touches (both sides of renames). */
+/**
+ * The paths Dressage's evaluator checks: of each `diff --git` line (split as `shlex.split` does), the 4th word, the
+ * new side, without its `b/`. The old side of a rename and `---`/`+++` lines are not checked there, so not here.
+ */
 export function patchPaths(patch: string): string[] {
   const out = new Set<string>();
-  for (const line of patch.split('\n')) {
-    const git = /^diff --git a\/(.+?) b\/(.+)$/.exec(line);
-    if (git) {
-      out.add(git[1] as string);
-      out.add(git[2] as string);
-      continue;
+  for (const line of pySplitLines(patch)) {
+    if (!line.startsWith('diff --git ')) continue;
+    let fields: string[];
+    try {
+      fields = shlexSplit(line);
+    } catch (err) {
+      if (err instanceof ShlexError) continue;
+      throw err;
     }
-    const side = /^(?:---|\+\+\+) (?:a|b)\/(.+?)(?:\t.*)?$/.exec(line);
-    if (side) out.add(side[1] as string);
+    const p = fields[3];
+    if (p === undefined) continue;
+    out.add(p.startsWith('b/') ? p.slice(2) : p);
   }
   return [...out];
 }
 
-/** Dressage's rule: a path component test/tests/testing/r2e_tests, a test_*.py/_test.py basename, or a pytest config file. */
-export function isProhibitedPath(p: string): boolean {
-  const parts = p.split('/').filter(Boolean);
-  const base = parts.at(-1) ?? '';
-  if (parts.slice(0, -1).some((c) => PROHIBITED_DIRS.has(c)) || PROHIBITED_DIRS.has(base)) return true;
-  if (base.startsWith('test_') || base.endsWith('_test.py')) return true;
-  return PROHIBITED_FILES.has(base);
+/** The last parts of a POSIX path as `PurePosixPath(p).parts` has them ('' and '.' parts dropped). */
+function posixParts(p: string): string[] {
+  return p.split('/').filter((x) => x !== '' && x !== '.');
 }
 
+/**
+ * Dressage's rule (case-insensitive): a path part test/tests/testing/r2e_tests, a basename starting `test_` or ending
+ * `_test.py`, or conftest.py/pytest.ini/tox.ini. setup.cfg and pyproject.toml are allowed (gold patches edit them).
+ */
+export function isProhibitedPath(p: string): boolean {
+  const parts = posixParts(p.replace(/\\/g, '/').replace(/^\/+|\/+$/g, '')).map((x) => x.toLowerCase());
+  const base = parts.at(-1) ?? '';
+  return parts.some((x) => PROHIBITED_PARTS.has(x)) || base.startsWith('test_') || base.endsWith('_test.py') || PROHIBITED_BASENAMES.has(base);
+}
+
+/** The prohibited paths of a patch, sorted (code-point order, as Python's `sorted`). */
 export function prohibitedPaths(patch: string): string[] {
-  return patchPaths(patch).filter(isProhibitedPath);
+  return patchPaths(patch)
+    .filter(isProhibitedPath)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export const PATCH_TIMEOUT_ENV = 'DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC';
+export const DEFAULT_PATCH_TIMEOUT_SEC = 120;
+
+/**
+ * The timeout of patch extraction and `git apply`, read as Dressage reads it: the row's `swegym_patch_timeout_sec`,
+ * else DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC, else 120 s; a value that is not a positive number is refused.
+ */
+export function patchTimeoutSec(metadata: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): number {
+  const own = metadata['swegym_patch_timeout_sec'];
+  const raw: unknown = own !== undefined && own !== null && own !== '' ? own : (env[PATCH_TIMEOUT_ENV] ?? DEFAULT_PATCH_TIMEOUT_SEC);
+  const v = pyFloat(raw);
+  const from = own !== undefined && own !== null && own !== '' ? 'the row\'s swegym_patch_timeout_sec' : PATCH_TIMEOUT_ENV;
+  if (v === undefined || Number.isNaN(v)) {
+    throw new ConsoleError({ what: `${from} must be a positive number; got ${pyRepr(raw)}`, cause: 'Dressage reads it with float() and refuses the sample', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
+  }
+  if (v <= 0) {
+    throw new ConsoleError({ what: `${from} must be positive; got ${pyRepr(raw)}`, cause: 'Dressage refuses a zero or negative patch timeout', fix: `set ${PATCH_TIMEOUT_ENV} to seconds, e.g. 120, or unset it`, exitCode: ExitCode.usage });
+  }
+  return v;
+}
+
+/**
+ * Dressage's patch extraction in the source sandbox: staged, unstaged and untracked changes, relative to the row's
+ * base commit when it has one (agent commits included); quoted as shlex.quote quotes.
+ */
+export function extractPatchCommand(workdir: string, baseCommit = ''): string {
+  const base = baseCommit.trim();
+  return `cd ${pyShlexQuote(workdir)} && git add -A && git diff --cached --binary --submodule=diff${base ? ` ${pyShlexQuote(base)} --` : ''}`;
 }
 
 export function shellQuote(s: string): string {
@@ -96,7 +143,7 @@ export interface ApplyResult {
 }
 
 /** Applies a patch exactly as the fresh evaluator does; empty → empty_generation, test paths → prohibited_test_modification. */
-export async function applyPatch(sandbox: Sandbox, row: DressageRow, patch: string, signal?: AbortSignal): Promise<ApplyResult> {
+export async function applyPatch(sandbox: Sandbox, row: DressageRow, patch: string, signal?: AbortSignal, timeoutSec?: number): Promise<ApplyResult> {
   if (patch.trim() === '') return { ok: false, markerLine: evaluatorMarkerLine('empty_generation') };
   const prohibited = prohibitedPaths(patch);
   if (prohibited.length) return { ok: false, prohibited, markerLine: evaluatorMarkerLine('prohibited_test_modification') };
@@ -112,11 +159,13 @@ export async function applyPatch(sandbox: Sandbox, row: DressageRow, patch: stri
   const decode = await runStep(sandbox, 'decode_patch', `base64 -d ${MODEL_PATCH_PATH}.b64 > ${MODEL_PATCH_PATH} && rm -f ${MODEL_PATCH_PATH}.b64`, 60, signal);
   if (decode.exitCode !== 0) return { ok: false, step: decode, markerLine: evaluatorMarkerLine('fresh_eval_exception', { error: { type: 'RuntimeError', message: `could not decode the patch: ${decode.stderrTail.trim()}` } }) };
   const workdir = row.metadata.workdir || '/testbed';
-  const base = row.metadata.base_commit;
-  const cmd = `cd ${shellQuote(workdir)} && git reset --hard ${shellQuote(base)} && git clean -fd && git apply --binary -v ${MODEL_PATCH_PATH}`;
-  const step = await runStep(sandbox, 'apply_patch', cmd, 120, signal);
+  const base = String(row.metadata.base_commit ?? '').trim();
+  // As Dressage: reset to the task's baseline only when the row names one.
+  const prepare = `cd ${shellQuote(workdir)}${base ? ` && git reset --hard ${shellQuote(base)} && git clean -fd` : ''}`;
+  const cmd = `${prepare} && git apply --binary -v ${MODEL_PATCH_PATH}`;
+  const step = await runStep(sandbox, 'apply_patch', cmd, timeoutSec ?? patchTimeoutSec(row.metadata as unknown as Record<string, unknown>), signal);
   if (step.exitCode !== 0 || step.timedOut) {
-    return { ok: false, step, markerLine: evaluatorMarkerLine('failed_apply_patch', { returncode: step.exitCode, timed_out: step.timedOut, stderr_tail: tail(step.stderrTail, 2000) }) };
+    return { ok: false, step, markerLine: evaluatorMarkerLine('failed_apply_patch', { returncode: step.exitCode, timed_out: step.timedOut, ...(step.stderrTail ? { stderr_tail: tail(step.stderrTail, 2000) } : {}) }) };
   }
   return { ok: true, step };
 }

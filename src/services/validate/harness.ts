@@ -11,7 +11,7 @@ import { Journal } from '../workspace/journal.js';
 import { withLock } from '../workspace/lock.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { redact } from '../secrets.js';
-import { applyPatch, runBeforeAgent, runHarness } from './evaluator.js';
+import { applyPatch, patchTimeoutSec, runBeforeAgent, runHarness } from './evaluator.js';
 
 export const VALIDATE_HARNESS_JOURNAL = 'validate-harness';
 
@@ -61,6 +61,8 @@ export interface ValidateHarnessOptions {
   /** background+polling (E2B, as Dressage) or foreground (providers whose commands cannot outlive the call). */
   harnessMode?: 'background' | 'foreground';
   pollIntervalMs?: number;
+  /** Where DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   onPhase?: (instanceId: string, arm: Arm, phase: ArmPhase) => void;
   onResult?: (r: HarnessValidationResult) => void;
 }
@@ -123,11 +125,11 @@ async function runArm(task: HarnessTask, arm: Arm, o: ValidateHarnessOptions): P
     }
     if (arm === 'gold') {
       phase('applying');
-      const applied = await applyPatch(sandbox, row, task.goldPatch ?? '', o.signal);
+      const applied = await applyPatch(sandbox, row, task.goldPatch ?? '', o.signal, patchTimeoutSec(m as unknown as Record<string, unknown>, o.env));
       if (!applied.ok) {
         phase('done');
         const parse = findRewardMarker({ stdout: applied.markerLine ?? '' });
-        const why = applied.prohibited ? `the gold patch touches test/config paths (${applied.prohibited.slice(0, 3).join(', ')}), so Dressage would zero it` : undefined;
+        const why = applied.prohibited ? `the gold patch touches test or harness paths (${applied.prohibited.slice(0, 3).join(', ')}), so Dressage would zero it` : undefined;
         return { marker: markerJson(parse), parse, error: why, outputTail: applied.step ? tail(applied.step.stdoutTail + applied.step.stderrTail) : undefined, durationMs: Date.now() - started };
       }
     }
@@ -182,6 +184,8 @@ export async function validateOne(task: HarnessTask, o: ValidateHarnessOptions):
 /** Validates tasks with a bounded worker pool; each finished task is journaled at once (resumable, visible live). */
 export async function validateHarness(o: ValidateHarnessOptions): Promise<HarnessValidationResult[]> {
   if (o.lockFile) return withLock(o.lockFile, 'validate harness', () => validateHarness({ ...o, lockFile: undefined }));
+  // A bad patch timeout is refused before any sandbox starts (Dressage refuses the sample).
+  for (const t of o.tasks) patchTimeoutSec(t.row.metadata as unknown as Record<string, unknown>, o.env);
   const results: HarnessValidationResult[] = [];
   const queue = [...o.tasks];
   for (const t of queue) {

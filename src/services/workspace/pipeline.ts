@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { RecipePaths } from './paths.js';
 import { readJsonFile } from './atomic.js';
 import { sampleWorkspaceLabel } from './sample.js';
+import { manualArtifactsCommand, resolveArtifactConfig } from '../artifacts/versions.js';
 
 export type StepState = 'missing' | 'present' | 'stale' | 'invalid' | 'partial' | 'unknown';
 
@@ -104,7 +105,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     detail: binary && runtime ? `${binary}, ${runtime}` : standIns ? 'not needed (sample stand-ins)' : binary || runtime ? `only ${binary ?? runtime}` : 'not built',
     next: binary && runtime ? undefined : standIns ? undefined : 'build the Claude Code binary + BBS runtime (swegym-console artifacts build)',
     outputs: [rel(paths.artifactDir) + '/'],
-    manual: 'bash dressage/recipes/swegym/prepare_claude_code_sandbox_artifacts.sh',
+    manual: manualArtifactsCommand(await resolveArtifactConfig(paths, {}), paths.root),
     screen: 'templates',
   });
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RecipePaths } from './paths.js';
 
-export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, a stand-in instead of Claude Code; not SWE-Gym';
+export const SAMPLE_LABEL = 'SAMPLE WORKSPACE — tiny sample tasks from samples/tasks, local bubblewrap sandboxes, Claude Code with a scripted model (or a stand-in); not SWE-Gym';
 /** What building templates means in the sample workspace (the screen and `templates build` both say it). */
 export const SAMPLE_TEMPLATES_NOTE =
   'sample workspace: its templates are built by `swegym-console demo` with local stand-ins for Claude Code and the Blackbox Server (no artifacts needed); run the demo again to rebuild them';

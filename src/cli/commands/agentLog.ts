@@ -1,0 +1,46 @@
+// `agent-log FILE|SANDBOX_ID [--follow] [--json]`: Claude Code's progress from its stream-json log, read by the
+// one reader (services/agent/streamJson.ts). --json prints the progress document; with --follow, one compact
+// document per update (JSON lines), the last one once the result event is there.
+import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
+import { ExitCode, usageError } from '../../services/errors.js';
+import { createProvider } from '../../services/sandbox/index.js';
+import { readAgentLog, resolveLogSource } from '../../services/agent/agentLog.js';
+import { progressJson, type StreamJsonProgress } from '../../services/agent/streamJson.js';
+import { redact } from '../../services/secrets.js';
+
+export async function agentLogCommand(ctx: CommandContext): Promise<number> {
+  const [target, ...rest] = ctx.positionals;
+  if (!target || rest.length) throw usageError('agent-log needs one FILE or SANDBOX_ID', 'swegym-console agent-log logs/claude_code.stdout.log, or agent-log <sandbox id> --provider e2b');
+  const follow = optFlag(ctx, 'follow');
+  const source = await resolveLogSource(target, () => createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env }), ctx.signal);
+  if (follow && !ctx.global.json) note(ctx, `following ${source.label} until Claude Code's result event (Ctrl-C stops)`);
+  const final = await readAgentLog(source, {
+    follow,
+    intervalMs: source.label.startsWith('sandbox ') ? 2000 : 500,
+    signal: ctx.signal,
+    onUpdate: ({ progress, newEvents }) => {
+      if (!follow) return;
+      if (ctx.global.json) ctx.stdout.write(JSON.stringify(progressJson(progress)) + '\n');
+      else for (const e of newEvents) say(ctx, redact(`${e.tone === 'error' ? '✗ ' : e.tone === 'warn' ? '! ' : '  '}${e.type.padEnd(17)} ${e.text}`).slice(0, 240));
+    },
+  });
+  if (ctx.global.json) {
+    if (!follow) writeJson(ctx, progressJson(final));
+  } else say(ctx, summary(final, source.label));
+  return final.status === 'running' || final.status === 'success' ? ExitCode.ok : ExitCode.failed;
+}
+
+function summary(p: StreamJsonProgress, label: string): string {
+  const errors = p.toolCalls.filter((c) => c.is_error).length;
+  const lines = [
+    `Claude Code (${label}): ${p.status}${p.cause ? ` — ${p.cause}` : ''}`,
+    `  model turns ${p.modelTurns} · tool calls ${p.toolCalls.length}${errors ? ` (${errors} failed)` : ''} · tokens in ${p.usage.input_tokens} out ${p.usage.output_tokens}${p.usageFinal ? '' : ' (so far; output is counted at the end)'}`,
+  ];
+  if (p.lastTool) lines.push(`  last tool: ${p.lastTool}`);
+  if (p.apiRetries.length) lines.push(`  API retries: ${p.apiRetries.length} (${p.apiRetries.map((r) => r.error_status ?? 'no response').join(', ')})`);
+  if (p.apiErrorStatus !== null) lines.push(`  API error status: ${p.apiErrorStatus}`);
+  if (p.permissionDenials.length) lines.push(`  permission denials: ${p.permissionDenials.length} (${p.permissionDenials.map((d) => d.tool_name).join(', ')})`);
+  if (p.status === 'running') lines.push('  no result event yet: the agent is still running, or it was stopped before it could finish');
+  if (p.skipped) lines.push(`  ${p.skipped} line(s) were not JSON events (cut or foreign) and were skipped`);
+  return redact(lines.join('\n'));
+}

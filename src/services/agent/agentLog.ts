@@ -1,0 +1,121 @@
+// Claude Code's stream-json log from where it is: a file on this machine, or a live agent sandbox's
+// claude_code.stdout.log (newest Blackbox Server runtime under the runtime root, read through the provider).
+// Read in byte ranges up to the last newline so that a line (or a UTF-8 character) is never split between reads.
+import { open, stat } from 'node:fs/promises';
+import type { Sandbox, SandboxProvider } from '../sandbox/types.js';
+import { ConsoleError, ExitCode } from '../errors.js';
+import { StreamJsonReader, type StreamEventView, type StreamJsonProgress } from './streamJson.js';
+import { sleep } from '../util/sleep.js';
+
+export const AGENT_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
+const CHUNK = 1 << 20;
+
+/** Reads bytes from `offset` on; empty when nothing more is there now. */
+export interface LogSource {
+  label: string;
+  read(offset: number, signal?: AbortSignal): Promise<Buffer>;
+}
+
+export function fileLogSource(file: string): LogSource {
+  return {
+    label: file,
+    async read(offset) {
+      const fh = await open(file, 'r');
+      try {
+        const size = (await fh.stat()).size;
+        if (size <= offset) return Buffer.alloc(0);
+        const buf = Buffer.alloc(Math.min(CHUNK, size - offset));
+        const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await fh.close();
+      }
+    },
+  };
+}
+
+/** The newest runtime's claude_code.stdout.log in an agent sandbox, from byte `offset` (base64: bytes survive). */
+export function sandboxLogSource(sandbox: Sandbox): LogSource {
+  return {
+    label: `sandbox ${sandbox.id}`,
+    async read(offset, signal) {
+      const script = `d=$(ls -dt ${AGENT_RUNTIME_ROOT}/bbs-* 2>/dev/null | head -n 1); if [ -z "$d" ]; then echo NO_RUNTIME; exit 0; fi; f="$d/logs/claude_code.stdout.log"; [ -f "$f" ] || { echo NO_LOG; exit 0; }; echo LOG; tail -c +${offset + 1} "$f" | head -c ${CHUNK} | base64 -w0`;
+      const r = await sandbox.run(script, { timeoutMs: 30_000, signal, maxOutputBytes: CHUNK * 2 });
+      const [head, body = ''] = r.stdout.split('\n', 2);
+      if (head === 'NO_RUNTIME' || head === 'NO_LOG') return Buffer.alloc(0);
+      if (head !== 'LOG') throw new Error(`unexpected answer from sandbox ${sandbox.id}: ${r.stdout.slice(0, 200)}${r.stderr ? ` ${r.stderr.slice(0, 200)}` : ''}`);
+      return Buffer.from(body.trim(), 'base64');
+    },
+  };
+}
+
+/** A file path that exists, else a sandbox id reached through the provider. */
+export async function resolveLogSource(target: string, provider: () => SandboxProvider, signal?: AbortSignal): Promise<LogSource> {
+  const st = await stat(target).catch(() => undefined);
+  if (st?.isFile()) return fileLogSource(target);
+  if (st) throw new ConsoleError({ what: `${target} is not a file`, fix: 'give the path of a claude_code.stdout.log, or a sandbox id', exitCode: ExitCode.usage });
+  if (/[/\\]/.test(target) || /\.(jsonl|log|json)$/.test(target)) {
+    throw new ConsoleError({ what: `no such file: ${target}`, cause: 'the path is wrong or the log was not written yet', fix: 'give the path of a claude_code.stdout.log, or a sandbox id', exitCode: ExitCode.usage });
+  }
+  let p: SandboxProvider;
+  try {
+    p = provider();
+  } catch (err) {
+    throw err instanceof ConsoleError ? err : new ConsoleError({ what: `could not reach sandbox ${target}`, cause: (err as Error).message, exitCode: ExitCode.precondition });
+  }
+  try {
+    return sandboxLogSource(await p.connect(target, { signal }));
+  } catch (err) {
+    throw new ConsoleError({
+      what: `${target} is neither a file here nor a running ${p.name} sandbox`,
+      cause: (err as Error).message,
+      fix: `give the path of a claude_code.stdout.log, or the id of a running agent sandbox (swegym-console sandboxes list, or the dashboard's sandboxes panel)${p.name === 'e2b' ? '' : '; --provider e2b for E2B sandboxes'}`,
+      exitCode: ExitCode.precondition,
+    });
+  }
+}
+
+export interface AgentLogUpdate {
+  progress: StreamJsonProgress;
+  /** Events summarised since the previous update. */
+  newEvents: StreamEventView[];
+}
+
+/**
+ * Reads the log once (follow=false) or until its result event (follow=true), calling `onUpdate` whenever
+ * something new was read. Resolves with the final progress.
+ */
+export async function readAgentLog(source: LogSource, o: { follow?: boolean; intervalMs?: number; signal?: AbortSignal; onUpdate?: (u: AgentLogUpdate) => void } = {}): Promise<StreamJsonProgress> {
+  const reader = new StreamJsonReader({ keepViews: 200 });
+  let offset = 0;
+  let shown = 0;
+  let first = true;
+  let tail: Buffer = Buffer.alloc(0);
+  for (;;) {
+    let got = false;
+    for (;;) {
+      const buf = await source.read(offset, o.signal);
+      if (buf.length === 0) break;
+      offset += buf.length;
+      got = true;
+      const all = tail.length ? Buffer.concat([tail, buf]) : buf;
+      const nl = all.lastIndexOf(0x0a);
+      reader.push(nl < 0 ? '' : all.subarray(0, nl + 1).toString('utf8'));
+      tail = nl < 0 ? all : all.subarray(nl + 1);
+      if (buf.length < CHUNK) break;
+    }
+    // Not following: a last line without its newline is read too (the reader keeps it if it is not complete JSON).
+    if (!o.follow && tail.length) reader.push(tail.toString('utf8'));
+    const progress = reader.progress();
+    if (got || first) {
+      first = false;
+      const views = reader.views;
+      const fresh = views.slice(Math.max(0, views.length - (progress.events - shown)));
+      shown = progress.events;
+      o.onUpdate?.({ progress, newEvents: fresh });
+    }
+    if (!o.follow || reader.finished || o.signal?.aborted) return progress;
+    await sleep(o.intervalMs ?? 1000, o.signal).catch(() => undefined);
+    if (o.signal?.aborted) return reader.progress();
+  }
+}

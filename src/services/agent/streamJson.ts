@@ -1,0 +1,333 @@
+// The one reader of Claude Code's `-p --output-format stream-json --verbose` log (claude_code.stdout.log in a
+// Blackbox Server runtime), written from the real CLI's output (tests/fixtures/claude-code, recorded with 2.1.x):
+// - one `assistant` event per content block: thinking, text and tool_use blocks of one reply share `message.id`
+//   and repeat the same `usage`, whose `output_tokens` is a streaming placeholder; only `result` has real totals;
+// - a failed API call ends with a synthetic assistant message (`model: "<synthetic>"`, top-level `error`) and a
+//   `result` with `is_error: true`, `api_error_status` (subtype still `success`); `--max-turns` ends with
+//   `subtype: "error_max_turns"` and `errors: [...]`; `num_turns` counts model turns + 1 there;
+// - `system` events: `init`, `thinking_tokens`, `api_retry` (attempt, max_retries, retry_delay_ms, error_status),
+//   `permission_denied`, `task_started`/`task_notification`;
+// - tool results come as `user` events, one per result (parallel calls: one each, in completion order).
+// The reader takes text as it grows (a live log, `tail -c` of one): a line cut at either end is skipped or kept
+// for the next chunk, never thrown on.
+
+export type AgentStatus = 'running' | 'success' | 'max_turns' | 'api_error' | 'error';
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  /** The input in one short line: the command, the file, the pattern. */
+  arg: string;
+  /** undefined while no result has come back. */
+  is_error: boolean | undefined;
+}
+
+export interface ApiRetry {
+  attempt: number;
+  max_retries: number;
+  error_status: number | null;
+  retry_delay_ms: number;
+  error?: string;
+}
+
+export interface PermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+}
+
+export interface StreamJsonProgress {
+  status: AgentStatus;
+  /** Distinct model responses (message ids), the synthetic error message excluded. */
+  modelTurns: number;
+  toolCalls: ToolCallRecord[];
+  /** Live: one usage per distinct message (output_tokens are the stream's placeholders); final: the result's. */
+  usage: { input_tokens: number; output_tokens: number };
+  usageFinal: boolean;
+  apiRetries: ApiRetry[];
+  apiErrorStatus: number | null;
+  permissionDenials: PermissionDenial[];
+  /** `Name: arg` of the last tool call. */
+  lastTool: string | undefined;
+  /** Why it ended badly, for people: `max turns (…)`, `API error 529 after 2 retries: …`. */
+  cause: string | undefined;
+  /** The result's text (the final answer, or the API error text). */
+  resultText: string | undefined;
+  numTurns: number | undefined;
+  model: string | undefined;
+  sessionId: string | undefined;
+  /** Complete JSON lines seen, and lines that were not JSON (cut or foreign). */
+  events: number;
+  skipped: number;
+}
+
+export interface StreamEventView {
+  type: string;
+  text: string;
+  /** Tool calls of an assistant event, as `Name(short input)`. */
+  tools?: string[];
+  /** How the drill-in colours it: an error ending, a retry, a tool error. */
+  tone?: 'ok' | 'warn' | 'error';
+}
+
+const SYNTHETIC_MODEL = '<synthetic>';
+
+/** Incremental reader: `push` text as the log grows, read `progress()` at any time. */
+export class StreamJsonReader {
+  private pending = '';
+  private first = true;
+  private readonly messages = new Map<string, { input: number; output: number }>();
+  private readonly calls = new Map<string, ToolCallRecord>();
+  private anonymous = 0;
+  private readonly p: StreamJsonProgress = {
+    status: 'running',
+    modelTurns: 0,
+    toolCalls: [],
+    usage: { input_tokens: 0, output_tokens: 0 },
+    usageFinal: false,
+    apiRetries: [],
+    apiErrorStatus: null,
+    permissionDenials: [],
+    lastTool: undefined,
+    cause: undefined,
+    resultText: undefined,
+    numTurns: undefined,
+    model: undefined,
+    sessionId: undefined,
+    events: 0,
+    skipped: 0,
+  };
+  readonly views: StreamEventView[] = [];
+
+  /** @param o.cutStart the text may begin mid-line (a `tail -c` of the log): a first line that is not JSON is skipped. */
+  constructor(private readonly o: { cutStart?: boolean; keepViews?: number } = {}) {}
+
+  push(chunk: string): this {
+    const text = this.pending + chunk;
+    const lines = text.split('\n');
+    this.pending = lines.pop() ?? '';
+    for (const line of lines) this.line(line);
+    return this;
+  }
+
+  /** The progress so far; a last line without its newline counts when it is already complete JSON. */
+  progress(): StreamJsonProgress {
+    if (this.pending.trim()) {
+      const ev = parse(this.pending);
+      if (ev !== undefined) {
+        this.pending = '';
+        this.apply(ev);
+      }
+    }
+    return { ...this.p, toolCalls: this.p.toolCalls.map((c) => ({ ...c })), usage: { ...this.p.usage }, apiRetries: [...this.p.apiRetries], permissionDenials: [...this.p.permissionDenials] };
+  }
+
+  get finished(): boolean {
+    return this.p.status !== 'running';
+  }
+
+  private line(line: string): void {
+    const first = this.first;
+    this.first = false;
+    if (!line.trim()) return;
+    const ev = parse(line);
+    if (ev === undefined) {
+      if (!(first && this.o.cutStart)) this.p.skipped++;
+      return;
+    }
+    this.apply(ev);
+  }
+
+  private apply(e: any): void {
+    this.p.events++;
+    if (typeof e.session_id === 'string') this.p.sessionId = e.session_id;
+    if (e.type === 'assistant') this.assistant(e);
+    else if (e.type === 'user') this.user(e);
+    else if (e.type === 'system') this.system(e);
+    else if (e.type === 'result') this.result(e);
+    const view = summarizeEvent(e);
+    if (!view) return;
+    // The whole log knows what one line does not: how many retries came before an API error.
+    if (e.type === 'result' && this.p.status !== 'success' && this.p.cause) view.text = `${this.p.cause} · num_turns=${e.num_turns ?? '?'}`;
+    this.views.push(view);
+    const keep = this.o.keepViews ?? 500;
+    if (this.views.length > keep * 2) this.views.splice(0, this.views.length - keep);
+  }
+
+  private assistant(e: any): void {
+    const m = e.message;
+    if (!m || typeof m !== 'object') return;
+    // Subagent (Task) messages carry the parent's tool_use id; the turn count is the main agent's, as num_turns is.
+    if (e.parent_tool_use_id) return;
+    if (m.model === SYNTHETIC_MODEL) return;
+    if (typeof m.model === 'string') this.p.model = m.model;
+    const id = typeof m.id === 'string' && m.id ? m.id : `#${++this.anonymous}`;
+    if (!this.messages.has(id)) {
+      const u = m.usage ?? {};
+      this.messages.set(id, { input: num(u.input_tokens), output: num(u.output_tokens) });
+      this.p.modelTurns = this.messages.size;
+      if (!this.p.usageFinal) {
+        this.p.usage.input_tokens += num(u.input_tokens);
+        this.p.usage.output_tokens += num(u.output_tokens);
+      }
+    }
+    for (const b of Array.isArray(m.content) ? m.content : []) {
+      if (b?.type !== 'tool_use') continue;
+      const callId = typeof b.id === 'string' ? b.id : `#call${this.calls.size + 1}`;
+      if (this.calls.has(callId)) continue;
+      const rec: ToolCallRecord = { id: callId, name: String(b.name ?? '?'), arg: shortInput(b.input), is_error: undefined };
+      this.calls.set(callId, rec);
+      this.p.toolCalls.push(rec);
+      this.p.lastTool = `${rec.name}${rec.arg ? `: ${rec.arg}` : ''}`;
+    }
+  }
+
+  private user(e: any): void {
+    if (e.parent_tool_use_id) return;
+    for (const b of Array.isArray(e.message?.content) ? e.message.content : []) {
+      if (b?.type !== 'tool_result') continue;
+      const rec = this.calls.get(String(b.tool_use_id));
+      if (rec) rec.is_error = b.is_error === true;
+    }
+  }
+
+  private system(e: any): void {
+    if (e.subtype === 'api_retry') {
+      this.p.apiRetries.push({ attempt: num(e.attempt), max_retries: num(e.max_retries), error_status: typeof e.error_status === 'number' ? e.error_status : null, retry_delay_ms: num(e.retry_delay_ms), ...(typeof e.error === 'string' ? { error: e.error } : {}) });
+    } else if (e.subtype === 'permission_denied' && typeof e.tool_use_id === 'string') {
+      this.deny({ tool_name: String(e.tool_name ?? '?'), tool_use_id: e.tool_use_id });
+    } else if (e.subtype === 'init' && typeof e.model === 'string') this.p.model ??= e.model;
+  }
+
+  private deny(d: PermissionDenial): void {
+    if (!this.p.permissionDenials.some((x) => x.tool_use_id === d.tool_use_id)) this.p.permissionDenials.push(d);
+  }
+
+  private result(e: any): void {
+    const u = e.usage;
+    // The result's totals replace the live count, except when they are all zero after replies were seen: the CLI's
+    // error_max_budget_usd result carries an empty usage (its total_cost_usd still counts the reply).
+    const final = u && typeof u === 'object' ? { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens) } : undefined;
+    if (final && (final.input_tokens > 0 || final.output_tokens > 0 || this.p.usage.input_tokens === 0)) {
+      this.p.usage = final;
+      this.p.usageFinal = true;
+    }
+    if (typeof e.num_turns === 'number') this.p.numTurns = e.num_turns;
+    if (typeof e.result === 'string') this.p.resultText = e.result;
+    for (const d of Array.isArray(e.permission_denials) ? e.permission_denials : []) {
+      if (d && typeof d.tool_use_id === 'string') this.deny({ tool_name: String(d.tool_name ?? '?'), tool_use_id: d.tool_use_id });
+    }
+    const end = ending(e, this.p.apiRetries.length);
+    this.p.apiErrorStatus = end.apiErrorStatus;
+    this.p.status = end.status;
+    this.p.cause = end.cause;
+  }
+}
+
+/** How a `result` event ends the run: status, api_error_status, the cause in words. */
+function ending(e: any, retries?: number): { status: AgentStatus; apiErrorStatus: number | null; cause: string | undefined; resultText: string | undefined } {
+  const errors: string[] = Array.isArray(e.errors) ? e.errors.map(String) : [];
+  const apiErrorStatus = typeof e.api_error_status === 'number' ? e.api_error_status : null;
+  const resultText = typeof e.result === 'string' ? e.result : undefined;
+  if (e.subtype === 'error_max_turns') return { status: 'max_turns', apiErrorStatus, resultText, cause: `max turns${errors.length ? ` (${errors.join('; ')})` : ''}` };
+  if (e.is_error === true && (apiErrorStatus !== null || e.terminal_reason === 'api_error')) {
+    const after = retries === undefined ? '' : ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}`;
+    return { status: 'api_error', apiErrorStatus, resultText, cause: `API error${apiErrorStatus !== null ? ` ${apiErrorStatus}` : ''}${after}${resultText ? `: ${firstLine(resultText)}` : ''}` };
+  }
+  if (e.is_error === true || (typeof e.subtype === 'string' && e.subtype.startsWith('error'))) {
+    return { status: 'error', apiErrorStatus, resultText, cause: `${e.subtype ?? 'error'}${errors.length ? ` (${errors.join('; ')})` : resultText ? `: ${firstLine(resultText)}` : ''}` };
+  }
+  return { status: 'success', apiErrorStatus, resultText, cause: undefined };
+}
+
+/** The whole text at once (a finished log, or a snapshot of a live one). */
+export function readStreamJson(text: string, o: { cutStart?: boolean } = {}): StreamJsonProgress {
+  return new StreamJsonReader(o).push(text).progress();
+}
+
+/** The `--json` shape of `agent-log`: exactly these keys. */
+export function progressJson(p: StreamJsonProgress) {
+  return {
+    status: p.status,
+    model_turns: p.modelTurns,
+    tool_calls: p.toolCalls.map((c) => ({ name: c.name, is_error: c.is_error ?? null })),
+    usage: { input_tokens: p.usage.input_tokens, output_tokens: p.usage.output_tokens },
+    api_retries: p.apiRetries.length,
+    api_error_status: p.apiErrorStatus,
+    permission_denials: p.permissionDenials.length,
+    last_tool: p.lastTool ?? null,
+  };
+}
+
+/** One line of the log summarised for the drill-in; undefined when it is not a JSON event. */
+export function summarizeStreamEvent(line: string): StreamEventView | undefined {
+  const e = parse(line);
+  return e === undefined ? undefined : summarizeEvent(e);
+}
+
+function summarizeEvent(e: any): StreamEventView | undefined {
+  const type = String(e.type ?? '?');
+  if (type === 'assistant') {
+    if (e.message?.model === SYNTHETIC_MODEL) return { type: 'api_error', text: oneLine(contentText(e.message?.content)), tone: 'error' };
+    const blocks: any[] = Array.isArray(e.message?.content) ? e.message.content : [];
+    const tools: string[] = [];
+    const parts = blocks.map((b) => {
+      if (b?.type === 'tool_use') {
+        const t = `${b.name}(${shortInput(b.input)})`;
+        tools.push(t);
+        return t;
+      }
+      if (b?.type === 'text') return oneLine(String(b.text ?? ''));
+      if (b?.type === 'thinking') return '(thinking)';
+      return '';
+    });
+    return { type, text: parts.filter(Boolean).join(' · '), tools };
+  }
+  if (type === 'user') {
+    const blocks: any[] = Array.isArray(e.message?.content) ? e.message.content : [];
+    const r = blocks.find((b) => b?.type === 'tool_result');
+    if (r) return { type: 'tool_result', text: `${r.is_error ? 'error: ' : ''}${oneLine(contentText(r.content)).slice(0, 200)}`, ...(r.is_error ? { tone: 'warn' as const } : {}) };
+    return { type, text: '' };
+  }
+  if (type === 'result') {
+    const r = ending(e);
+    const turns = `num_turns=${e.num_turns ?? '?'}`;
+    if (r.status === 'success') return { type, text: `success · ${turns}${r.resultText ? ` · ${oneLine(r.resultText).slice(0, 160)}` : ''}`, tone: 'ok' };
+    const cause = r.status === 'api_error' ? `API error ${r.apiErrorStatus ?? ''}`.trim() : (r.cause ?? r.status);
+    return { type, text: `${cause} · ${turns}${r.status === 'api_error' && r.resultText ? ` · ${oneLine(r.resultText).slice(0, 160)}` : ''}`, tone: 'error' };
+  }
+  if (type === 'system') {
+    if (e.subtype === 'api_retry') return { type: 'api_retry', text: `API retry ${e.attempt ?? '?'}/${e.max_retries ?? '?'}: ${e.error_status ?? 'no response'}${e.error ? ` ${e.error}` : ''}, next in ${Math.round(num(e.retry_delay_ms) / 100) / 10} s`, tone: 'warn' };
+    if (e.subtype === 'permission_denied') return { type: 'permission_denied', text: `${e.tool_name ?? '?'} denied${e.message ? `: ${oneLine(String(e.message)).slice(0, 160)}` : ''}`, tone: 'warn' };
+    return { type, text: String(e.subtype ?? '') };
+  }
+  return { type, text: '' };
+}
+
+function parse(line: string): any {
+  const t = line.trim();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(t);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+const firstLine = (s: string) => (s.split('\n')[0] ?? '').trim().slice(0, 200);
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join(' ');
+  return '';
+}
+
+function shortInput(input: unknown): string {
+  if (!input || typeof input !== 'object') return '';
+  const o = input as Record<string, unknown>;
+  // Grep and Glob: the pattern says more than the folder searched.
+  const v = o['command'] ?? o['file_path'] ?? o['pattern'] ?? o['path'] ?? Object.values(o)[0];
+  return String(v ?? '').replace(/\s+/g, ' ').trim().slice(0, 120);
+}

@@ -1,0 +1,232 @@
+// The real Claude Code CLI (@anthropic-ai/claude-code, a dev dependency) run offline against the scripted Anthropic
+// server (tests/fakes/anthropicServer.ts), the way Dressage's Blackbox Server starts it (`-p PROMPT --output-format
+// stream-json --verbose --model M --max-turns N --permission-mode P --settings FILE --setting-sources user`, HOME in
+// the runtime dir). Each scenario is one recorded transcript in tests/fixtures/claude-code/<name>.jsonl, stored
+// normalised (session ids, uuids, timestamps, timings and temp paths replaced) so that a re-recording compares equal
+// unless the CLI changed: `npm run record:claude-code` rewrites them, tests/services/agent/recordings.test.ts diffs.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { apiError, brokenStream, startAnthropicServer, text, toolUse, type Step } from '../fakes/anthropicServer.js';
+
+export const FIXTURE_DIR = path.resolve('tests/fixtures/claude-code');
+export const SCRIPTED_MODEL = 'claude-sonnet-4-5';
+const CLI = path.resolve('node_modules/.bin/claude');
+
+/** The CLI's path and version when it is installed and runs here, else undefined (tests skip, saying so). */
+export function claudeCodeCli(): { bin: string; version: string } | undefined {
+  if (!fs.existsSync(CLI)) return undefined;
+  const r = spawnSync(CLI, ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return r.status === 0 ? { bin: CLI, version: r.stdout.trim() } : undefined;
+}
+
+export interface Scenario {
+  /** What the transcript shows. */
+  about: string;
+  script: Step[];
+  maxTurns: number;
+  permissionMode: 'default' | 'acceptEdits' | 'dontAsk';
+  /** Tools the settings allow without asking (Dressage allows Bash/Read/Edit/Write/Glob/Grep…). */
+  allow: string[];
+  env?: Record<string, string>;
+  /** More CLI flags (after Dressage's). */
+  args?: string[];
+}
+
+// The allow list of Dressage's settings, less the tools this CLI version no longer has (Glob, Grep).
+const DRESSAGE_ALLOW = ['Bash(*)', 'Read(*)', 'Edit(*)', 'Write(*)'];
+const BUGGY = 'def add(a, b):\n    return a - b\n';
+const FIXED = 'def add(a, b):\n    return a + b\n';
+const TEST = 'from calc import add\nassert add(2, 3) == 5, add(2, 3)\nprint("ok")\n';
+
+export const SCENARIOS: Record<string, Scenario> = {
+  'success-parallel-tools': {
+    about: 'a fix: thinking + text + two parallel tool calls in one reply, an edit, a test run, a final answer',
+    script: [
+      toolUse([{ name: 'Read', input: { file_path: '{cwd}/calc.py' } }, { name: 'Bash', input: { command: 'python3 -c "import calc; print(calc.add(2, 3))"', description: 'Try add(2, 3)' } }], { thinking: 'The add function looks wrong; read it and try it.', text: 'Let me look at calc.py.' }),
+      toolUse([{ name: 'Edit', input: { file_path: '{cwd}/calc.py', old_string: 'return a - b', new_string: 'return a + b' } }]),
+      toolUse([{ name: 'Bash', input: { command: 'python3 test_calc.py', description: 'Run the test' } }]),
+      text('Fixed: add() subtracted instead of adding; test_calc.py passes.'),
+    ],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+  },
+  'max-turns': {
+    about: '--max-turns 2 reached while the model still calls tools',
+    script: [1, 2, 3, 4].map((n) => toolUse([{ name: 'Bash', input: { command: `echo step ${n}`, description: `Step ${n}` } }])),
+    maxTurns: 2,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+  },
+  'api-529-exhausted': {
+    about: 'one tool call, then 529 overloaded on every retry (CLAUDE_CODE_MAX_RETRIES=2): the API error ending',
+    script: [toolUse([{ name: 'Bash', input: { command: 'ls', description: 'List files' } }]), apiError(529, 20)],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    env: { CLAUDE_CODE_MAX_RETRIES: '2' },
+  },
+  'api-500-recovered': {
+    about: '500 api_error twice, retried, then the reply: a success with retries',
+    script: [apiError(500, 2), toolUse([{ name: 'Read', input: { file_path: '{cwd}/calc.py' } }]), text('calc.py subtracts; add() should add.')],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    env: { CLAUDE_CODE_MAX_RETRIES: '4' },
+  },
+  'broken-stream': {
+    about: 'the stream is cut after one content block (no message_stop); the CLI drops the partial reply, retries and gets it',
+    script: [brokenStream([{ type: 'text', text: 'Reading the file.' }, { type: 'tool_use', name: 'Read', input: { file_path: '{cwd}/calc.py' } }], 1), text('Read it.')],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+  },
+  'max-budget': {
+    about: '--max-budget-usd below the cost of the first reply: the generic error ending (subtype error_max_budget_usd)',
+    script: [1, 2, 3].map((n) => toolUse([{ name: 'Bash', input: { command: `echo step ${n}`, description: `Step ${n}` } }])),
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    args: ['--max-budget-usd', '0.001'],
+  },
+  'permission-denied': {
+    about: 'permission mode default with only Read allowed: the Bash call is denied (is_error result + permission_denials)',
+    script: [toolUse([{ name: 'Bash', input: { command: 'rm -rf build', description: 'Remove build' } }]), text('I could not run the command.')],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: ['Read(*)'],
+  },
+};
+
+const PROMPT = 'Fix the bug in calc.py so that test_calc.py passes.';
+
+/** Runs one scenario with the real CLI in a fresh temp project; returns its raw stdout and the paths to normalise. */
+export async function runScenario(name: string, o: { timeoutMs?: number } = {}): Promise<{ raw: string; stderr: string; code: number | null; cwd: string; home: string; api: string }> {
+  const sc = SCENARIOS[name];
+  if (!sc) throw new Error(`unknown scenario ${name}`);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `cc-${name}-`));
+  const cwd = path.join(root, 'testbed');
+  const home = path.join(root, 'home');
+  fs.mkdirSync(cwd);
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+  fs.writeFileSync(path.join(cwd, 'calc.py'), BUGGY);
+  fs.writeFileSync(path.join(cwd, 'test_calc.py'), TEST);
+  const settings = path.join(root, 'settings.json');
+  fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: sc.allow, deny: ['Agent'] }, env: {} }));
+  const script = JSON.parse(JSON.stringify(sc.script).replaceAll('{cwd}', cwd)) as Step[];
+  const api = await startAnthropicServer({ script, model: SCRIPTED_MODEL });
+  try {
+    const args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--model', SCRIPTED_MODEL, '--max-turns', String(sc.maxTurns), '--permission-mode', sc.permissionMode, '--settings', settings, '--setting-sources', 'user', ...(sc.args ?? [])];
+    const env = claudeCodeEnv({ baseUrl: api.url, home, extra: sc.env });
+    const child = spawn(CLI, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let raw = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (raw += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 120_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(timer);
+    if (name === 'success-parallel-tools' && fs.readFileSync(path.join(cwd, 'calc.py'), 'utf8') !== FIXED) stderr += '\n(calc.py was not fixed)';
+    return { raw, stderr, code, cwd, home, api: new URL(api.url).host };
+  } finally {
+    await api.close();
+  }
+}
+
+/** The environment Dressage's adapter gives the CLI, offline: nothing inherited that could reach a real account. */
+export function claudeCodeEnv(o: { baseUrl: string; home: string; extra?: Record<string, string> }): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: o.home,
+    CLAUDE_CONFIG_DIR: path.join(o.home, '.claude'),
+    ANTHROPIC_BASE_URL: o.baseUrl,
+    ANTHROPIC_API_KEY: 'dummy',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_PROMPT_CACHING: '1',
+    ...o.extra,
+  };
+}
+
+
+/** Replaces what differs between two runs of the same scenario; keeps everything else byte for byte. */
+export function normaliseTranscript(raw: string, o: { cwd: string; home: string; api: string }): string {
+  const events = raw
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      // The CLI names a project's folder after its path with every other character as '-'.
+      const slug = o.cwd.replace(/[^A-Za-z0-9]/g, '-');
+      const s = l.replaceAll(o.cwd, '<cwd>').replaceAll(o.home, '<home>').replaceAll(path.dirname(o.cwd), '<root>').replaceAll(slug, '<cwd-slug>').replaceAll(o.api, '<api>');
+      try {
+        return scrub(JSON.parse(s));
+      } catch {
+        return s;
+      }
+    });
+  // Parallel tool results arrive in completion order; sort each run of them by tool_use_id (call order).
+  for (let i = 0; i < events.length; i++) {
+    let j = i;
+    while (j < events.length && isToolResult(events[j])) j++;
+    if (j - i > 1) events.splice(i, j - i, ...events.slice(i, j).sort((a, b) => toolResultId(a).localeCompare(toolResultId(b))));
+    i = j;
+  }
+  return events.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('\n') + '\n';
+}
+
+function scrub(v: any, key = ''): any {
+  if (Array.isArray(v)) return v.map((x) => scrub(x));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, k)]));
+  if (key === 'session_id' && typeof v === 'string') return '<session>';
+  if ((key === 'uuid' || key === 'parent_uuid') && typeof v === 'string') return '<uuid>';
+  if (key === 'timestamp' && typeof v === 'string') return '<ts>';
+  if (key === 'messaging_socket_path' && typeof v === 'string') return '<socket>';
+  // Timings (duration_ms, ttft_ms, retry_delay_ms with its jitter, …).
+  if (key.endsWith('_ms') && typeof v === 'number') return 0;
+  if (key === 'id' && typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(v)) return '<uuid>';
+  return v;
+}
+
+const isToolResult = (e: any) => e?.type === 'user' && Array.isArray(e.message?.content) && e.message.content[0]?.type === 'tool_result';
+const toolResultId = (e: any) => String(e.message.content[0].tool_use_id);
+
+/** What changed between two normalised transcripts, event by event and field by field (for a CLI upgrade). */
+export function describeTranscriptDiff(before: string, after: string, max = 20): string[] {
+  const a = before.trim().split('\n');
+  const b = after.trim().split('\n');
+  const out: string[] = [];
+  if (a.length !== b.length) out.push(`events: ${a.length} recorded, ${b.length} now`);
+  for (let i = 0; i < Math.max(a.length, b.length) && out.length < max; i++) {
+    if (a[i] === b[i]) continue;
+    const x = parseOr(a[i]);
+    const y = parseOr(b[i]);
+    const label = `event ${i + 1} (${eventKind(y ?? x)})`;
+    if (x === undefined || y === undefined) out.push(`${label}: ${x === undefined ? 'added' : 'removed'}`);
+    else for (const p of leafDiffs(x, y, '')) if (out.length < max) out.push(`${label} ${p}`);
+  }
+  return out;
+}
+
+const parseOr = (l: string | undefined) => {
+  if (l === undefined) return undefined;
+  try {
+    return JSON.parse(l);
+  } catch {
+    return l;
+  }
+};
+const eventKind = (e: any) => (e && typeof e === 'object' ? [e.type, e.subtype].filter(Boolean).join('/') : 'text');
+const short = (v: unknown) => {
+  const s = JSON.stringify(v) ?? 'undefined';
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+};
+
+function leafDiffs(x: any, y: any, at: string): string[] {
+  if (x && y && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y)) {
+    const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])];
+    return keys.flatMap((k) => leafDiffs(x[k], y[k], `${at}.${k}`));
+  }
+  return JSON.stringify(x) === JSON.stringify(y) ? [] : [`${at || '.'}: ${short(x)} → ${short(y)}`];
+}

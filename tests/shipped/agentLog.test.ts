@@ -1,0 +1,95 @@
+// `agent-log` through the BUILT bin/swegym-console: the exact --json document for each real recording, --follow on
+// a log that grows until its result event, and a live sandbox's log read through the local provider.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { BIN, explain, runShipped } from '../helpers/shipped.js';
+import { waitFor } from '../helpers/wait.js';
+import { LocalProvider } from '../../src/services/sandbox/local.js';
+import { localStoreDir } from '../../src/services/sandbox/index.js';
+import { CommandLog } from '../../src/services/process/commandLog.js';
+
+const rec = (name: string) => path.resolve('tests/fixtures/claude-code', `${name}.jsonl`);
+
+/** The built console with its output readable while it runs (--follow). */
+function following(args: string[]) {
+  assert.ok(fs.existsSync(path.resolve('dist/swegym-console.mjs')), 'dist/ is missing: run npm run build first (npm test does)');
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const r = { out: '', err: '', code: undefined as number | null | undefined };
+  child.stdout.on('data', (d) => (r.out += d));
+  child.stderr.on('data', (d) => (r.err += d));
+  const done = new Promise<typeof r>((resolve) => child.on('close', (code) => resolve(Object.assign(r, { code }))));
+  return { child, r, done };
+}
+
+test('agent-log --json: exactly the documented keys, per real recording, and exit 1 for a bad ending', async () => {
+  const cases: [string, number, Record<string, unknown>][] = [
+    ['max-turns', 1, { status: 'max_turns', model_turns: 2, tool_calls: [{ name: 'Bash', is_error: false }, { name: 'Bash', is_error: false }], usage: { input_tokens: 2400, output_tokens: 60 }, api_retries: 0, api_error_status: null, permission_denials: 0, last_tool: 'Bash: echo step 2' }],
+    ['api-529-exhausted', 1, { status: 'api_error', model_turns: 1, tool_calls: [{ name: 'Bash', is_error: false }], usage: { input_tokens: 1100, output_tokens: 30 }, api_retries: 2, api_error_status: 529, permission_denials: 0, last_tool: 'Bash: ls' }],
+    ['permission-denied', 0, { status: 'success', model_turns: 2, tool_calls: [{ name: 'Bash', is_error: true }], usage: { input_tokens: 2400, output_tokens: 60 }, api_retries: 0, api_error_status: null, permission_denials: 1, last_tool: 'Bash: rm -rf build' }],
+  ];
+  for (const [name, code, doc] of cases) {
+    const r = await runShipped(['agent-log', rec(name), '--json']);
+    assert.equal(r.code, code, `${name}: ${explain(r)}`);
+    const got = JSON.parse(r.out);
+    assert.deepEqual(Object.keys(got), ['status', 'model_turns', 'tool_calls', 'usage', 'api_retries', 'api_error_status', 'permission_denials', 'last_tool']);
+    assert.deepEqual(got, doc, name);
+  }
+  const text = await runShipped(['agent-log', rec('api-529-exhausted')]);
+  assert.match(text.out, /api_error — API error 529 after 2 retries/);
+  const missing = await runShipped(['agent-log', '/nonexistent/claude_code.stdout.log']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /no such file: \/nonexistent\/claude_code.stdout.log/);
+});
+
+test('agent-log --follow streams updates of a growing log and stops at the result event', { timeout: 60_000 }, async () => {
+  const dir = await tempDir('agent-log-follow');
+  try {
+    const lines = fs.readFileSync(rec('success-parallel-tools'), 'utf8').trim().split('\n');
+    const file = path.join(dir, 'claude_code.stdout.log');
+    // Half-written: three events and the start of the fourth.
+    fs.writeFileSync(file, lines.slice(0, 3).join('\n') + '\n' + (lines[3] ?? '').slice(0, 50));
+    const run = following(['agent-log', file, '--follow', '--json']);
+    await waitFor(() => run.r.out.includes('"status":"running"'), { timeoutMs: 20_000, message: () => `a first update; out: ${run.r.out} err: ${run.r.err}` });
+    assert.equal(run.r.code, undefined, 'still following');
+    fs.appendFileSync(file, (lines[3] ?? '').slice(50) + '\n' + lines.slice(4, -1).join('\n') + '\n');
+    await waitFor(() => run.r.out.trim().split('\n').some((l) => JSON.parse(l).tool_calls.length === 4), { timeoutMs: 20_000, message: () => `the later tool calls; out: ${run.r.out}` });
+    fs.appendFileSync(file, `${lines.at(-1)}\n`);
+    const r = await run.done;
+    assert.equal(r.code, 0, r.err);
+    const docs = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(docs.length >= 3, r.out);
+    assert.deepEqual([docs[0].status, docs[0].model_turns], ['running', 1]);
+    assert.deepEqual([docs.at(-1).status, docs.at(-1).model_turns, docs.at(-1).usage], ['success', 4, { input_tokens: 5600, output_tokens: 150 }]);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('agent-log SANDBOX_ID reads the newest runtime\'s claude_code.stdout.log through the provider (local)', async () => {
+  const ws = await tempDir('agent-log-sbx');
+  const provider = new LocalProvider({ storeDir: localStoreDir(ws), log: new CommandLog() });
+  try {
+    const tree = path.join(ws, 'tree');
+    fs.mkdirSync(tree);
+    fs.writeFileSync(path.join(tree, 'README'), 'x\n');
+    await provider.buildTemplate({ name: 'tpl-agent-log', baseImage: tree, cpuCount: 1, memoryMb: 256, copies: [], runCommands: [], aptPackages: [], startCommand: '', readyPort: 0, readyPath: '' });
+    const sb = await provider.create({ template: 'tpl-agent-log', timeoutMs: 120_000, metadata: {} });
+    await sb.writeFile('/workspace_sandbox/blackbox_server_runtime/bbs-old/logs/claude_code.stdout.log', fs.readFileSync(rec('success-parallel-tools'), 'utf8'));
+    await sb.writeFile('/workspace_sandbox/blackbox_server_runtime/bbs-new/logs/claude_code.stdout.log', fs.readFileSync(rec('max-turns'), 'utf8'));
+    // The newest runtime is the one the agent writes to now (BBS makes one per binding).
+    await sb.run('touch -d 2020-01-01 /workspace_sandbox/blackbox_server_runtime/bbs-old', { timeoutMs: 10_000 });
+    const r = await runShipped(['agent-log', sb.id, '--provider', 'local', '--workspace', ws, '--json']);
+    assert.equal(r.code, 1, explain(r));
+    assert.deepEqual([JSON.parse(r.out).status, JSON.parse(r.out).model_turns], ['max_turns', 2]);
+    const gone = await runShipped(['agent-log', 'sbx-gone', '--provider', 'local', '--workspace', ws]);
+    assert.equal(gone.code, 3);
+    assert.match(gone.err, /sbx-gone is neither a file here nor a running local sandbox/);
+    await sb.kill();
+  } finally {
+    await removeDir(ws);
+  }
+});
