@@ -106,11 +106,13 @@ describe('templates smoke: every exit path leaves no sandbox of ours alive', { s
   });
 
   it('a create that E2B completes after our request timeout is found and killed (no orphan)', { timeout: 60_000 }, async () => {
+    const before = new Set(fake.sandboxes.keys());
     proxy.addRule({ role: 'control', method: 'POST', path: '/v2/sandboxes', holdMs: 4000, times: 1 });
     const r = await runConsole(['templates', 'smoke', '--template', 'swegym-a', '-w', ws], { ...env, SWEGYM_E2B_REQUEST_TIMEOUT_MS: '1500' });
-    assert.equal(proxy.requests.filter((q) => q.method === 'POST' && q.path === '/v2/sandboxes').length >= 1, true);
-    assert.ok(fake.sandboxes.size > 0);
+    const created = [...fake.sandboxes.keys()].filter((id) => !before.has(id));
+    assert.ok(created.length >= 1, 'E2B completed the create');
+    assert.match(r.err, /create sandbox from template 'swegym-a'.*(timed out|timeout)/i, 'our request timed out first');
     assertNoneLeft(fake, r.out + r.err);
-    assert.deepEqual(ourAlive(fake), [], r.out + r.err);
+    assert.deepEqual(ourAlive(fake).filter((id) => created.includes(id)), [], r.out + r.err);
   });
 });
