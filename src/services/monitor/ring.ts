@@ -121,17 +121,32 @@ export class NumberRing {
   }
 }
 
-/** A Map that forgets its oldest-inserted keys beyond `capacity`. */
+/**
+ * A Map that forgets its oldest-inserted keys beyond `capacity`. Eviction keeps one long-lived key iterator: a fresh
+ * `keys().next()` walks V8's hash table from its start past every deleted slot, which made each insert at the cap
+ * cost time proportional to the evictions so far (quadratic over a long log). A Map iterator stays valid across
+ * inserts, deletes and rehashes and yields live keys in insertion order, so the one it is parked at is the oldest.
+ */
 export class CappedMap<K, V> extends Map<K, V> {
+  private oldest: MapIterator<K> | undefined;
+
   constructor(readonly capacity: number) {
     super();
   }
 
   override set(key: K, value: V): this {
-    if (!super.has(key) && super.size >= this.capacity) {
-      const oldest = super.keys().next();
-      if (!oldest.done) super.delete(oldest.value);
+    if (super.size >= this.capacity && !super.has(key)) {
+      this.oldest ??= super.keys();
+      let next = this.oldest.next();
+      // An iterator that ran off the end is spent for good (only when every key it passed was deleted elsewhere).
+      if (next.done) next = (this.oldest = super.keys()).next();
+      if (!next.done) super.delete(next.value);
     }
     return super.set(key, value);
+  }
+
+  override clear(): void {
+    super.clear();
+    this.oldest = undefined;
   }
 }
