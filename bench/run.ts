@@ -20,7 +20,8 @@ const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     size: { type: 'string', default: '1GB' },
-    'ingest-runs': { type: 'string', default: '2' },
+    'ingest-runs': { type: 'string', default: '3' },
+    'no-4gb': { type: 'boolean' },
     'dashboard-seconds': { type: 'string', default: '60' },
     'htop-seconds': { type: 'string', default: '20' },
     'lines-per-second': { type: 'string', default: '2000' },
@@ -79,7 +80,11 @@ async function main(): Promise<void> {
     try {
       if ((id === 'ingest' || id === 'dashboard' || id === 'startup') && !bundle) {
         r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
-      } else if (id === 'ingest') r = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed') }, log);
+      } else if (id === 'ingest') {
+        const rows = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed'), big: !values['no-4gb'] }, log);
+        results.push(...rows.slice(0, -1));
+        r = rows[rows.length - 1] as BenchResult;
+      }
       else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128 }, log);
       else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);

@@ -14,7 +14,6 @@ import type { SandboxProvider, TemplateSpec } from '../sandbox/types.js';
 import { SandboxError } from '../sandbox/types.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
-import { writeJsonAtomic } from '../workspace/atomic.js';
 import { CoalescingWriter } from './coalesce.js';
 import type { Journal } from '../workspace/journal.js';
 import { ConsoleError, ExitCode } from '../errors.js';
@@ -159,6 +158,8 @@ export class TemplateFactory {
   private readonly order: string[] = [];
   /** The journal's records (all images, not only this run's), written through a coalescing writer. */
   private journalItems = new Map<string, TemplateRecord>();
+  /** Images whose record changed since the last journal write (each write appends only those). */
+  private journalDirty = new Set<string>();
   private readonly journalWriter = new CoalescingWriter(() => this.writeJournal());
   private readonly mapWriter = new CoalescingWriter(() => writeTemplateMap(this.config.paths.templateMap, { ...this.map }, this.order));
   private map: TemplateMap = {};
@@ -258,6 +259,7 @@ export class TemplateFactory {
     this.bump();
     if (persist && this.journal) {
       this.journalItems.set(image, record);
+      this.journalDirty.add(image);
       await this.journalWriter.request();
     }
     if (emit) this.config.onEvent?.({ type: 'state', image, record, skipped });
@@ -567,10 +569,17 @@ export class TemplateFactory {
     await this.mapWriter.request();
   }
 
-  /** Same file format as Journal (version, updatedAt, items), rewritten atomically. */
+  /** Appends the records changed since the last write to the journal (append-only with compaction). */
   private async writeJournal(): Promise<void> {
     if (!this.journal) return;
-    await writeJsonAtomic(this.journal.file, { version: 1, updatedAt: nowIso(), items: Object.fromEntries(this.journalItems) });
+    const dirty = [...this.journalDirty];
+    this.journalDirty.clear();
+    try {
+      await this.journal.putMany(dirty.map((image) => [image, this.journalItems.get(image) as TemplateRecord] as const));
+    } catch (err) {
+      for (const image of dirty) this.journalDirty.add(image); // written by the next request
+      throw err;
+    }
   }
 }
 
