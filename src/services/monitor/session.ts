@@ -16,7 +16,8 @@ import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
 import { listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
 import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
-import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { redact } from '../secrets.js';
 
@@ -89,6 +90,8 @@ export class MonitorService {
   private rayNodes: RayNode[] | undefined;
   private stream: { id: string; sandbox?: Sandbox; events: StreamEventView[]; steps: number | undefined; error: string | undefined } | undefined;
   private trajectories: TrajectoryEntry[] = [];
+  /** Remembers what was listed: each refresh lists only what is new. */
+  private trajIndex: TrajectoryIndex | undefined;
   private trajectory: TrajectoryView | undefined;
   private live = false;
   private simulated = false;
@@ -139,7 +142,10 @@ export class MonitorService {
     this.live = opts.live ?? true;
     await this.readCheckpoint();
     try {
-      if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, TRAJ_KEEP);
+      if (target.runDir) {
+        this.trajIndex = new TrajectoryIndex(target.runDir, target.runName);
+        this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
+      }
       if (target.rayJob) {
         // `ray job logs -f`: the child streams the job's output from its start; it ends with the job (or close()).
         const ac = new AbortController();
@@ -383,7 +389,7 @@ export class MonitorService {
 
   /** Re-lists the trajectory files (offline browser refresh). */
   async refreshTrajectories(): Promise<void> {
-    if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
+    if (this.trajIndex) this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
     this.dirty++;
     this.publish(true);
   }
@@ -535,6 +541,7 @@ export class MonitorService {
     this.stream = undefined;
     this.trajectory = undefined;
     this.trajectories = [];
+    this.trajIndex = undefined;
     this.sandboxes = undefined;
     this.proxyLast = undefined;
     this.proxyFailures = 0;
