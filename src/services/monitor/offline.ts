@@ -3,7 +3,7 @@
 //   traj_err/<RUN_NAME>/<instance_id>/<session_id>/error.json                                    (aborted sample)
 // The sample file is written before slime runs the reward, so the reward is recomputed here from the marker in
 // metadata.execute_cmds and the integrity flags, exactly as the reward function does.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MonitorTarget } from './resolve.js';
 import type { RunModel } from './model.js';
