@@ -10,10 +10,10 @@ import path from 'node:path';
 import { OUT, buildBundle, fmt, machine, type BenchResult, type Bundle } from './lib.js';
 import { benchIngest } from './ingest.js';
 import { benchDashboard, benchStartup } from './terminal.js';
-import { benchFactory, benchLocalSandbox, benchParquet } from './components.js';
+import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from './components.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -26,9 +26,10 @@ const { values } = parseArgs({
     'htop-seconds': { type: 'string', default: '20' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
-    'factory-builds': { type: 'string', default: '64' },
-    'factory-concurrency': { type: 'string', default: '8' },
-    'factory-build-ms': { type: 'string', default: '250' },
+    'factory-builds': { type: 'string', default: '2344' },
+    'factory-concurrency': { type: 'string', default: '20' },
+    'factory-build-ms': { type: 'string', default: '50' },
+    'trajectory-sessions': { type: 'string', default: '64000' },
     seed: { type: 'string', default: '1' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
       else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
+      else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
       r = { id, title: id, status: 'failed', metrics: [], notes: [(err as Error).stack?.split('\n').slice(0, 3).join(' ') ?? String(err)] };

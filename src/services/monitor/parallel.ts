@@ -2,7 +2,7 @@
 // the main thread applies the results to the model in file order. The main thread hands a worker its next segment
 // only while fewer than `ahead` results wait to be applied (credit), so memory stays bounded by a few segments
 // whatever the size of the log, and the work is one pass over the bytes. One core, a small file, or a worker that
-// fails before anything was applied: the same segment scan on the main thread.
+// fails: the same segment scan on the main thread.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { stat } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import type { ScanWorkerData, ScanWorkerRequest } from './scanWorker.js';
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
 export interface OnceIngestOptions {
   name?: string;
@@ -91,9 +92,8 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
     await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 3, applier);
   } catch (err) {
     if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
-    // Before any result reached the model, scan on this thread; after, the model holds part of the file.
-    if (applier.applied === 0) return sequential();
-    throw new Error(`a scan worker failed after part of the log was read: ${(err as Error).message}`);
+    // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
+    return sequential();
   }
   return { model: applier.model, bytes: size, workers: cores, segments };
 }
@@ -122,7 +122,9 @@ function runWorkers(file: string, segments: number, cores: number, segmentBytes:
     };
     const data: ScanWorkerData = { file, segmentBytes };
     for (let i = 0; i < cores; i++) {
-      const w = new Worker(workerUrl(), { workerData: data });
+      // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
+      // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.
+      const w = new Worker(workerUrl(), { workerData: data, resourceLimits: WORKER_LIMITS });
       workers.push(w);
       idle.push(i);
       w.on('message', (r: SegmentResult) => {
