@@ -96,7 +96,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 async function ingestOnce(ctx: CommandContext, file: string, name: string): Promise<RunModel> {
   const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
   await statLogFile(file);
-  const r = await ingestOnceFile(file, { name, ...(Number.isInteger(workers) && workers >= 1 ? { workers } : {}) });
+  // An explicit count of 2 or more uses the workers on any file (small ones too).
+  const r = await ingestOnceFile(file, { name, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
   if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s)`);
   return r.model;
 }
