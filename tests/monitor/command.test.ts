@@ -140,7 +140,7 @@ test('monitor --once --json through the built binary: the bundled scan workers g
     const noise = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56';
     const lines: string[] = [...EFFECTIVE_LINES];
     for (let r = 0; r < 40; r++) for (const l of rolloutLines(r, 32)) lines.push(l, noise, noise);
-    // Several segments of 4 MiB, so that both workers scan and the results are put back in order.
+    // Several segments (2 MiB), so that both workers scan and the results are put back in order.
     const body = lines.join('\n') + '\n';
     await writeFile(file, body.repeat(Math.ceil((9 * 1024 * 1024) / body.length)));
     const reference = new RunModel({ name: 'run.log' });
@@ -153,7 +153,7 @@ test('monitor --once --json through the built binary: the bundled scan workers g
       );
     });
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stderr, /in 3 segments with 2 thread\(s\)/);
+    assert.match(result.stderr, /in ([3-9]|\d\d+) segments with 2 thread\(s\)/);
     assert.deepEqual(JSON.parse(result.stdout), JSON.parse(JSON.stringify(reference.toJson())));
   } finally {
     await removeDir(dir);

@@ -13,7 +13,7 @@ import type { ScanWorkerData, ScanWorkerRequest } from './scanWorker.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
-export const SEGMENT_BYTES = 4 * 1024 * 1024;
+export const SEGMENT_BYTES = 2 * 1024 * 1024;
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
 export interface OnceIngestOptions {
@@ -89,7 +89,7 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
   const applier = new SegmentApplier(opts.name);
   try {
-    await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 3, applier);
+    await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 2, applier);
   } catch (err) {
     if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
