@@ -14,7 +14,7 @@ import type { ScanWorkerData, ScanWorkerRequest } from './scanWorker.js';
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
 export const SEGMENT_BYTES = 2 * 1024 * 1024;
-const WORKER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
 
 export interface OnceIngestOptions {
   name?: string;
