@@ -399,7 +399,11 @@ export class TemplateFactory {
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, images.length)) }, () => worker()));
       await this.mapWriter.request();
-      if (this.journal) await this.journalWriter.request();
+      if (this.journal) {
+        await this.journalWriter.request();
+        // One snapshot at the end of a run (the records were appended while it ran).
+        await this.journal.flush();
+      }
     } finally {
       this.runningFlag = false;
       this.bump();
