@@ -57,11 +57,19 @@ const fieldEnd = new Int32Array(6);
 export function readSampleBytes(buf: Buffer, start: number, end: number, out: SampleBytes): boolean {
   let e = end;
   if (e > start && buf[e - 1] === 13) e--; // splitPrefixes drops one trailing CR
-  const h = buf.indexOf(MARK, start);
-  if (h < 0 || h + MARK.length > e) return false;
+  // Searches run on a view of this line: unbounded, a search for a byte the log lacks (no colour codes at all)
+  // would run to the end of the buffer for every line.
+  const line = buf.subarray(start, e);
+  const at = line.indexOf(MARK);
+  if (at < 0) return false;
+  const h = start + at;
   // Colour codes before the marker: stripAnsi removes them, which must leave the text from the marker on as it is
   // (only complete CSI sequences, and none between two marker bytes, which could join into an earlier marker).
-  let x = buf.indexOf(27, start);
+  const esc = (from: number) => {
+    const k = line.indexOf(27, from - start);
+    return k < 0 ? -1 : start + k;
+  };
+  let x = esc(start);
   while (x >= 0 && x < h) {
     if (buf[x + 1] !== 91) return false;
     let j = x + 2;
@@ -70,12 +78,12 @@ export function readSampleBytes(buf: Buffer, start: number, end: number, out: Sa
     while (j < h && b >= 32 && b <= 47) b = buf[++j] as number;
     if (j >= h || b < 64 || b > 126) return false;
     if (x > start && IN_MARK[buf[x - 1] as number] === 1 && IN_MARK[buf[j + 1] as number] === 1) return false;
-    x = buf.indexOf(27, j + 1);
+    x = esc(j + 1);
   }
   // No escape after the marker (stripAnsi would change the fields), no `[repeated …]` fold anywhere (it would
   // cut the line).
   if (x >= 0 && x < e) return false;
-  for (let k = buf.indexOf(91, start); k >= 0 && k < e; k = buf.indexOf(91, k + 1)) if (repeatedAt(buf, k, e)) return false;
+  for (let k = line.indexOf(91); k >= 0; k = line.indexOf(91, k + 1)) if (repeatedAt(buf, start + k, e)) return false;
   // Fields: runs of printable non-space ASCII, each followed by exactly the next ` name=` (\S+ in SAMPLE).
   let i = h + MARK.length;
   for (let f = 0; f < 6; f++) {

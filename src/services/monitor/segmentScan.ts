@@ -65,6 +65,7 @@ export function readSegmentOps(
 
 const WINDOW = 256 * 1024;
 const NL = 10;
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 export class SegmentScanner {
   private readonly groups = compileMarkers(LINE_MARKERS);
@@ -143,6 +144,8 @@ export class SegmentScanner {
     for (const s of starts) {
       let le = buf.indexOf(NL, s);
       if (le < 0 || le > end) le = end;
+      // As LineScanner: a line longer than this is not a line we parse (and decoding it would cost a worker's heap).
+      if (le - s > MAX_LINE_BYTES) continue;
       this.candidates++;
       // Read on the bytes; sample times are not (--once prints none).
       if (readSampleBytes(buf, s, le, sb)) {
@@ -224,8 +227,14 @@ export class SegmentScanner {
    * gives exactly what stripAnsi would leave and spares its regex; any other escape is left to stripAnsi.
    */
   private decode(buf: Buffer, s: number, e: number): string {
-    let x = buf.indexOf(27, s);
-    if (x < 0 || x >= e) return buf.toString('utf8', s, e);
+    // On a view of the line: a search for a byte the log lacks must not run to the end of the buffer.
+    const line = buf.subarray(s, e);
+    const esc = (from: number) => {
+      const k = line.indexOf(27, from - s);
+      return k < 0 ? -1 : s + k;
+    };
+    let x = esc(s);
+    if (x < 0) return buf.toString('utf8', s, e);
     const cuts = this.cuts;
     cuts.length = 0;
     while (x >= 0 && x < e) {
@@ -236,7 +245,7 @@ export class SegmentScanner {
       while (j < e && b >= 32 && b <= 47) b = buf[++j] as number;
       if (j >= e || b < 64 || b > 126 || (j + 1 < e && (buf[j + 1] as number) >= 128)) return buf.toString('utf8', s, e);
       cuts.push(x, j + 1);
-      x = buf.indexOf(27, j + 1);
+      x = esc(j + 1);
     }
     let out = '';
     let p = s;
