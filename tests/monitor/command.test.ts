@@ -48,7 +48,8 @@ test('monitor LOG_FILE --once --json prints exactly the issue #8 shape', async (
     const c = ctxFor(ws, [log], { once: true });
     assert.equal(await monitorCommand(c.ctx), 0);
     const doc = JSON.parse(c.out());
-    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples']);
+    // Every field of issue #8 unchanged, in its place; `liveness` (issue 18) comes last.
+    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples', 'liveness']);
     assert.deepEqual(Object.keys(doc.run), ['name', 'phase']);
     assert.equal(doc.run.phase, 'rollout 1 generating 3/128');
     assert.equal(doc.effective.claude_code.version, '2.1.207');

@@ -49,6 +49,8 @@ export interface SimLiveState {
   samplesPerRollout: number;
   /** GPUs of the node the dashboard runs on (nvidia-smi shows one node). */
   gpusPerNode: number;
+  /** Nodes of the simulated Ray cluster (absent in live.json files of older simulators: one). */
+  nodes?: number;
   /** Simulated seconds per wall-clock second: a reader scales its polling of the stand-in sources by it. */
   speed: number;
   sandboxes: SimLiveSandbox[];
