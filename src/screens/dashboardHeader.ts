@@ -25,13 +25,14 @@ export function headerLines(s: MonitorSnapshot, width: number): HeaderLine[] {
   const total = h.totalRollouts !== undefined ? `/${h.totalRollouts}` : '';
   const samples = `${h.samplesDone}/${h.samplesPerRollout}`;
   const eta = l?.state === 'running' && h.etaSec !== undefined && Number.isFinite(h.etaSec) ? ` · ETA ${formatAge(h.etaSec * 1000)}` : '';
-  const rest = `ckpt ${h.lastCheckpoint ?? '–'} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)}${eta}`;
+  const ckpt = `ckpt ${h.lastCheckpoint ?? '–'} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)}`;
   const phase = active ? (h.phaseKind === 'generating' ? 'generating' : h.phase) : `stopped at rollout ${h.rollout}${total}`;
   const age = lastLineLabel(l?.lastLineAgoMs);
   // What changes every refresh goes last (the terminal repaints a line from its first changed column); when the
   // line is too long for that, the age comes right after the state so that it is never cut.
-  const wide = `${state} · ${h.run} · ${phase} · rollout ${h.rollout}${total} · ${rest} · samples ${samples} · ${age}`;
-  const line1 = wide.length <= width ? wide : `${state} · ${age} · ${h.run} · ${active && h.phaseKind === 'generating' ? `generating ${samples}` : phase} · rollout ${h.rollout}${total} · ${rest}`;
+  const wide = `${state} · ${h.run} · ${phase} · rollout ${h.rollout}${total} · ${ckpt}${eta} · samples ${samples} · ${age}`;
+  // Narrow: what matters most first (the ETA before the checkpoint and elapsed time, which a cut may drop).
+  const line1 = wide.length <= width ? wide : `${state} · ${age} · ${h.run} · ${active && h.phaseKind === 'generating' ? `generating ${samples}` : phase} · rollout ${h.rollout}${total}${eta} · ${ckpt}`;
   const last = s.rollouts[s.rollouts.length - 1];
   const following = s.live && active ? ' following' : '';
   const parts = [
