@@ -59,7 +59,7 @@ export function computeAlerts(i: AlertInputs, t = ALERT_DEFAULTS): Alert[] {
     if (idle > t.noProgressMs) out.push({ id: 'no-progress', level: 'warn', text: `no progress in the log for ${Math.round(idle / 60_000)} min` });
   }
   if (l && l.state === 'crashed' && phase.kind !== 'failed') out.push({ id: 'crashed', level: 'fail', text: `run crashed: ${l.why}` });
-  if (l && l.state === 'exited' && l.exitCode !== undefined && l.exitCode !== 0) out.push({ id: 'exited', level: 'fail', text: `launcher exited with code ${l.exitCode}` });
+  if (l && l.state === 'exited' && l.exitCode !== undefined && l.exitCode !== 0) out.push({ id: 'exited', level: 'fail', text: `run exited (${l.exitCode}): ${l.why}` });
   if (i.proxy && i.proxy.consecutiveFailures >= t.proxyFailures) {
     out.push({ id: 'proxy-down', level: 'fail', text: `Dressage proxy /health failing (${i.proxy.last?.error ?? 'down'}); agents cannot reach the model` });
   }

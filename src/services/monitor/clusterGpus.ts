@@ -35,6 +35,9 @@ export interface GpuPanelView {
   columnSeconds: number;
 }
 
+/** Failed polls in a row after which the cluster's last reading is no longer shown (this node's is). */
+export const STALE_POLLS = 3;
+
 /** Capped per-GPU histories of the cluster (keyed node id + GPU index), fed by each poll of the Ray dashboard. */
 export class ClusterGpuHistory {
   nodes: RayClusterNode[] = [];
@@ -45,11 +48,19 @@ export class ClusterGpuHistory {
 
   constructor(private readonly cap = 600) {}
 
+  /** Consecutive failed polls: the last reading is kept through a blip, dropped after `STALE_POLLS`. */
+  private failures = 0;
+
   ingest(r: RayResult<RayClusterNode[]>, now: number): void {
     if (!r.ok) {
       this.error = r.error;
+      if (++this.failures >= STALE_POLLS) {
+        this.nodes = [];
+        this.rows.clear();
+      }
       return;
     }
+    this.failures = 0;
     this.error = undefined;
     if (this.lastAt !== undefined && now > this.lastAt) this.pollMs = 0.8 * this.pollMs + 0.2 * (now - this.lastAt);
     this.lastAt = now;
@@ -100,7 +111,8 @@ export class ClusterGpuHistory {
 export function gpuPanelView(cluster: ClusterGpuHistory, local: { latest: GpuSample[]; history: Map<number, GpuHistory>; error: string | undefined; bucket: number }, localLabel: string, columns = 120): GpuPanelView {
   if (cluster.gpuCount > 0) {
     const nodes = cluster.view(columns);
-    return { source: 'ray', label: `Ray cluster · ${nodes.length} node${nodes.length === 1 ? '' : 's'} · ${cluster.gpuCount} GPUs`, nodes, note: undefined, columnSeconds: GPU_COLUMN_SECONDS };
+    // Through a failed poll or two the last reading stays, said to be such.
+    return { source: 'ray', label: `Ray cluster · ${nodes.length} node${nodes.length === 1 ? '' : 's'} · ${cluster.gpuCount} GPUs`, nodes, note: cluster.error ? `last reading; now ${cluster.error}` : undefined, columnSeconds: GPU_COLUMN_SECONDS };
   }
   const gpus = local.latest.map((g) => {
     const h = local.history.get(g.index);

@@ -65,7 +65,7 @@ export class SimulatedRunSources implements RunSources {
     const out: RayClusterNode[] = [];
     for (let n = 0; n < nodes; n++) {
       // Each node's GPUs drawn as the node's own nvidia-smi would show them (a different seed per node).
-      const { gpus } = parseGpuCsv(simulatedGpuCsv(state, this.clock() + n * 7919));
+      const { gpus } = parseGpuCsv(simulatedGpuCsv(state, this.clock(), n));
       out.push({ id: `simnode${n}`, ip: `10.128.0.${11 + n}`, hostname: `sim-node-${n}`, state: 'ALIVE', isHead: n === 0, gpus });
     }
     return { ok: true, value: out };
