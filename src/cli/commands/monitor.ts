@@ -173,11 +173,30 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     onError: (err) => note(ctx, `read error: ${(err as Error).message}`),
   });
   follower.start();
+  // The run's state (writer, Ray, the log's silence) every 5 s: printed when it changes; the follow ends with the run.
+  let state: Liveness | undefined;
+  let checking = false;
+  const check = async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      const l = await onceLiveness(ctx, target, model);
+      if (!state || livenessLabel(l) !== livenessLabel(state)) say(ctx, `${new Date().toISOString().slice(11, 19)} ${livenessLine(l)}`);
+      state = l;
+    } catch {
+    } finally {
+      checking = false;
+    }
+  };
+  await check();
   await new Promise<void>((resolve) => {
+    let ticks = 0;
     const timer = setInterval(() => {
       print();
+      if (++ticks % 5 === 0) void check();
       const phase = model.phase.kind;
-      if (phase === 'finished' || phase === 'failed') {
+      const ended = state && (state.state === 'finished' || state.state === 'crashed' || state.state === 'exited');
+      if (phase === 'finished' || phase === 'failed' || ended) {
         clearInterval(timer);
         resolve();
       }
@@ -188,5 +207,6 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     });
   });
   await follower.stop();
-  return model.phase.kind === 'failed' ? ExitCode.failed : ExitCode.ok;
+  const failed = model.phase.kind === 'failed' || state?.state === 'crashed' || (state?.state === 'exited' && state.exitCode !== undefined && state.exitCode !== 0);
+  return failed ? ExitCode.failed : ExitCode.ok;
 }
