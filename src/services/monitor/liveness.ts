@@ -140,8 +140,13 @@ export function livenessLabel(l: Pick<Liveness, 'state' | 'exitCode'>): string {
   return l.state === 'exited' ? `exited${l.exitCode !== undefined ? ` (${l.exitCode})` : ' (stopped)'}` : l.state;
 }
 
+/**
+ * `last line 42 s ago`; under 5 s `last line <5 s ago`, so that a healthy run's header does not change (and get
+ * repainted over SSH) on every refresh.
+ */
 export function lastLineLabel(ms: number | undefined): string {
-  return ms === undefined ? 'no line yet' : `last line ${ago(ms)} ago`;
+  if (ms === undefined) return 'no line yet';
+  return ms < 5000 ? 'last line <5 s ago' : `last line ${ago(ms)} ago`;
 }
 
 /** The `liveness` field of `monitor --once --json` (snake_case like the rest of the document). */
