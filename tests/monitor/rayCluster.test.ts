@@ -2,7 +2,7 @@
 // real sources and the monitor service; and the liveness of a registry run whose writer is killed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fetchClusterGpus, fetchRayJobStatus, rayDashboardUrlFrom } from '../../src/services/monitor/rayCluster.js';
 import { MonitorService } from '../../src/services/monitor/session.js';
@@ -134,6 +134,29 @@ test('a registry run whose launcher is killed: running, then crashed within the 
     try {
       process.kill(-writer.pid!, 'SIGKILL');
     } catch {}
+    await removeDir(ws);
+  }
+});
+
+test('a static log nobody writes any more (no registry entry, days old): stalled, never running, and no ETA', async () => {
+  const ws = await tempDir();
+  try {
+    const log = path.join(ws, 'old-run.log');
+    await writeFile(log, runLogText(3));
+    const old = new Date(Date.now() - 3 * 24 * 3_600_000);
+    await utimes(log, old, old);
+    const svc = new MonitorService({ paths: recipePaths(ws), store: createMonitorStore(), fetchImpl: loopbackFetch, rayDashboardUrl: 'http://127.0.0.1:1', gpuRunner: noGpu, refreshMs: 20, pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000, cluster: 60_000, writer: 50 } });
+    try {
+      await svc.open(log);
+      const s = svc.store.getState().snapshot!;
+      assert.equal(s.header.liveness?.state, 'stalled');
+      assert.match(s.header.liveness!.why, /no new line for 3 d .*no writer known/);
+      assert.equal(s.header.etaSec, undefined);
+      assert.ok(s.alerts.some((a) => a.id === 'no-progress' && /^stalled: no new line for 3 d/.test(a.text)), JSON.stringify(s.alerts));
+    } finally {
+      await svc.close();
+    }
+  } finally {
     await removeDir(ws);
   }
 });

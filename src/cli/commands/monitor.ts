@@ -71,7 +71,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
-      ctx.stdout.write(JSON.stringify(offline.model.toJson()) + '\n');
+      ctx.stdout.write(JSON.stringify(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model))) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
