@@ -79,6 +79,11 @@ test('the monitor shows the whole cluster grouped by node from Ray, and this nod
       assert.equal(p.source, 'ray');
       assert.equal(p.label, 'Ray cluster · 4 nodes · 32 GPUs');
       assert.deepEqual(p.nodes.map((n) => [n.label, n.isHead]), [['gpu-node-0', true], ['gpu-node-1', false], ['gpu-node-2', false], ['gpu-node-3', false]]);
+      // A hot GPU and a lost worker node, on other nodes than this one: alerts name the node.
+      ray.nodes[2]!.gpus[5]!.temp = 91;
+      ray.nodes[3]!.state = 'DEAD';
+      await waitFor(() => (svc.store.getState().snapshot?.alerts ?? []).some((a) => a.text === 'GPU 5 of gpu-node-2 at 91°C'), { timeoutMs: 10_000 });
+      assert.ok(svc.store.getState().snapshot!.alerts.some((a) => a.level === 'fail' && a.text === 'Ray node gpu-node-3 is DEAD'));
       // The job went to FAILED on Ray: crashed, whatever the log says.
       ray.jobs = [{ submission_id: 'raysubmit_run', status: 'FAILED', message: 'actor died' }];
       await waitFor(() => svc.store.getState().snapshot?.header.liveness?.state === 'crashed', { timeoutMs: 10_000 });

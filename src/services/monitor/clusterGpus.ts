@@ -1,7 +1,8 @@
 // The GPUs panel's data: every node of the Ray cluster with its GPUs and their histories when the Ray dashboard
 // answers; this node's nvidia-smi otherwise (labelled as one node's). History columns cover the same time either
 // way (10 s), so a sparkline reads the same whichever source fills it.
-import type { GpuSample, GpuHistory } from './gpu.js';
+import { gpuLevels, type GpuSample, type GpuHistory } from './gpu.js';
+import type { Alert } from './alerts.js';
 import type { RayClusterNode, RayResult } from './rayCluster.js';
 import { NumberRing } from './ring.js';
 
@@ -121,4 +122,18 @@ export function gpuPanelView(cluster: ClusterGpuHistory, local: { latest: GpuSam
   const nodes: GpuNodeView[] = gpus.length ? [{ label: localLabel, ip: undefined, isHead: false, state: 'local', gpus }] : [];
   const note = [cluster.error ? `Ray: ${cluster.error}` : cluster.nodes.length ? 'Ray reports no GPUs' : undefined, local.error && !gpus.length ? local.error : undefined].filter(Boolean).join(' · ') || undefined;
   return { source: 'nvidia-smi', label: `${localLabel} only`, nodes, note, columnSeconds: GPU_COLUMN_SECONDS };
+}
+
+/** The GPU alerts of the whole cluster (as computeAlerts gives them for one node), named by node. */
+export function clusterGpuAlerts(v: GpuPanelView): Alert[] {
+  const out: Alert[] = [];
+  for (const n of v.nodes) {
+    if (n.state !== 'ALIVE' && n.state !== 'local') out.push({ id: `node-${n.label}`, level: 'fail', text: `Ray node ${n.label} is ${n.state}` });
+    for (const { sample: g } of n.gpus) {
+      const l = gpuLevels(g);
+      if (l.temp === 'fail') out.push({ id: `gpu-temp-${n.label}-${g.index}`, level: 'fail', text: `GPU ${g.index} of ${n.label} at ${g.temp}°C` });
+      if (l.mem === 'fail') out.push({ id: `gpu-mem-${n.label}-${g.index}`, level: 'warn', text: `GPU ${g.index} of ${n.label} memory nearly full` });
+    }
+  }
+  return out;
 }

@@ -19,7 +19,7 @@ import type { StreamJsonProgress } from '../agent/streamJson.js';
 import { computeAlerts } from './alerts.js';
 import { deriveLiveness, progressTimesOf, type Liveness, type RayJobStatus, type WriterStatus } from './liveness.js';
 import { rayDashboardUrlFrom } from './rayCluster.js';
-import { ClusterGpuHistory, gpuPanelView } from './clusterGpus.js';
+import { ClusterGpuHistory, clusterGpuAlerts, gpuPanelView } from './clusterGpus.js';
 import { RealRunSources } from './sources/real.js';
 import type { RunSources, RunSourcesPicker } from './sources/types.js';
 import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
@@ -492,7 +492,9 @@ export class MonitorService {
       tasks: { always: ts.always, sometimes: ts.sometimes, never: ts.never, rows: taskRows },
       alerts: [
         ...(this.rayJobError ? [{ id: 'ray-job-logs', level: 'fail' as const, text: this.rayJobError }] : []),
-        ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuLatest, live: this.live, liveness }),
+        // GPU thresholds over what the panel shows: every node's GPUs when Ray gives them, else this node's.
+        ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuPanel.source === 'ray' ? [] : gpuLatest, live: this.live, liveness }),
+        ...(gpuPanel.source === 'ray' ? clusterGpuAlerts(gpuPanel) : []),
       ].map((a) => ({ ...a, text: redact(a.text) })),
       gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
       gpuPanel,
