@@ -49,7 +49,8 @@ test('monitor LOG_FILE --once --json prints exactly the issue #8 shape', async (
     const c = ctxFor(ws, [log], { once: true });
     assert.equal(await monitorCommand(c.ctx), 0);
     const doc = JSON.parse(c.out());
-    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples']);
+    // Every field of issue #8 unchanged, in its place; `liveness` (issue 18) comes last.
+    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples', 'liveness']);
     assert.deepEqual(Object.keys(doc.run), ['name', 'phase']);
     assert.equal(doc.run.phase, 'rollout 1 generating 3/128');
     assert.equal(doc.effective.claude_code.version, '2.1.207');
@@ -154,7 +155,10 @@ test('monitor --once --json through the built binary: the bundled scan workers g
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /in ([3-9]|\d\d+) segments with 2 thread\(s\)/);
-    assert.deepEqual(JSON.parse(result.stdout), JSON.parse(JSON.stringify(reference.toJson())));
+    // The model's document, plus the run's liveness (issue 18), which is not the model's.
+    const { liveness, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
+    assert.equal((liveness as { state: string }).state, 'running');
+    assert.deepEqual(doc, JSON.parse(JSON.stringify(reference.toJson())));
   } finally {
     await removeDir(dir);
   }
