@@ -5,7 +5,7 @@ import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, ChartSeries, SandboxStreamView } from '../../state/monitor.js';
+import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, SandboxStreamView } from '../../state/monitor.js';
 import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
 import { metricNumber } from './lines.js';
 import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
@@ -17,6 +17,7 @@ import { endingOf, listDressageSandboxes, readAgentProgress, type AgentProgress,
 import type { StreamJsonProgress } from '../agent/streamJson.js';
 import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
+import { CurveView } from './curves.js';
 import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { redact } from '../secrets.js';
@@ -101,6 +102,14 @@ export class MonitorService {
   private rayJobError: string | undefined;
   private providerPromise: Promise<SandboxProvider | undefined> | undefined;
   readonly clock: () => number;
+  /** The curves: the large view's metric and a compared run (src/services/monitor/curves.ts). */
+  readonly curves = new CurveView(
+    () => {
+      this.dirty++;
+      this.publish(true);
+    },
+    () => ({ paths: this.opts.paths, openRun: this.target?.name }),
+  );
 
   constructor(private readonly opts: MonitorServiceOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -439,7 +448,7 @@ export class MonitorService {
     const m = this.model as RunModel;
     const now = this.clock();
     const rs = m.sortedRollouts();
-    const charts: ChartSeries[] = CHARTS.map(([key, label, source]) => ({ key, label, ...m.series(source, key, 1000) }));
+    const { charts, curves } = this.curves.build(m, CHARTS);
     const rollouts: RolloutRow[] = rs.slice(-500).map((r) => {
       const reasons = Object.entries(r.samples.by_reason)
         .filter(([k]) => k !== '')
@@ -457,6 +466,7 @@ export class MonitorService {
         failedGroups: r.failures.failed_groups,
         aborted: r.failures.aborted_samples,
         earlyStops: Object.values(r.failures.early_stops).reduce((a, b) => a + b, 0),
+        groups: r.groups,
       };
     });
     const feed: FeedRow[] = m.feed.tail(300).map((f) => ({
@@ -512,6 +522,7 @@ export class MonitorService {
         simulated: this.simulated,
       },
       charts,
+      curves,
       rollouts,
       feed,
       // Log text may carry secrets (URLs with tokens, echoed env): redacted before it reaches the screen.
