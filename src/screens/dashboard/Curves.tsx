@@ -66,7 +66,8 @@ export function histogramLines(groups: readonly GroupTally[], rollout: number, i
   const out: { text: string; tone?: Tone }[] = [];
   const h = groupHistogram(groups);
   const per = h.uniform ? `${h.n} samples` : `up to ${h.n} samples`;
-  out.push({ text: truncate(`Reward per group · rollout ${rollout}${inProgress ? ' (so far)' : ''} · ${groups.length} groups × ${per}`, width), tone: 'accent' });
+  out.push({ text: truncate(`Reward per group · rollout ${rollout}${inProgress ? ' (so far)' : ''}`, width), tone: 'accent' });
+  out.push({ text: truncate(`${groups.length} groups × ${per}`, width), tone: 'dim' });
   if (groups.length === 0) {
     out.push({ text: truncate('  no graded sample in this rollout yet', width), tone: 'dim' });
     return out;
@@ -75,7 +76,7 @@ export function histogramLines(groups: readonly GroupTally[], rollout: number, i
   const foot = { text: truncate(`zero-std groups (all solved or none) ${zeroStd}/${groups.length}`, width), tone: 'dim' as Tone };
   const bins = h.counts.length;
   const max = Math.max(1, ...h.counts);
-  if (height >= bins + 3) {
+  if (height >= bins + 4) {
     // One row per solved count: room for every bin with its count.
     const kw = `${h.n}/${h.n}`.length;
     const barW = Math.max(1, width - kw - 2 - String(max).length - 2);
@@ -90,7 +91,7 @@ export function histogramLines(groups: readonly GroupTally[], rollout: number, i
     return out.slice(0, height);
   }
   // Columns: counts on top, bars, solved count below.
-  const barRows = Math.max(1, height - 4);
+  const barRows = Math.max(1, height - 5);
   out.push({ text: h.counts.map((c) => padStart(String(c), cw)).join(''), tone: 'dim' });
   for (let r = barRows - 1; r >= 0; r--) {
     const row = h.counts.map((c) => padStart(BLOCKS[Math.max(0, Math.min(8, Math.round((c / max) * barRows * 8) - r * 8))] as string, cw)).join('');
@@ -137,7 +138,7 @@ function Picker({ s, ui, width, height }: { s: MonitorSnapshot; ui: MonitorState
   const lines: { text: string; tone?: Tone; inverse?: boolean }[] = [];
   if (c.picker === 'metric') {
     const items = metricItems(s, c.query);
-    lines.push({ text: `metric: ${c.query}▏ type to filter · ↑↓ choose · Enter show · Esc close · ${items.length} of ${s.curves?.metrics.length ?? 0} logged`, tone: 'accent' });
+    lines.push({ text: `metric: ${c.query}▏ ${items.length} of ${s.curves?.metrics.length ?? 0} logged · type to filter · ↑↓ choose · Enter show · Esc close`, tone: 'accent' });
     const [a, b] = visibleWindow(items.length, c.pick, height - 1);
     items.slice(a, b).forEach((m, i) => lines.push({ text: `${padEnd(m.key, Math.max(20, width - 34))} ${padStart(fmtNum(m.last), 9)} ${padStart(String(m.points), 6)} pts  ${m.source === 'step' ? 'train step' : 'rollout'}`, inverse: a + i === c.pick }));
     if (items.length === 0) lines.push({ text: '  no logged metric matches', tone: 'dim' });
@@ -190,7 +191,7 @@ export function CurveDetail({ services, s, ui, width, height }: { services: AppS
         cmpText = ` · compare ${cmp.name}: ${fmtNum(v)} (${cmp.series.x.length} pts)`;
       }
     }
-    lines.push({ text: `rollout ${Math.floor(x)}${step} · raw ${fmtNum(focus.y[i])}${smoothing > 0 ? ` · ema ${fmtNum(sm)}` : ''} · min ${fmtNum(fin.length ? Math.min(...fin) : undefined)} · max ${fmtNum(fin.length ? Math.max(...fin) : undefined)} · last ${fmtNum(lastFinite(focus.y))}${cmpText}` });
+    lines.push({ text: `rollout ${Math.floor(x)}${step} · raw ${fmtNum(focus.y[i])}${smoothing > 0 ? ` · ema ${fmtNum(sm)}` : ''}${cmpText} · min ${fmtNum(fin.length ? Math.min(...fin) : undefined)} · max ${fmtNum(fin.length ? Math.max(...fin) : undefined)} · last ${fmtNum(lastFinite(focus.y))}` });
   } else lines.push({ text: focus ? 'no value logged yet' : `${metric || 'no metric'}: not logged by this run`, tone: 'dim' });
   const keys = `Esc back · ↑↓ metric · ←→ rollout · m metrics · o compare · [ ] smoothing ${smoothing}`;
   const bodyH = Math.max(1, height - lines.length - 1);
@@ -238,7 +239,7 @@ export function CurveDetail({ services, s, ui, width, height }: { services: AppS
           {histBox}
         </Box>
       )}
-      <T tone="dim">{truncate(cmp?.status === 'ready' && cmp.series ? `${keys} · compare ${cmp.name} drawn in yellow` : keys, width)}</T>
+      <T tone="dim">{truncate(cmp?.status === 'ready' && cmp.series ? `compare ${cmp.name} drawn in yellow · ${keys}` : keys, width)}</T>
     </Box>
   );
 }

@@ -1,5 +1,6 @@
 // The curves' data for the dashboard: the overview charts on a rollout x-axis, every logged metric for the picker,
 // the large view's metric in full, and a second run read once for comparison. Nothing here touches React.
+import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { ChartSeries, CurvesSnapshot } from '../../state/monitor.js';
 import { RunModel, type RolloutRecord, type StepRecord } from './model.js';
@@ -7,6 +8,12 @@ import { metricNumber } from './lines.js';
 import { LineScanner, scanFile } from './tail.js';
 import { listRegistryRuns, resolveMonitorTarget } from './resolve.js';
 import { ConsoleError } from '../errors.js';
+
+/** A path inside the workspace relative to it, else as it is. */
+function displayPath(file: string, root: string): string {
+  const rel = path.relative(root, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
 
 /** Points kept per series (the newest); a chart is at most a few hundred braille columns wide. */
 const SERIES_POINTS = 5000;
@@ -98,7 +105,7 @@ export class CurveView {
     try {
       const target = await resolveMonitorTarget(arg, paths);
       // A log file is named as given (its base name alone, often run.log, says little).
-      state.name = target.source === 'log-file' ? arg : target.name;
+      state.name = target.source === 'log-file' && target.logFile ? displayPath(target.logFile, paths.root) : target.name;
       if (!target.logFile) throw new Error(target.rayJob ? 'a Ray job cannot be compared (its log is streamed); compare its log file instead' : `${arg} has no run log to read`);
       const model = new RunModel({ name: target.name });
       const scanner = new LineScanner((l) => model.ingestLine(l));
