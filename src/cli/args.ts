@@ -27,6 +27,24 @@ function resolveGlobal(values: Record<string, OptionValue>, env: NodeJS.ProcessE
   return { workspace, provider, debug: values.debug === true, color: !noColor, json: values.json === true };
 }
 
+/**
+ * `--concurrency -1`: parseArgs reads "-1" as an option and answers "argument is ambiguous"; a negative number after
+ * a string option is its value, joined as `--concurrency=-1` so that the option's own check explains it.
+ */
+function joinNegativeValues(argv: string[], specs: OptionSpec[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const next = argv[i + 1];
+    const spec = specs.find((o) => `--${o.name}` === a || (o.short !== undefined && `-${o.short}` === a));
+    if (spec?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--${spec.name}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ParsedArgs {
   // Command words are the leading non-option arguments (global options may come before them).
   const words: string[] = [];
@@ -47,6 +65,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     return { kind: 'error', message: `unknown command "${words[0]}"`, hint: `commands: ${known}; see swegym-console --help` };
   }
   const commandOptions = found?.spec.options ?? [];
+  argv = joinNegativeValues(argv, [...GLOBAL_OPTIONS, ...commandOptions]);
   let parsed;
   try {
     parsed = parseArgs({

@@ -91,6 +91,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'prefix', type: 'string', arg: 'P', help: 'template name prefix' },
       { name: 'only', type: 'string', multiple: true, arg: 'IMAGE', help: 'build only this image (repeatable)' },
       { name: 'rebuild', type: 'boolean', help: 'rebuild templates that already exist' },
+      { name: 'build-timeout', type: 'string', arg: 'MIN', help: 'give up on a build still running after MIN minutes (default 70; E2B stops builds at 60)' },
       { name: 'skip-cache', type: 'boolean', help: 'force a full rebuild without the build cache' },
     ],
     json: true,

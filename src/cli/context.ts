@@ -41,14 +41,27 @@ export function optFlag(ctx: CommandContext, name: string): boolean {
   return ctx.options[name] === true;
 }
 
-export function optInt(ctx: CommandContext, name: string, fallback: number, min = 1): number {
+function usage(message: string): Error {
+  return Object.assign(new Error(message), { usage: true });
+}
+
+/** A plain decimal integer: `Number()` alone also reads "1e3", "0x10", " 8" and "" as numbers. */
+export function optInt(ctx: CommandContext, name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const raw = optString(ctx, name);
   if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) {
-    throw Object.assign(new Error(`--${name} must be an integer >= ${min}, got "${raw}"`), { usage: true });
-  }
+  const n = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw usage(`--${name} must be a whole number >= ${min}, got "${raw}"`);
+  if (n > max) throw usage(`--${name} ${raw} is above the limit of ${max}`);
   return n;
+}
+
+/** A positive decimal number of minutes ("90", "0.5"), returned in ms. */
+export function optMinutes(ctx: CommandContext, name: string): number | undefined {
+  const raw = optString(ctx, name);
+  if (raw === undefined) return undefined;
+  const n = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+  if (!(n > 0)) throw usage(`--${name} must be a positive number of minutes (like 90 or 0.5), got "${raw}"`);
+  return Math.round(n * 60_000);
 }
 
 export function writeJson(ctx: CommandContext, value: unknown): void {

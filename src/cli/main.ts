@@ -4,6 +4,36 @@ import { VERSION } from './version.js';
 import { ConsoleError, ExitCode, formatError } from '../services/errors.js';
 import { recipePaths } from '../services/workspace/paths.js';
 import type { CommandContext } from './context.js';
+import { sandboxLedger, describeSweep } from '../services/sandbox/ledger.js';
+import { releaseHeldLocksSync } from '../services/workspace/lock.js';
+
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+/** How long the first signal waits for the command to wind down before the console ends anyway. */
+function exitGraceMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.SWEGYM_EXIT_GRACE_MS);
+  return Number.isFinite(n) && n > 0 ? n : 10_000;
+}
+
+function tryWrite(stream: NodeJS.WriteStream, text: string): void {
+  try {
+    stream.write(text);
+  } catch {
+    // a closed terminal (SIGHUP): nothing to tell
+  }
+}
+
+/**
+ * Kills what this process created and did not kill (the exit sweep), and says what it could not kill.
+ * Returns true when every sandbox is known to be gone.
+ */
+async function sweepSandboxes(callMs: number): Promise<boolean> {
+  if (!sandboxLedger.touched) return true;
+  const r = await sandboxLedger.sweep({ callMs, final: true });
+  const lines = describeSweep(r);
+  if (lines.length) tryWrite(process.stderr, lines.map((l) => `swegym-console: ${l}`).join('\n') + '\n');
+  return r.failed.length === 0;
+}
 
 // A reader that went away (`swegym-console doctor | head -3`) ends the command quietly, as with any Unix tool: no
 // stack trace for an unhandled EPIPE.
@@ -30,7 +60,9 @@ async function main(argv: string[]): Promise<number> {
       return ExitCode.usage;
     case 'interactive': {
       const { startInteractive } = await import('./interactive.js');
-      return startInteractive(parsed.global);
+      const code = await startInteractive(parsed.global);
+      // Quitting cancels running jobs; whatever they had not killed yet goes here, before the process ends.
+      return (await sweepSandboxes(10_000)) ? code : Math.max(code, ExitCode.failed);
     }
     case 'command': {
       const { spec } = parsed;
@@ -40,16 +72,37 @@ async function main(argv: string[]): Promise<number> {
       }
       const controller = new AbortController();
       let interrupts = 0;
-      const onSigint = () => {
+      let ending = false;
+      // Ends the process now, whatever the command is doing: kill its sandboxes (bounded), drop its locks.
+      const endNow = (code: number) => {
+        if (ending) return;
+        ending = true;
+        void sweepSandboxes(5_000)
+          .catch(() => false)
+          .finally(() => {
+            releaseHeldLocksSync();
+            process.exit(code);
+          });
+      };
+      // SIGINT (Ctrl-C), SIGTERM (kill, systemd, CI cancel) and SIGHUP (closed terminal or SSH) all mean "stop":
+      // the first asks the command to wind down (it kills its sandboxes, journals what finished); a second, or
+      // the grace period running out, ends the process after the exit sweep.
+      const onSignal = (sig: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => {
         interrupts++;
         if (interrupts === 1) {
-          process.stderr.write('\ninterrupted: stopping (Ctrl-C again to exit at once)\n');
+          tryWrite(process.stderr, `\n${sig === 'SIGINT' ? 'interrupted' : `got ${sig}`}: stopping (Ctrl-C again to exit at once)\n`);
           controller.abort(new ConsoleError({ what: 'interrupted', exitCode: ExitCode.failed }));
+          const grace = setTimeout(() => {
+            tryWrite(process.stderr, `swegym-console: still stopping after ${Math.round(exitGraceMs(process.env) / 1000)} s; ending now\n`);
+            endNow(SIGNAL_EXIT[sig]);
+          }, exitGraceMs(process.env));
+          grace.unref();
         } else {
-          process.exit(130);
+          endNow(SIGNAL_EXIT[sig]);
         }
       };
-      process.on('SIGINT', onSigint);
+      const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => [sig, () => onSignal(sig)] as const);
+      for (const [sig, h] of handlers) process.on(sig, h);
       const ctx: CommandContext = {
         command: spec.words,
         positionals: parsed.positionals,
@@ -61,19 +114,25 @@ async function main(argv: string[]): Promise<number> {
         env: process.env,
         signal: controller.signal,
       };
+      let code: number;
       try {
         const handler = await spec.load();
-        return await handler(ctx);
+        code = await handler(ctx);
       } catch (err) {
         if ((err as { usage?: boolean }).usage) {
           process.stderr.write(`swegym-console: ${(err as Error).message}\n`);
-          return ExitCode.usage;
+          code = ExitCode.usage;
+        } else {
+          tryWrite(process.stderr, formatError(err, parsed.global.debug) + '\n');
+          code = err instanceof ConsoleError ? err.exitCode : ExitCode.failed;
         }
-        process.stderr.write(formatError(err, parsed.global.debug) + '\n');
-        return err instanceof ConsoleError ? err.exitCode : ExitCode.failed;
-      } finally {
-        process.off('SIGINT', onSigint);
       }
+      try {
+        if (!(await sweepSandboxes(10_000))) code = Math.max(code, ExitCode.failed);
+      } finally {
+        for (const [sig, h] of handlers) process.off(sig, h);
+      }
+      return code;
     }
   }
 }

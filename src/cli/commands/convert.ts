@@ -55,7 +55,7 @@ export async function convertCommand(ctx: CommandContext): Promise<number> {
   let result: ConvertResult | undefined;
   let verify: VerifyReport;
   if (optFlag(ctx, 'verify-only')) {
-    const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap).catch(() => undefined) : undefined;
+    const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap) : undefined;
     verify = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(ctx.paths, options)), templateMap: map, smoke: await readSmokeResults(ctx.paths) });
   } else {
     result = await runConvert({

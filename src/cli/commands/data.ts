@@ -1,4 +1,5 @@
 // `data download | images | show`: the dataset step headless. Progress goes to stderr; --json prints one document.
+import { statSync } from 'node:fs';
 import type { CommandContext } from '../context.js';
 import { note, optString, say, writeJson } from '../context.js';
 import { ConsoleError, ExitCode, formatError } from '../../services/errors.js';
@@ -66,7 +67,26 @@ export async function dataDownloadCommand(ctx: CommandContext): Promise<number> 
   return jsonOnFailure(ctx, () => dataDownload(ctx));
 }
 
+/** Downloads write under the workspace: a mistyped --workspace must not silently grow a new directory tree. */
+function requireWorkspaceDir(ctx: CommandContext): void {
+  let isDir = false;
+  try {
+    isDir = statSync(ctx.paths.root).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) {
+    throw new ConsoleError({
+      what: `the workspace ${ctx.paths.root} does not exist`,
+      cause: '--workspace (or SWEGYM_CONSOLE_WORKSPACE) should name your Dressage checkout',
+      fix: 'pass the checkout directory with --workspace DIR (or create it first); nothing was written',
+      exitCode: ExitCode.precondition,
+    });
+  }
+}
+
 async function dataDownload(ctx: CommandContext): Promise<number> {
+  requireWorkspaceDir(ctx);
   const split = parseSplit(optString(ctx, 'split'));
   const dir = optString(ctx, 'dir');
   const printer = progressPrinter(ctx);
@@ -117,6 +137,7 @@ export async function dataImagesCommand(ctx: CommandContext): Promise<number> {
 }
 
 async function dataImages(ctx: CommandContext): Promise<number> {
+  requireWorkspaceDir(ctx);
   const split = parseSplit(optString(ctx, 'split'));
   const expectRows = parseExpectRows(optString(ctx, 'expect-rows'));
   let result;

@@ -1,7 +1,8 @@
 // `templates build | smoke | status`: the template factory, smoke tests and per-image status, headless.
 import os from 'node:os';
 import type { CommandContext } from '../context.js';
-import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
+import { note, optFlag, optInt, optList, optMinutes, optString, say, writeJson } from '../context.js';
+import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import type { SandboxProvider } from '../../services/sandbox/types.js';
 import { resolveArtifactConfig } from '../../services/artifacts/versions.js';
@@ -12,6 +13,8 @@ import { templatesJournal } from '../../services/templates/records.js';
 import { inspectTemplateMap } from '../../services/templates/map.js';
 import { acquireLock } from '../../services/workspace/lock.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
+import { describeRetry } from '../../services/sandbox/retry.js';
+import { redact } from '../../services/secrets.js';
 import { formatAge } from '../../services/templates/format.js';
 import { localBaseResolver } from '../../services/templates/localBases.js';
 import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../../services/workspace/sample.js';
@@ -24,7 +27,7 @@ export function setTemplatesProviderForTests(fn: typeof providerOverride): void 
 
 async function provider(ctx: CommandContext): Promise<SandboxProvider> {
   if (providerOverride) return providerOverride(ctx);
-  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths);
+  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))) });
 }
 
 function progressLine(e: FactoryEvent, done: () => string): string | undefined {
@@ -73,6 +76,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
     concurrency,
     maxConcurrency: max,
     rebuild: optFlag(ctx, 'rebuild'),
+    buildTimeoutMs: optMinutes(ctx, 'build-timeout'),
     skipCache: optFlag(ctx, 'skip-cache'),
     signal: ctx.signal,
     baseFor: p.name === 'local' ? localBaseResolver(ctx.paths) : undefined,
@@ -127,6 +131,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
   const names = optList(ctx, 'template');
   const all = optFlag(ctx, 'all');
   if (!all && names.length === 0) throw usageError('say which templates to smoke', 'use --template NAME (repeatable) or --all');
+  const concurrency = optInt(ctx, 'concurrency', 4, 1, MAX_SANDBOX_CONCURRENCY);
   const status = await templatesStatus(ctx.paths);
   const check = await inspectTemplateMap(ctx.paths.templateMap);
   const byTemplate = new Map<string, string>();
@@ -143,7 +148,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
       provider: p,
       journal,
       targets,
-      concurrency: optInt(ctx, 'concurrency', 4),
+      concurrency,
       signal: ctx.signal,
       onResult: (r) => note(ctx, `${r.ok ? 'passed' : 'FAILED'}  ${r.template}${r.ok ? `  (${r.claudeVersion ?? ''}, BBS ${r.health?.version ?? '?'})` : `: ${r.error ?? ''}`}`),
     });
@@ -152,15 +157,17 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
     await lock.release();
   }
   const failed = results.filter((r) => !r.ok).length;
+  // A sandbox whose kill failed is still running (and billed): never a silent success.
+  const notKilled = results.filter((r) => r.sandboxId && !r.killed).map((r) => r.sandboxId as string);
   if (ctx.global.json) {
     writeJson(ctx, {
-      results: results.map((r) => ({ image: r.image ?? null, template: r.template, ok: r.ok, code: r.code ?? null, error: r.error ?? '', claudeVersion: r.claudeVersion ?? null, bbsVersion: r.health?.version ?? null, killed: r.killed, durationMs: r.durationMs })),
-      counts: { total: results.length, passed: results.length - failed, failed, notRun: targets.length - results.length },
+      results: results.map((r) => ({ image: r.image ?? null, template: r.template, ok: r.ok, code: r.code ?? null, error: r.error ?? '', claudeVersion: r.claudeVersion ?? null, bbsVersion: r.health?.version ?? null, sandboxId: r.sandboxId ?? null, killed: r.killed, durationMs: r.durationMs })),
+      counts: { total: results.length, passed: results.length - failed, failed, notRun: targets.length - results.length, notKilled: notKilled.length },
     });
   } else {
-    say(ctx, `${results.length - failed} passed, ${failed} failed${targets.length > results.length ? `, ${targets.length - results.length} not run (interrupted)` : ''}`);
+    say(ctx, `${results.length - failed} passed, ${failed} failed${targets.length > results.length ? `, ${targets.length - results.length} not run (interrupted)` : ''}${notKilled.length ? `; ${notKilled.length} sandbox(es) could not be killed` : ''}`);
   }
-  return failed === 0 && results.length === targets.length ? ExitCode.ok : ExitCode.failed;
+  return failed === 0 && notKilled.length === 0 && results.length === targets.length ? ExitCode.ok : ExitCode.failed;
 }
 
 export async function templatesStatusCommand(ctx: CommandContext): Promise<number> {

@@ -3,6 +3,9 @@
 // Exit: 0 every task validated, 1 a task failed, 2 usage, 3 preconditions.
 import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
+import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
+import { withLock } from '../../services/workspace/lock.js';
+import { describeRetry } from '../../services/sandbox/retry.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
@@ -30,11 +33,16 @@ export function formatHarnessLine(r: HarnessValidationResult): string {
 /** The sandbox provider; for E2B a missing E2B_API_KEY is a precondition error before any task starts. */
 export async function providerFor(ctx: CommandContext): Promise<SandboxProvider> {
   const { openSandboxProvider } = await import('../../services/templates/provider.js');
-  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths);
+  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))) });
 }
 
+/** Holds the workspace lock from the first read to the last journal write (one validation per workspace). */
 export async function validateHarnessCommand(ctx: CommandContext): Promise<number> {
-  const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8);
+  const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8, 1, MAX_SANDBOX_CONCURRENCY / 2);
+  return withLock(ctx.paths.lockFile, 'validate harness', () => validateHarnessLocked(ctx, concurrency));
+}
+
+async function validateHarnessLocked(ctx: CommandContext, concurrency: number): Promise<number> {
   const tasks = await loadHarnessTasks(ctx.paths, { ids: optList(ctx, 'instance'), all: optFlag(ctx, 'all') });
   const provider = await providerFor(ctx);
   const journal = await validateHarnessJournal(ctx.paths).load();

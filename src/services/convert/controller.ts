@@ -146,7 +146,7 @@ export class ConvertController {
     const { store, paths } = this.opts;
     try {
       const options = optionsFromForm(paths, store.getState().form, this.opts.provider);
-      const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap).catch(() => undefined) : undefined;
+      const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap) : undefined;
       const report = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(paths, options)), templateMap: map, smoke: await readSmokeResults(paths) });
       store.getState().set({ report, phase: report.ok ? 'done' : 'failed', message: { text: report.ok ? `verified ${report.rows} rows on disk` : `the JSONL on disk has problems`, tone: report.ok ? 'info' : 'error' } });
       await this.preview(options.output);

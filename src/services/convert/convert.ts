@@ -4,6 +4,7 @@
 // errors to a cause and a fix, and then verifies the JSONL it wrote. The converter writes a temp file and renames,
 // so a failed run leaves the previous JSONL untouched.
 import { access, stat } from 'node:fs/promises';
+import { withLock } from '../workspace/lock.js';
 import { constants } from 'node:fs';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
@@ -258,8 +259,15 @@ export function explainConverterFailure(lines: readonly string[], exitCode: numb
   return make(`the converter failed (exit ${exitCode ?? 'signal'}): ${last}`, undefined, 'read the converter output above; rerun with --debug for the full command');
 }
 
-/** Runs preflight, the converter, and the verifier. Throws ConsoleError for blockers and converter failures. */
+/**
+ * Runs preflight, the converter, and the verifier, holding the workspace lock (a second conversion, or a build
+ * rewriting the template map the converter reads, would race it). Throws ConsoleError for blockers and failures.
+ */
 export async function runConvert(o: ConvertRunOptions): Promise<ConvertResult> {
+  return withLock(o.paths.lockFile, 'convert', () => runConvertLocked(o));
+}
+
+async function runConvertLocked(o: ConvertRunOptions): Promise<ConvertResult> {
   const started = Date.now();
   o.onPhase?.('preflight');
   let pre: PreflightResult;

@@ -1,6 +1,7 @@
 // Verifies a converted JSONL before anyone trains on it: row count, every row parses, no gold patch anywhere, every
 // template in the map (and smoke-passed when the templates journal knows), required metadata and commands present,
 // and the backend options exactly as requested. Streams the file (rows are tens of KB; the file tens of MB).
+import { readTemplateMapForChecks } from '../templates/map.js';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -272,10 +273,7 @@ export async function verifyJsonl(file: string, exp: VerifyExpectations = {}): P
 
 /** Reads the template map; undefined when absent. Throws a ConsoleError when it is not JSON. */
 export async function readTemplateMap(file: string): Promise<Record<string, string> | undefined> {
-  const map = await readJsonFile<unknown>(file);
-  if (map === undefined) return undefined;
-  if (map === null || typeof map !== 'object' || Array.isArray(map)) return {};
-  return Object.fromEntries(Object.entries(map as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return readTemplateMapForChecks(file);
 }
 
 /**

@@ -16,6 +16,7 @@ import { StreamCollector } from './lines.js';
 import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { redact } from '../secrets.js';
+import { sandboxLedger, type SandboxLedger } from './ledger.js';
 import {
   CONSOLE_TAG_KEY,
   CONSOLE_TAG_VALUE,
@@ -43,18 +44,24 @@ export interface E2bSettings {
   sandboxUrl?: string;
   /** Per-request timeout for control-plane and envd requests (handshake only for streams). Default 30 s. */
   requestTimeoutMs?: number;
-  /** The SDK's own 429 retries (it honours an integer Retry-After within requestTimeoutMs). Default 2. */
+  /** The SDK's own 429 retries. Default 0: retrying is ours alone (one layer, counted and shown), never multiplied. */
   sdkRetries?: number;
   /** Our bounded backoff around control-plane calls. */
   retry?: Partial<RetryPolicy>;
   onRetry?: (e: RetryEvent) => void;
   /** Extra time the command stream may live after our own command deadline, to observe the kill. Default 10 s. */
   commandGraceMs?: number;
+  /** Where created sandboxes are registered until killed (default: the process-wide ledger). */
+  ledger?: SandboxLedger;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-/** Reads the SDK's documented variables. Settings given explicitly win over the environment. */
+function positiveMs(raw: string | undefined): number | undefined {
+  return raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined;
+}
+
+/** Reads the SDK's documented variables (and SWEGYM_E2B_REQUEST_TIMEOUT_MS, our per-request timeout). Settings given explicitly win over the environment. */
 export function e2bSettingsFromEnv(env: NodeJS.ProcessEnv, overrides: E2bSettings = {}): E2bSettings {
   const pick = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
   return {
@@ -62,6 +69,7 @@ export function e2bSettingsFromEnv(env: NodeJS.ProcessEnv, overrides: E2bSetting
     domain: pick(env.E2B_DOMAIN),
     apiUrl: pick(env.E2B_API_URL),
     sandboxUrl: pick(env.E2B_SANDBOX_URL),
+    ...(positiveMs(env.SWEGYM_E2B_REQUEST_TIMEOUT_MS) ? { requestTimeoutMs: positiveMs(env.SWEGYM_E2B_REQUEST_TIMEOUT_MS) } : {}),
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };
 }
@@ -140,6 +148,10 @@ export class E2bProvider implements SandboxProvider {
 
   constructor(readonly settings: E2bSettings = {}) {}
 
+  get ledger(): SandboxLedger {
+    return this.settings.ledger ?? sandboxLedger;
+  }
+
   get requestTimeoutMs(): number {
     return this.settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
@@ -157,7 +169,7 @@ export class E2bProvider implements SandboxProvider {
         apiUrl: this.settings.apiUrl,
         sandboxUrl: this.settings.sandboxUrl,
         requestTimeoutMs: this.requestTimeoutMs,
-        retries: this.settings.sdkRetries ?? 2,
+        retries: this.settings.sdkRetries ?? 0,
       }),
     }));
     return this.clientPromise;
@@ -179,9 +191,13 @@ export class E2bProvider implements SandboxProvider {
 
   async create(opts: CreateSandboxOptions): Promise<Sandbox> {
     if (!(opts.timeoutMs > 0)) throw new SandboxError('unknown', `invalid sandbox timeout ${opts.timeoutMs} ms: pass a positive lifetime`);
-    // A per-request tag lets us find (and kill) a sandbox whose create response was lost to a transport error.
+    if (this.ledger.isClosing) throw new SandboxError('cancelled', 'create sandbox cancelled: the console is exiting');
+    // A per-request tag lets us find (and kill) a sandbox whose create response was lost (transport error, our
+    // own timeout while the service still completes it); the session tag lets the exit sweep find it later.
     const requestTag = randomBytes(6).toString('hex');
-    const metadata = { ...opts.metadata, [CONSOLE_TAG_KEY]: CONSOLE_TAG_VALUE, [`${CONSOLE_TAG_KEY}_req`]: requestTag };
+    const metadata = { ...opts.metadata, [CONSOLE_TAG_KEY]: CONSOLE_TAG_VALUE, [`${CONSOLE_TAG_KEY}_req`]: requestTag, ...this.ledger.tag() };
+    await this.client(); // no key: nothing is sent, so nothing for the exit sweep to look for
+    this.ledger.willCreate(this);
     const sbx = await withRetry(
       async () => {
         try {
@@ -199,13 +215,20 @@ export class E2bProvider implements SandboxProvider {
             { signal: opts.signal, retry: false },
           );
         } catch (err) {
-          if (err instanceof SandboxError && (err.kind === 'network' || err.kind === 'cancelled')) await this.reapRequest(requestTag);
+          if (err instanceof SandboxError && (err.kind === 'network' || err.kind === 'cancelled' || err.kind === 'timeout')) await this.reapRequest(requestTag);
           throw err;
         }
       },
       { policy: this.settings.retry, signal: opts.signal, onRetry: this.settings.onRetry },
     );
-    return new E2bSandbox(this, sbx, opts.template);
+    this.ledger.register(sbx.sandboxId, this);
+    const sandbox = new E2bSandbox(this, sbx, opts.template);
+    // Answered after an interrupt or after the exit sweep began: nobody will use it, so it goes at once.
+    if (opts.signal?.aborted || this.ledger.isClosing) {
+      await sandbox.kill().catch(() => false);
+      throw cancelledError(opts.signal, 'create sandbox');
+    }
+    return sandbox;
   }
 
   /** Kills sandboxes created by a request whose answer never arrived. Best effort. */
@@ -256,36 +279,64 @@ export class E2bProvider implements SandboxProvider {
   }
 
   async killById(id: string): Promise<boolean> {
-    return this.call(`kill sandbox ${id}`, ({ client }) => client.Sandbox.kill(id, { requestTimeoutMs: this.requestTimeoutMs }));
+    const killed = await this.call(`kill sandbox ${id}`, ({ client }) => client.Sandbox.kill(id, { requestTimeoutMs: this.requestTimeoutMs }));
+    this.ledger.forget(id);
+    return killed;
   }
 
+  // Template checks and builds are retried by the template factory (which also pauses every worker during a 429
+  // storm), so not here: one retry layer per operation.
   async templateExists(name: string, opts: { signal?: AbortSignal } = {}): Promise<boolean> {
-    return this.call(`check template '${name}'`, ({ client }) => client.Template.exists(name, { requestTimeoutMs: this.requestTimeoutMs, signal: opts.signal }), { signal: opts.signal });
+    return this.call(`check template '${name}'`, ({ client }) => client.Template.exists(name, { requestTimeoutMs: this.requestTimeoutMs, signal: opts.signal }), { signal: opts.signal, retry: false });
   }
 
   async buildTemplate(spec: TemplateSpec, opts: TemplateBuildOptions = {}): Promise<TemplateBuildResult> {
     const log = (line: string) => opts.onLog?.(redact(line));
-    const info = await this.call(
-      `build template '${spec.name}'`,
-      async ({ sdk, client }) => {
-        let t = client.Template({ fileContextPath: spec.contextDir ?? process.cwd() }).fromImage(spec.baseImage).setUser('root');
-        if (spec.aptPackages.length > 0) t = t.aptInstall(spec.aptPackages);
-        for (const c of spec.copies) t = t.copy(c.src, c.dest, c.mode === undefined ? {} : { mode: c.mode });
-        for (const cmd of spec.runCommands) t = t.runCmd(cmd);
-        const ready = sdk.waitForURL(`http://127.0.0.1:${spec.readyPort}${spec.readyPath.startsWith('/') ? '' : '/'}${spec.readyPath}`);
-        const final = t.setStartCmd(spec.startCommand, ready);
-        return client.Template.build(final, spec.name, {
-          cpuCount: spec.cpuCount,
-          memoryMB: spec.memoryMb,
-          skipCache: spec.skipCache,
-          requestTimeoutMs: this.requestTimeoutMs,
-          signal: opts.signal,
-          onBuildLogs: (entry) => log(`${entry.level.padEnd(5)} ${entry.message}`),
-        });
-      },
-      { signal: opts.signal },
-    );
-    return { name: spec.name, templateId: info.templateId, buildId: info.buildId };
+    // The SDK polls a build's status until E2B says it ended; a build that never ends would be polled forever.
+    const deadline = new AbortController();
+    const onAbort = () => deadline.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    let timedOut = false;
+    const timer =
+      opts.deadlineMs !== undefined && opts.deadlineMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            deadline.abort();
+          }, opts.deadlineMs)
+        : undefined;
+    try {
+      const info = await this.call(
+        `build template '${spec.name}'`,
+        async ({ sdk, client }) => {
+          let t = client.Template({ fileContextPath: spec.contextDir ?? process.cwd() }).fromImage(spec.baseImage).setUser('root');
+          if (spec.aptPackages.length > 0) t = t.aptInstall(spec.aptPackages);
+          for (const c of spec.copies) t = t.copy(c.src, c.dest, c.mode === undefined ? {} : { mode: c.mode });
+          for (const cmd of spec.runCommands) t = t.runCmd(cmd);
+          const ready = sdk.waitForURL(`http://127.0.0.1:${spec.readyPort}${spec.readyPath.startsWith('/') ? '' : '/'}${spec.readyPath}`);
+          const final = t.setStartCmd(spec.startCommand, ready);
+          return client.Template.build(final, spec.name, {
+            cpuCount: spec.cpuCount,
+            memoryMB: spec.memoryMb,
+            skipCache: spec.skipCache,
+            requestTimeoutMs: this.requestTimeoutMs,
+            signal: deadline.signal,
+            onBuildLogs: (entry) => log(`${entry.level.padEnd(5)} ${entry.message}`),
+          });
+        },
+        { signal: opts.signal, retry: false },
+      );
+      return { name: spec.name, templateId: info.templateId, buildId: info.buildId };
+    } catch (err) {
+      if (timedOut && !opts.signal?.aborted) {
+        const min = Math.round((opts.deadlineMs ?? 0) / 60_000);
+        throw new SandboxError('timeout', `build template '${spec.name}': deadline exceeded, the build did not finish within ${min >= 1 ? `${min} min` : `${Math.round((opts.deadlineMs ?? 0) / 1000)} s`} (E2B may still be building it; it is rebuilt on the next run)`, { cause: err });
+      }
+      throw err;
+    } finally {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
   }
 }
 
@@ -309,20 +360,36 @@ export class E2bSandbox implements Sandbox {
     const grace = this.owner.settings.commandGraceMs ?? 10_000;
     let handle: Awaited<ReturnType<SdkSandbox['commands']['run']>> & { pid: number; wait(): Promise<unknown>; kill(): Promise<boolean> };
     try {
-      handle = (await this.sbx.commands.run(command, {
-        background: true,
-        cwd: opts.cwd,
-        user: opts.user as never,
-        envs: opts.envs,
-        timeoutMs: opts.timeoutMs + grace,
-        requestTimeoutMs: this.owner.requestTimeoutMs,
-        onStdout: (chunk: string) => out.push(chunk),
-        onStderr: (chunk: string) => err.push(chunk),
-      })) as typeof handle;
+      // Starting is retried on the failures that mean "it did not start" at the edge (the sandbox proxy's 502,
+      // 503, 429); the rest of the command is not, since by then it may have run.
+      handle = (await withRetry(
+        async () => {
+          try {
+            return await this.sbx.commands.run(command, {
+              background: true,
+              cwd: opts.cwd,
+              user: opts.user as never,
+              envs: opts.envs,
+              timeoutMs: opts.timeoutMs + grace,
+              requestTimeoutMs: this.owner.requestTimeoutMs,
+              onStdout: (chunk: string) => out.push(chunk),
+              onStderr: (chunk: string) => err.push(chunk),
+            });
+          } catch (e) {
+            const mapped = mapE2bError(e, `start command in sandbox ${this.id}`, opts.signal);
+            // The SDK reads every 502 of the sandbox proxy as "sandbox not running"; the control plane knows.
+            if (mapped.kind === 'not_found' && (await this.isRunningPerControlPlane())) {
+              throw new SandboxError('network', `${mapped.message} (E2B's sandbox proxy answered 502, but the sandbox is running)`, { status: 502, cause: e });
+            }
+            throw mapped;
+          }
+        },
+        { policy: this.owner.settings.retry, signal: opts.signal, onRetry: this.owner.settings.onRetry },
+      )) as typeof handle;
     } catch (e) {
       out.finish();
       err.finish();
-      throw mapE2bError(e, 'start command', opts.signal);
+      throw e;
     }
 
     let ended: 'timeout' | 'abort' | undefined;
@@ -375,6 +442,15 @@ export class E2bSandbox implements Sandbox {
     }
   }
 
+  private async isRunningPerControlPlane(): Promise<boolean> {
+    try {
+      const info = (await this.sbx.getInfo({ requestTimeoutMs: this.owner.requestTimeoutMs })) as { state?: string };
+      return info.state === undefined || info.state === 'running';
+    } catch {
+      return false;
+    }
+  }
+
   private async killProcess(pid: number, handle: { kill(): Promise<boolean> }): Promise<void> {
     try {
       await this.sbx.commands.run(killTreeCommand(pid), { timeoutMs: 15_000, requestTimeoutMs: this.owner.requestTimeoutMs, user: 'root' as never });
@@ -415,6 +491,8 @@ export class E2bSandbox implements Sandbox {
   }
 
   async kill(): Promise<boolean> {
-    return this.owner.call(`kill sandbox ${this.id}`, () => this.sbx.kill({ requestTimeoutMs: this.owner.requestTimeoutMs }));
+    const killed = await this.owner.call(`kill sandbox ${this.id}`, () => this.sbx.kill({ requestTimeoutMs: this.owner.requestTimeoutMs }));
+    this.owner.ledger.forget(this.id);
+    return killed;
   }
 }

@@ -22,6 +22,7 @@
 // `aptPackages` are only logged (the host's tools are used).
 // Limits: every command runs as root inside the sandbox (RunCommandOptions.user is not mapped to other users);
 // with `allowInternet` the sandbox shares the host's network namespace, so two such sandboxes cannot both serve 31000.
+import { buildDirName, sweepLitter } from '../workspace/litter.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, lstatSync, readlinkSync, statSync } from 'node:fs';
@@ -271,6 +272,8 @@ export class LocalProvider implements SandboxProvider {
     this.log = settings.log ?? globalCommandLog;
   }
 
+  private litterSwept: Promise<void> | undefined;
+
   get templatesDir(): string {
     return path.join(this.settings.storeDir, 'templates');
   }
@@ -487,6 +490,9 @@ export class LocalProvider implements SandboxProvider {
 
   async buildTemplate(spec: TemplateSpec, opts: TemplateBuildOptions = {}): Promise<TemplateBuildResult> {
     const log = (line: string) => opts.onLog?.(redact(line));
+    // Trees of builds whose process died (kill -9) are image-sized: the first build of a run removes them.
+    this.litterSwept ??= sweepLitter([this.templatesDir]).then(() => undefined);
+    await this.litterSwept;
     const final = this.templateDir(spec.name);
     const contextDir = spec.contextDir ?? process.cwd();
     const base = path.resolve(contextDir, spec.baseImage);
@@ -494,7 +500,7 @@ export class LocalProvider implements SandboxProvider {
     if (!baseStat?.isDirectory()) {
       throw new SandboxError('build_failed', `template '${spec.name}': base '${spec.baseImage}' is not a directory (${base}); the local provider builds templates from a directory tree (a /testbed tree or a root filesystem), not from a Docker image`);
     }
-    const work = path.join(this.templatesDir, `.build-${spec.name}-${randomBytes(4).toString('hex')}`);
+    const work = path.join(this.templatesDir, buildDirName(spec.name, randomBytes(4).toString('hex')));
     const tree = path.join(work, 'root');
     try {
       const asRoot = existsSync(path.join(base, 'testbed')) || detectMode(base) === 'rootfs';

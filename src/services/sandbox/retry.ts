@@ -1,6 +1,7 @@
 // Bounded retries with jittered exponential backoff for the failures worth retrying (rate limits, a busy service,
 // transport errors). A Retry-After from the service wins over the computed delay. Abort stops the wait at once.
 import { SandboxError } from './types.js';
+import { sleep as abortableSleep } from '../util/sleep.js';
 
 export interface RetryPolicy {
   /** Total attempts, including the first. */
@@ -17,8 +18,15 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 1000, maxMs: 20
 
 export interface RetryEvent {
   attempt: number;
+  /** Attempts in all (the first included). */
+  attempts: number;
   delayMs: number;
   error: SandboxError;
+}
+
+/** One line for headless output: what failed, which retry, when. */
+export function describeRetry(e: RetryEvent): string {
+  return `retry ${e.attempt}/${e.attempts - 1} in ${(e.delayMs / 1000).toFixed(1)}s after: ${e.error.message}`;
 }
 
 /** The delay before retry number `attempt` (1-based), jittered and capped. */
@@ -29,19 +37,13 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterSec
   return Math.min(policy.maxMs, Math.max(0, Math.round(raw - spread + random() * 2 * spread)));
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(cancelledError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(cancelledError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** The one abortable sleep (util/sleep), failing as a `cancelled` SandboxError when the signal aborts. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await abortableSleep(ms, signal);
+  } catch {
+    throw cancelledError(signal);
+  }
 }
 
 export function cancelledError(signal?: AbortSignal, what = 'operation'): SandboxError {
@@ -67,7 +69,7 @@ export async function withRetry<T>(
       if (!(err instanceof SandboxError) || !err.retryable || attempt >= policy.attempts) throw err;
       if (opts.signal?.aborted) throw cancelledError(opts.signal);
       const delayMs = backoffDelay(policy, attempt, err.retryAfterSec, opts.random);
-      opts.onRetry?.({ attempt, delayMs, error: err });
+      opts.onRetry?.({ attempt, attempts: policy.attempts, delayMs, error: err });
       await sleep(delayMs, opts.signal);
     }
   }

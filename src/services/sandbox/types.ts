@@ -115,6 +115,8 @@ export interface TemplateBuildResult {
 
 export interface TemplateBuildOptions {
   signal?: AbortSignal;
+  /** Give up on a build that has not ended after this long (E2B's own limit is 1 h; a stuck build never ends). */
+  deadlineMs?: number;
   /** Build log lines as they arrive. */
   onLog?: (line: string) => void;
 }

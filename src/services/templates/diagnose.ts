@@ -50,9 +50,18 @@ export function diagnose(err: unknown): Diagnosis {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof SandboxError) {
     if (err.kind === 'unauthorized') return { code: 'unauthorized', hint: 'E2B refused the API key: check E2B_API_KEY (templates use E2B_API_KEY, training DRESSAGE_E2B_API_KEY)' };
-    if (err.kind === 'rate_limited') return { code: 'rate_limited', hint: 'E2B rate limit (concurrent builds are capped at 20 on Hobby/Pro); lower --concurrency' };
+    if (err.kind === 'rate_limited') {
+      if (/concurrent (E2B )?sandboxes/i.test(message)) {
+        return { code: 'sandbox_limit', hint: "E2B's limit of concurrent sandboxes is reached (Hobby 20, Pro 100): lower --concurrency, or kill leftovers (swegym-console sandboxes list, sandboxes kill --all-console)" };
+      }
+      if (/build/i.test(message)) return { code: 'rate_limited', hint: 'E2B rate limit (concurrent template builds are capped at 20 on Hobby/Pro); lower --concurrency' };
+      return { code: 'rate_limited', hint: 'E2B rate limit reached (sandbox creation: Hobby 1/s, Pro 5/s); lower --concurrency or retry later' };
+    }
     if (err.kind === 'service_busy') return { code: 'service_busy', hint: 'E2B is busy (503); retry later' };
-    if (err.kind === 'network') return { code: 'network', hint: 'network error talking to E2B; check connectivity and retry' };
+    if (err.kind === 'network') {
+      if (err.status === 502) return { code: 'network', hint: "E2B's sandbox proxy answered 502 (the sandbox stopped answering, or expired); retry the smoke" };
+      return { code: 'network', hint: 'network error talking to E2B; check connectivity and retry' };
+    }
     if (err.kind === 'cancelled') return { code: 'cancelled', hint: 'cancelled' };
   }
   for (const rule of RULES) if (rule.test.test(message)) return { code: rule.code, hint: rule.hint };

@@ -14,6 +14,9 @@ import type { SandboxProvider, TemplateSpec } from '../sandbox/types.js';
 import { SandboxError } from '../sandbox/types.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
+import { sweepLitter } from '../workspace/litter.js';
+import { sleep } from '../util/sleep.js';
+import path from 'node:path';
 import { writeJsonAtomic } from '../workspace/atomic.js';
 import { CoalescingWriter } from './coalesce.js';
 import type { Journal } from '../workspace/journal.js';
@@ -29,6 +32,8 @@ import { readImageList, templatesJournal, type TemplateRecord, type TemplateStat
 /** E2B: concurrent template builds are capped at 20 on Hobby and Pro (e2b-sdk reference §7). */
 export const E2B_BUILD_LIMIT = 20;
 export const DEFAULT_E2B_CONCURRENCY = 8;
+/** E2B ends a build after 1 h; past 70 min without an end the build is stuck, not slow. */
+export const DEFAULT_BUILD_TIMEOUT_MS = 70 * 60_000;
 export const LOG_RING_LINES = 400;
 export const JOURNAL_LOG_TAIL = 30;
 
@@ -77,6 +82,8 @@ export interface FactoryConfig {
   cpuCount?: number;
   memoryMb?: number;
   retry?: Partial<RetryPolicy>;
+  /** Deadline for one build attempt (default DEFAULT_BUILD_TIMEOUT_MS): a build that never ends is given up. */
+  buildTimeoutMs?: number;
   /** Take the workspace lock (default true). */
   lock?: boolean;
   /** Check that the artifact files exist and digest them for the fingerprint (default true). */
@@ -266,18 +273,11 @@ export class TemplateFactory {
 
   private async sleep(ms: number): Promise<void> {
     if (ms <= 0) return;
-    if (this.wake.signal.aborted) throw new Interrupted('stopped');
-    await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => {
-        this.wake.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(new Interrupted('stopped'));
-      };
-      this.wake.signal.addEventListener('abort', onAbort, { once: true });
-    });
+    try {
+      await sleep(ms, this.wake.signal);
+    } catch {
+      throw new Interrupted('stopped');
+    }
   }
 
   /** Runs `op` with retries on retryable SandboxErrors; a 429 pauses every worker until its Retry-After. */
@@ -328,6 +328,8 @@ export class TemplateFactory {
 
     let lock: WorkspaceLock | undefined;
     if (cfg.lock !== false) lock = await acquireLock(cfg.paths.lockFile, 'templates build');
+    // Temp files of journal and map writes from a run that was killed mid-write.
+    await sweepLitter([cfg.paths.journalsDir, path.dirname(cfg.paths.templateMap), path.dirname(cfg.paths.lockFile)]);
     this.runningFlag = true;
     this.bump();
     try {
@@ -518,7 +520,7 @@ export class TemplateFactory {
           if (attempts.n > 1) {
             await this.setRecord(image, { state: 'building', attempts: attempts.n }, false);
           }
-          return cfg.provider.buildTemplate(spec, { signal: ctl.signal, onLog: (line) => this.pushLog(image, line) });
+          return cfg.provider.buildTemplate(spec, { signal: ctl.signal, deadlineMs: cfg.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS, onLog: (line) => this.pushLog(image, line) });
         },
         attempts,
       );

@@ -11,7 +11,7 @@ export type TemplateMap = Record<string, string>;
 export interface MapProblem {
   /** The converter's message (same wording). */
   message: string;
-  kind: 'missing_file' | 'invalid_json' | 'not_object' | 'empty_entry' | 'empty' | 'not_string' | 'no_entry';
+  kind: 'missing_file' | 'invalid_json' | 'not_object' | 'empty_entry' | 'empty' | 'not_string' | 'no_entry' | 'shared_template';
   image?: string;
 }
 
@@ -43,6 +43,12 @@ export function checkTemplateMap(value: unknown, file: string, images?: readonly
       continue;
     }
     map[key] = v.trim();
+  }
+  // One template per task image: a second image on the same template would run its task in the first one's image.
+  const byTemplate = new Map<string, string[]>();
+  for (const [image, t] of Object.entries(map)) byTemplate.set(t, [...(byTemplate.get(t) ?? []), image]);
+  for (const [t, imgs] of byTemplate) {
+    if (imgs.length > 1) problems.push({ kind: 'shared_template', image: imgs[1], message: `sandbox image map gives template '${t}' to ${imgs.length} images (${imgs.join(', ')}); each task image needs its own template: ${file}` });
   }
   if (emptyEntry) problems.push({ kind: 'empty_entry', message: `sandbox image map contains an empty key or value: ${file}` });
   if (Object.keys(value as object).length === 0) problems.push({ kind: 'empty', message: `sandbox image map is empty: ${file}` });
@@ -85,11 +91,34 @@ export async function readTemplateMap(file: string, images?: readonly string[]):
       ? `build the missing templates: swegym-console templates build${missingCount ? ` (${missingCount} image(s) have no template)` : ''}`
       : first.kind === 'invalid_json' || first.kind === 'not_object'
         ? 'fix the file by hand or delete it and run `swegym-console templates build` (finished templates are not rebuilt)'
-        : 'remove the empty or non-string entries (or rerun `swegym-console templates build`)';
+        : first.kind === 'shared_template'
+          ? `remove the wrong entries from ${file} and run \`swegym-console templates build\` (it builds one template per image)`
+          : 'remove the empty or non-string entries (or rerun `swegym-console templates build`)';
   throw new ConsoleError({
     what: first.message,
     cause: check.problems.length > 1 ? `${check.problems.length} problems in the template map; the converter stops at the first` : undefined,
     fix,
+    exitCode: ExitCode.precondition,
+  });
+}
+
+/**
+ * The map as the verifier and the launch checks read it: undefined when there is none; a ConsoleError naming the
+ * file and the fix when it is not JSON, not an object, or gives one template to two images. Missing entries are
+ * the verifier's business (it reports them per row).
+ */
+export async function readTemplateMapForChecks(file: string): Promise<TemplateMap | undefined> {
+  const check = await inspectTemplateMap(file);
+  const fatal = check.problems.find((p) => p.kind === 'invalid_json' || p.kind === 'not_object' || p.kind === 'not_string' || p.kind === 'shared_template');
+  if (check.problems.some((p) => p.kind === 'missing_file')) return undefined;
+  if (!fatal) return check.map;
+  throw new ConsoleError({
+    what: fatal.message,
+    cause: fatal.kind === 'shared_template' ? 'a template is built from one image; the other image\'s tasks would run in the wrong repository' : 'the template map was edited by hand or damaged',
+    fix:
+      fatal.kind === 'shared_template'
+        ? `remove the wrong entries from ${file} and run \`swegym-console templates build\` (one template per image)`
+        : `fix ${file} (a JSON object of image → template name) or move it away and run \`swegym-console templates build\` (built templates are found again)`,
     exitCode: ExitCode.precondition,
   });
 }
@@ -101,6 +130,7 @@ export async function readTemplateMap(file: string, images?: readonly string[]):
 export async function loadMapForUpdate(file: string): Promise<TemplateMap> {
   const check = await inspectTemplateMap(file);
   const fatal = check.problems.find((p) => p.kind === 'invalid_json' || p.kind === 'not_object' || p.kind === 'not_string');
+  // A shared template is not fatal here: the build that reads the map for updating is the fix.
   if (fatal) {
     throw new ConsoleError({
       what: fatal.message,

@@ -1,9 +1,11 @@
 // Opens the sandbox provider the template commands use (--provider e2b|local), through the sandbox layer's factory.
 import { ConsoleError, ExitCode } from '../errors.js';
 import type { SandboxProvider } from '../sandbox/types.js';
+import type { RetryEvent } from '../sandbox/retry.js';
 import type { RecipePaths } from '../workspace/paths.js';
 
-export async function openSandboxProvider(name: 'e2b' | 'local', env: NodeJS.ProcessEnv, paths: RecipePaths): Promise<SandboxProvider> {
+/** `onRetry` sees every retry of the provider's one retry layer (headless commands print them). */
+export async function openSandboxProvider(name: 'e2b' | 'local', env: NodeJS.ProcessEnv, paths: RecipePaths, opts: { onRetry?: (e: RetryEvent) => void } = {}): Promise<SandboxProvider> {
   const { createProvider } = await import('../sandbox/index.js');
   if (name === 'e2b' && !env.E2B_API_KEY?.trim()) {
     throw new ConsoleError({
@@ -13,5 +15,5 @@ export async function openSandboxProvider(name: 'e2b' | 'local', env: NodeJS.Pro
       exitCode: ExitCode.precondition,
     });
   }
-  return createProvider(name, { workspace: paths.root, env });
+  return createProvider(name, { workspace: paths.root, env, ...(opts.onRetry ? { e2b: { onRetry: opts.onRetry } } : {}) });
 }

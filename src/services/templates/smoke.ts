@@ -4,6 +4,7 @@
 import type { SandboxProvider, Sandbox, HealthResult } from '../sandbox/types.js';
 import { SandboxError } from '../sandbox/types.js';
 import { redact } from '../secrets.js';
+import { sleep } from '../util/sleep.js';
 import type { Journal } from '../workspace/journal.js';
 import { BLACKBOX_PORT, HEALTH_PATH, CLAUDE_BIN, BBS_LOG } from './recipe.js';
 import { diagnose } from './diagnose.js';
@@ -37,14 +38,9 @@ export interface SmokeResult {
   durationMs: number;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
-  });
+/** Waits between health probes; an abort ends the wait early (the caller then stops probing). */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleep(ms, signal).catch(() => undefined);
 }
 
 async function bbsLogTail(sandbox: Sandbox, timeoutMs: number): Promise<string> {
@@ -101,7 +97,7 @@ export async function smokeTemplate(opts: SmokeOptions): Promise<SmokeResult> {
       if (!problem || opts.signal?.aborted) break;
       // Only "not answering yet" is worth waiting for; a wrong answer will not change.
       if (health.status !== undefined) break;
-      if (i < attempts) await sleep((opts.healthRetryMs ?? 1000) * i, opts.signal);
+      if (i < attempts) await pause((opts.healthRetryMs ?? 1000) * i, opts.signal);
     }
     const version = (health?.json as { version?: unknown } | undefined)?.version;
     result.health = { status: health?.status, body: health?.body?.slice(0, 300), version: typeof version === 'string' ? version : undefined };
@@ -132,8 +128,10 @@ export async function smokeTemplate(opts: SmokeOptions): Promise<SmokeResult> {
     return result;
   } catch (err) {
     const d = diagnose(err);
-    result.code = d.code;
-    result.error = redact(`${(err as Error).message} — ${d.hint}`);
+    // After the sandbox started, "not found" is the sandbox (expired, killed), never the template.
+    const gone = err instanceof SandboxError && err.kind === 'not_found';
+    result.code = gone ? 'sandbox_gone' : d.code;
+    result.error = redact(`${(err as Error).message} — ${gone ? 'the sandbox stopped while it was being tested (it expired or was killed); run the smoke again' : d.hint}`);
     return result;
   } finally {
     if (sandbox) {

@@ -1,6 +1,7 @@
 // Blocking checks before a launch: every trap of recipe reference §8 the console can see from the head node, with the
 // launcher's own wording where it has one. Static checks are pure (the form shows them live); probes touch the disk,
 // the network and Ray (run before a launch and on demand).
+import type { ConsoleError } from '../errors.js';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CheckStatus } from '../doctor/types.js';
@@ -418,7 +419,9 @@ async function checkPromptData(plan: LaunchPlan): Promise<LaunchCheck | undefine
   let templateMap: Record<string, string> | undefined;
   try {
     templateMap = plan.effective.DRESSAGE_SANDBOX_PROVIDER === 'e2b' ? await readTemplateMap(plan.paths.templateMap) : undefined;
-  } catch {}
+  } catch (err) {
+    return fail('prompt-data', t, (err as ConsoleError).what ?? String(err), (err as ConsoleError).fix ?? 'fix the template map');
+  }
   const report = await verifyJsonl(file, templateMap ? { templateMap } : {});
   if (!report.ok) {
     const first = report.problems[0];

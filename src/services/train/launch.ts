@@ -12,7 +12,8 @@ import { redact, redactEnv } from '../secrets.js';
 import { commandLog as globalCommandLog, type CommandLog } from '../process/commandLog.js';
 import { SETTINGS, SETTING_BY_KEY, isSecretSetting } from './settings.js';
 import { deriveValues, hostnameFailure, resolveSettings, type Derived } from './derive.js';
-import { newRunName, procStartTime, runDir, writeRun, type RunRecord } from './registry.js';
+import { findActiveRuns, newRunName, procStartTime, runDir, writeRun, type RunRecord } from './registry.js';
+import { acquireLock } from '../workspace/lock.js';
 
 export type SettingSource = 'default' | 'environment' | 'saved' | 'console' | 'env-file' | 'set';
 
@@ -169,8 +170,31 @@ export interface LaunchOptions {
   resumedFrom?: { root: string; step?: number };
 }
 
-/** Starts the launcher detached and registers the run. Resolves once the process is spawned. */
+/**
+ * Starts the launcher detached and registers the run. Resolves once the process is spawned. Holds the workspace
+ * lock while it registers and spawns, and refuses while another run is active: two launches at once would
+ * otherwise both pass the checks and start into the same run directory and log.
+ */
 export async function launchDetached(plan: LaunchPlan, opts: LaunchOptions): Promise<RunRecord> {
+  const lock = await acquireLock(plan.paths.lockFile, `train launch ${plan.runName}`);
+  try {
+    const active = await findActiveRuns(plan.paths);
+    if (active.length > 0) {
+      const a = active[0]!;
+      throw new ConsoleError({
+        what: `launch refused: run ${a.name} (RUN_NAME ${a.runName}) is already ${a.status} in this workspace`,
+        cause: 'two runs at once share the checkpoint and log directories and the GPUs',
+        fix: `watch it (swegym-console monitor ${a.name}) or stop it first (swegym-console train stop ${a.name})`,
+        exitCode: ExitCode.precondition,
+      });
+    }
+    return await launchLocked(plan, opts);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function launchLocked(plan: LaunchPlan, opts: LaunchOptions): Promise<RunRecord> {
   const failing = opts.checks.filter((c) => c.status === 'fail');
   if (failing.length > 0) {
     throw new ConsoleError({

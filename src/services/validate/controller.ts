@@ -93,6 +93,7 @@ export class ValidateController {
       await validateHarness({
         provider,
         tasks,
+        lockFile: paths.lockFile,
         concurrency: this.opts.concurrency ?? (provider.name === 'local' ? 2 : 8),
         journal,
         signal: ctl.signal,

@@ -8,6 +8,7 @@ import { SandboxError } from '../sandbox/types.js';
 import type { DressageRow } from '../convert/schema.js';
 import { describeMarker, findRewardMarker, type MarkerParse } from '../marker/marker.js';
 import { Journal } from '../workspace/journal.js';
+import { withLock } from '../workspace/lock.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { redact } from '../secrets.js';
 import { applyPatch, patchTimeoutSec, runBeforeAgent, runHarness } from './evaluator.js';
@@ -55,6 +56,8 @@ export interface ValidateHarnessOptions {
   /** Journal to record each finished task in (validate-harness). */
   journal?: Journal<HarnessValidationResult>;
   signal?: AbortSignal;
+  /** The workspace lock to hold while validating (journals are rewritten whole: one writer at a time). */
+  lockFile?: string;
   /** background+polling (E2B, as Dressage) or foreground (providers whose commands cannot outlive the call). */
   harnessMode?: 'background' | 'foreground';
   pollIntervalMs?: number;
@@ -180,6 +183,7 @@ export async function validateOne(task: HarnessTask, o: ValidateHarnessOptions):
 
 /** Validates tasks with a bounded worker pool; each finished task is journaled at once (resumable, visible live). */
 export async function validateHarness(o: ValidateHarnessOptions): Promise<HarnessValidationResult[]> {
+  if (o.lockFile) return withLock(o.lockFile, 'validate harness', () => validateHarness({ ...o, lockFile: undefined }));
   // A bad patch timeout is refused before any sandbox starts (Dressage refuses the sample).
   for (const t of o.tasks) patchTimeoutSec(t.row.metadata as unknown as Record<string, unknown>, o.env);
   const results: HarnessValidationResult[] = [];

@@ -1,6 +1,7 @@
 // Atomic file writes: write a temp file in the same directory, fsync, rename. A reader never sees a half file.
 import { open, rename, mkdir, rm, readFile, link } from 'node:fs/promises';
 import path from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConsoleError } from '../errors.js';
 
@@ -8,7 +9,46 @@ export interface AtomicWriteOptions {
   mode?: number;
 }
 
+const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/** A write refused by the file system, said in terms of the file the user cares about (not our temp file). */
+export function notWritableError(file: string, err: unknown): unknown {
+  let code = (err as NodeJS.ErrnoException)?.code;
+  // A recursive mkdir on a read-only mount reports ENOENT: ask the nearest existing directory why.
+  if (code === 'ENOENT') code = ancestorWriteError(path.dirname(file)) ?? code;
+  if (!code || !NOT_WRITABLE.has(code)) return err;
+  const readOnly = code === 'EROFS';
+  return new ConsoleError({
+    what: `cannot write ${file}: ${readOnly ? 'the file system is read-only' : 'permission denied'}`,
+    cause: readOnly ? 'the workspace (or this part of it) is mounted read-only' : `this user may not write in ${path.dirname(file)}`,
+    fix: readOnly ? 'run in a writable checkout (--workspace DIR), or remount it read-write' : `fix the permissions of ${path.dirname(file)}, or use a workspace you own (--workspace DIR)`,
+    inner: err,
+  });
+}
+
+function ancestorWriteError(dir: string): string | undefined {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(d)) {
+      try {
+        accessSync(d, constants.W_OK);
+        return undefined;
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code;
+      }
+    }
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+  try {
+    await writeFileAtomicRaw(file, data, opts);
+  } catch (err) {
+    throw notWritableError(file, err);
+  }
+}
+
+async function writeFileAtomicRaw(file: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -37,7 +77,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
  */
 export async function createFileExclusive(file: string, data: string): Promise<boolean> {
   const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true }).catch((err: unknown) => {
+    throw notWritableError(file, err);
+  });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   await writeFileAtomic(tmp, data);
   try {
