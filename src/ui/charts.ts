@@ -322,8 +322,7 @@ export function xAxisLabels(domain: [number, number] | undefined, width: number,
 }
 
 const ABBREVIATIONS: [RegExp, string][] = [
-  [/ \(/g, ' '],
-  [/\)/g, ''],
+  [/ \(([^)]*)\)/g, ' $1'],
   [/trajectory/g, 'traj'],
   [/response/g, 'resp'],
   [/length/g, 'len'],

@@ -56,6 +56,7 @@ test('x-axis: first and last rollout at the ends, round ticks between, the curso
 test('names fit without losing what tells metrics apart', () => {
   assert.equal(fitName('reward (trajectory mean)', 'rollout/raw_reward_trajectory_mean', 30), 'reward (trajectory mean)');
   assert.equal(fitName('reward (trajectory mean)', 'rollout/raw_reward_trajectory_mean', 16), 'reward traj mean');
+  assert.equal(fitName('reward (trajectory mean)', 'rollout/raw_reward_trajectory_mean', 23), 'reward trajectory mean');
   assert.equal(fitName('rollout/zero_std/count_0.0', 'rollout/zero_std/count_0.0', 18), 'zero std/count 0.0');
   const cut = fitName('perf/effective_tokens_per_gpu_per_sec', 'perf/effective_tokens_per_gpu_per_sec', 14);
   assert.equal([...cut].length, 14);
