@@ -122,6 +122,11 @@ for (const size of SIZES) {
       assert.match(f, /zero-std groups \(all solved or none\) 0\/8/);
       await x.ui.press(KEYS.left);
       await x.ui.waitForText(/rollout 10 · raw 0\.3 /);
+      // ↓ / ↑ step through every logged metric, in the picker's order.
+      await x.ui.press(KEYS.down);
+      await x.ui.waitForText('rollout/response_len/mean · logged per rollout');
+      await x.ui.press(KEYS.up);
+      await x.ui.waitForText('reward (trajectory mean) · rollout/raw_reward_trajectory_mean');
       // Smoothing: ] raises it, [ down to 0 removes the EMA.
       await x.ui.press(']');
       await x.ui.waitForText('smoothing 0.8');
@@ -188,3 +193,28 @@ for (const size of SIZES) {
     }
   });
 }
+
+test('the rollout drill-in shows its reward histogram per group; help lists the curve keys', async () => {
+  const size = SIZES[0]!;
+  const x = await setup(size);
+  try {
+    await x.ui.waitForText(/grad norm 0\.31/);
+    await x.ui.press('?');
+    await x.ui.waitForText('Dashboard keys');
+    let f = x.ui.frame();
+    for (const d of ['large view of the selected chart', 'pick a metric (every logged metric)', 'overlay another run (registry or log file)', 'more smoothing (curves)']) assert.match(f, new RegExp(d.replace(/[()]/g, '\\$&')), d);
+    await x.ui.press(KEYS.escape);
+    await x.ui.waitForText(/grad norm 0\.31/);
+    await x.ui.press(KEYS.tab);
+    await x.ui.waitForText('▸ Rollouts');
+    await x.ui.press(KEYS.enter);
+    await x.ui.waitForText('reward per group: groups by solved samples (of 16)');
+    f = x.ui.frame();
+    assert.match(f, /^\s+5\/16 █+ +5$/m);
+    assert.match(f, /^\s+6\/16 █+ +3$/m);
+    assert.match(f, /^\s+0\/16 +0$/m);
+    assertFits(f, size);
+  } finally {
+    await teardown(x);
+  }
+});
