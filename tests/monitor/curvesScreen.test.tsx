@@ -218,3 +218,31 @@ test('the rollout drill-in shows its reward histogram per group; help lists the 
     await teardown(x);
   }
 });
+
+test('compare with a previous run of the registry: o lists the registry\'s other runs, Enter draws the chosen one', async () => {
+  const size = SIZES[1]!;
+  const x = await setup(size);
+  try {
+    // An older run in the registry (src/services/train/registry.ts RunRecord), written after the run directory opened.
+    const runs = path.join(x.ws, '.swegym-console', 'runs');
+    const entry = (name: string, logFile: string, createdAt: string) => ({ version: 1, name, runName: name, createdAt, logFile, outputsLogDir: path.dirname(logFile), checkpointDir: path.join(x.ws, 'ckpt', name), config: { explicit: {}, effective: {}, sources: {} } });
+    await mkdir(path.join(runs, 'older-run'), { recursive: true });
+    await writeFile(path.join(runs, 'older-run', 'run.json'), JSON.stringify(entry('older-run', x.other, '2026-07-01T00:00:00Z')));
+    await x.ui.waitForText(/grad norm 0\.31/);
+    await x.ui.press(KEYS.enter);
+    await x.ui.waitForText('reward (trajectory mean) · rollout/raw_reward_trajectory_mean');
+    await x.ui.press('o');
+    await x.ui.waitForText('run older-run');
+    await x.ui.press(KEYS.enter);
+    await x.ui.waitForText('compare older-run drawn in yellow');
+    assert.match(x.ui.frame(), /compare older-run: 0\.9 \(12 pts\)/);
+    // o again offers to stop comparing first.
+    await x.ui.press('o');
+    await x.ui.waitForText('stop comparing with older-run');
+    await x.ui.press(KEYS.enter);
+    await x.ui.waitForText(/rollout 11 · raw 0\.31 · ema \S+ · min/);
+    assert.doesNotMatch(x.ui.frame(), /drawn in yellow/);
+  } finally {
+    await teardown(x);
+  }
+});
