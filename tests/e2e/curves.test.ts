@@ -32,22 +32,24 @@ test('curves in the built console: x-axis in rollouts, large view, metric picker
     assert.doesNotMatch(s, /reward \(trajectory mean\) 0\.\d…/);
     t.key('Enter');
     s = await t.waitForText('reward (trajectory mean) · rollout/raw_reward_trajectory_mean · logged per rollout');
-    assert.match(s, /rollout 4 · raw \S+ · ema \S+/);
-    assert.match(s, /Reward per group · rollout 4/);
-    assert.match(s, /zero-std groups \(all solved or none\) \d+\/\d+/);
+    // Each on its own wait: a capture can land while the frame is being written.
+    await t.waitForText(/rollout 4 · raw \S+ · ema \S+/);
+    await t.waitForText('Reward per group · rollout 4');
+    await t.waitForText(/zero-std groups \(all solved or none\) \d+\/\d+/);
     t.key('m');
     await t.waitForText(/metric: ▏ \d+ of \d+ logged/);
     t.literal('perf/rollout_t');
-    s = await t.waitForText(/metric: perf\/rollout_t▏ 1 of \d+ logged/);
-    assert.match(s, /perf\/rollout_time +\S+ +5 pts {2}rollout/);
+    await t.waitForText(/metric: perf\/rollout_t▏ 1 of \d+ logged/);
+    await t.waitForText(/perf\/rollout_time +\S+ +5 pts {2}rollout/);
     t.key('Enter');
     await t.waitForText('perf/rollout_time · logged per rollout');
     t.key('o');
     await t.waitForText('compare with: ▏');
     t.literal(path.join(other, 'run.log'));
+    await t.waitForText(`log file or run directory: ${path.join(other, 'run.log')}`);
     t.key('Enter');
-    s = await t.waitForText('run-b/run.log drawn in yellow');
-    assert.match(s, /compare run-b\/run\.log: \S+ \(5 pts\)/);
+    await t.waitForText('run-b/run.log drawn in yellow');
+    await t.waitForText(/compare run-b\/run\.log: \S+ \(5 pts\)/);
     t.resize(80, 24);
     // Redrawn for 80 columns (until then tmux shows the old frame reflowed).
     await waitFor(() => /^perf\/rollout_time · logged per rollout$/m.test((s = t.screen())) && /^rollout 0 .* 4\s*$/m.test(s), { timeoutMs: 15_000, message: () => s });

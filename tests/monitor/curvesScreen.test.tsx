@@ -233,7 +233,8 @@ test('compare with a previous run of the registry: o lists the registry\'s other
     await x.ui.waitForText('reward (trajectory mean) · rollout/raw_reward_trajectory_mean');
     await x.ui.press('o');
     await x.ui.waitForText('run older-run');
-    await x.ui.press(KEYS.enter);
+    // Pasted (or typed fast) with its Enter: one input holding the text and the Enter.
+    await x.ui.press('older\r');
     await x.ui.waitForText('compare older-run drawn in yellow');
     assert.match(x.ui.frame(), /compare older-run: 0\.9 \(12 pts\)/);
     // o again offers to stop comparing first.

@@ -262,6 +262,17 @@ function usePickerInput(services: AppServices, active: boolean) {
         st.set({ curve: { ...c, picker: 'none', query: '', pick: 0 } });
         services.app.getState().setInputCaptured(false);
       };
+      const submit = (cur: MonitorState['curve']) => {
+        close();
+        if (!s) return;
+        if (cur.picker === 'metric') {
+          const m = metricItems(s, cur.query)[cur.pick];
+          if (m) showMetric(services, m.key);
+        } else {
+          const it = compareItems(s, cur.query)[cur.pick];
+          if (it) void services.monitor.curves.compare(it.arg);
+        }
+      };
       if (key.escape) return close();
       const count = s ? (c.picker === 'metric' ? metricItems(s, c.query).length : compareItems(s, c.query).length) : 0;
       if (key.upArrow || key.downArrow || key.pageUp || key.pageDown) {
@@ -269,19 +280,14 @@ function usePickerInput(services: AppServices, active: boolean) {
         st.set({ curve: { ...c, pick: Math.max(0, Math.min(count - 1, c.pick + d)) } });
         return;
       }
-      if (key.return) {
-        if (!s) return close();
-        if (c.picker === 'metric') {
-          const m = metricItems(s, c.query)[c.pick];
-          close();
-          if (m) showMetric(services, m.key);
-        } else {
-          const it = compareItems(s, c.query)[c.pick];
-          close();
-          if (it) void services.monitor.curves.compare(it.arg);
-        }
-        return;
+      // Typed or pasted text that ends in Enter arrives as one input: the text, then Enter.
+      const nl = key.return ? -1 : input.search(/[\r\n]/);
+      if (nl >= 0 && !key.ctrl && !key.meta) {
+        const typed = { ...c, query: (c.query + input.slice(0, nl)).slice(0, 200), pick: 0 };
+        st.set({ curve: typed });
+        return submit(typed);
       }
+      if (key.return) return submit(c);
       if (key.backspace || key.delete) {
         st.set({ curve: { ...c, query: c.query.slice(0, -1), pick: 0 } });
         return;
