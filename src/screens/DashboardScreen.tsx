@@ -9,7 +9,7 @@ import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
-import { LineChart } from '../ui/Chart.js';
+import { ChartsPanel, CurveDetail, curveBindings, groupHistogramText } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
 import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
 import { is, type Binding } from '../ui/keymap.js';
@@ -177,30 +177,6 @@ function trajLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, f
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
 }
 
-function Charts({ s, ui, width, height, focused }: { s: MonitorSnapshot; ui: MonitorState; width: number; height: number; focused: boolean }) {
-  const perRow = Math.max(1, Math.min(4, Math.floor(width / 28)));
-  const chartH = Math.max(2, Math.min(6, Math.floor(height / Math.ceil(s.charts.length / perRow))));
-  const rowsFit = Math.max(1, Math.floor(height / chartH));
-  const sel = selectedIndex(ui, s, 'charts');
-  const shown = s.charts.slice(0, rowsFit * perRow);
-  const cw = Math.floor(width / perRow);
-  const grid: (typeof shown)[] = [];
-  for (let i = 0; i < shown.length; i += perRow) grid.push(shown.slice(i, i + perRow));
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {grid.map((row, r) => (
-        <Box key={r} flexDirection="row" height={chartH} width={width}>
-          {row.map((c, i) => (
-            <Box key={c.key} width={cw} height={chartH} paddingRight={1}>
-              <LineChart title={c.label} values={c.y} width={cw - 1} height={chartH} focused={focused && r * perRow + i === sel} tone={c.key.includes('reward') ? 'ok' : 'info'} />
-            </Box>
-          ))}
-        </Box>
-      ))}
-    </Box>
-  );
-}
-
 function alertLine(s: MonitorSnapshot): Line {
   if (s.alerts.length === 0) return { text: 'no alerts', tone: 'dim' };
   const worst = s.alerts.some((a) => a.level === 'fail') ? 'fail' : 'warn';
@@ -237,6 +213,7 @@ function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: 
     push(`Rollout ${r.rollout}: ${r.samples} samples, solved ${pct(r.resolved)}, trajectory mean ${fmtNum(r.rawTrajMean)}`, 'accent');
     push(`zero-std groups ${r.zeroStd} · failed groups ${r.failedGroups} · aborted samples ${r.aborted} · early stops ${r.earlyStops}`);
     push(`failure reasons: ${r.topReasons || '(none)'}`);
+    for (const l of groupHistogramText(r.groups, w)) push(l.text, l.tone);
     push('');
     push('failures logged during this rollout:', 'dim');
     for (const f of s.failures.filter((x) => x.rollout === r.rollout).slice(-50)) push(`  ${f.kind}: ${f.text}`, 'warn');
@@ -279,13 +256,6 @@ function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: 
     const v = s.trajectory;
     if (!v) return [{ text: 'loading the trajectory…', tone: 'dim' }];
     trajectoryLines(v, push);
-  } else if (panel === 'charts') {
-    const c = s.charts[selectedIndex(ui, s, 'charts')];
-    if (c) {
-      push(`${c.label} (${c.key}) — ${c.y.length} points`, 'accent');
-      const tail = c.y.slice(-20).map((v, i) => `${c.x[c.y.length - 20 + i] ?? ''}:${fmtNum(v)}`);
-      push(`last values: ${tail.join('  ')}`);
-    }
   } else if (panel === 'gpus') {
     for (const l of gpuDetailLines(s)) push(l.text, l.tone);
   }
@@ -294,16 +264,6 @@ function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: 
 
 function Detail({ s, ui, panel, width, height }: { s: MonitorSnapshot; ui: MonitorState; panel: PanelName; width: number; height: number }) {
   const lines = detailLines(s, ui, panel, width);
-  if (panel === 'charts') {
-    const c = s.charts[selectedIndex(ui, s, 'charts')];
-    return (
-      <Box flexDirection="column" width={width} height={height} overflow="hidden">
-        <Lines lines={lines} width={width} height={2} />
-        {c ? <LineChart title={c.label} values={c.y} width={width} height={Math.max(3, height - 3)} /> : null}
-        <T tone="dim">{truncate('Esc back · ↑↓ another chart', width)}</T>
-      </Box>
-    );
-  }
   // The detail scrolls with ↑↓ through its lines (selected.detail).
   const off = Math.min(Math.max(0, lines.length - (height - 1)), ui.selected['detail'] ?? 0);
   return (
@@ -317,7 +277,7 @@ function Detail({ s, ui, panel, width, height }: { s: MonitorSnapshot; ui: Monit
 // ---- the screen ----
 
 function Panel({ name, s, ui, width, height, focused }: { name: PanelName; s: MonitorSnapshot; ui: MonitorState; width: number; height: number; focused: boolean }) {
-  if (name === 'charts') return <Charts s={s} ui={ui} width={width} height={height} focused={focused} />;
+  if (name === 'charts') return <ChartsPanel s={s} selected={selectedIndex(ui, s, 'charts')} width={width} height={height} focused={focused} smoothing={ui.smoothing} />;
   const lines =
     name === 'rollouts'
       ? rolloutLines(s, ui, width, height, focused)
@@ -345,7 +305,8 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   const filterEditing = useSel(store, (s) => s.filterEditing);
   const selected = useSel(store, (s) => s.selected);
   const detail = useSel(store, (s) => s.detail);
-  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail };
+  const smoothing = useSel(store, (s) => s.smoothing);
+  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing };
 
   useEffect(() => {
     if (store.getState().status === 'idle') void services.monitor.open(services.monitorTarget);
@@ -386,13 +347,16 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   if (filterEditing || filter) top.push({ text: `filter: ${filter}${filterEditing ? '▏ (Enter keep · Esc clear)' : ''}`, tone: 'accent' });
   const bodyH = Math.max(1, height - top.length);
   let body: React.ReactNode;
-  if (detail !== 'none') {
+  if (detail === 'chart') {
+    body = <CurveDetail services={services} s={snap} ui={ui} width={width} height={bodyH} />;
+  } else if (detail !== 'none') {
     body = <Detail s={snap} ui={ui} panel={focused} width={width} height={bodyH} />;
   } else if (width < WIDE.width || height < WIDE.height) {
     // Compact: one panel at a time.
     body = <Panel name={focused} s={snap} ui={ui} width={width} height={bodyH} focused />;
   } else {
-    const chartH = Math.min(bodyH >= 34 ? 12 : 6, Math.floor(bodyH / 3));
+    // Charts get a third of the room or more (two rows of ≥ 6 at 120×40: title, plot, x-axis).
+    const chartH = Math.max(6, Math.min(16, Math.floor(bodyH * 0.37)));
     const rest = bodyH - chartH;
     const midH = Math.ceil(rest / 2);
     const lowH = rest - midH;
@@ -461,6 +425,7 @@ function dashboardBindings(services: AppServices): Binding[] {
     else st.set({ detail: 'task' });
   };
   return [
+    ...curveBindings(services, focusedPanel),
     { keys: ['↑', 'k'], description: 'previous row', match: is.up, run: move(-1) },
     { keys: ['↓', 'j'], description: 'next row', match: is.down, run: move(1) },
     { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
@@ -472,6 +437,7 @@ function dashboardBindings(services: AppServices): Binding[] {
       match: (i, k) => is.escape(i, k) && store.getState().detail !== 'none',
       run: () => {
         store.getState().set({ detail: 'none' });
+        services.monitor.curves.focus(undefined);
         void services.monitor.followSandbox(undefined);
         void services.monitor.openTrajectory(undefined);
       },

@@ -6,15 +6,34 @@ import type { GpuSample, RayNode } from '../services/monitor/gpu.js';
 import type { ProxyHealth } from '../services/monitor/proxy.js';
 import type { SandboxSnapshot, StreamEventView } from '../services/monitor/sandboxes.js';
 import type { TrajectoryEntry, TrajectoryView } from '../services/monitor/offline.js';
-import type { PhaseKind, SampleStats } from '../services/monitor/model.js';
+import type { GroupTally, PhaseKind, SampleStats } from '../services/monitor/model.js';
 import type { Liveness } from '../services/monitor/liveness.js';
 import type { GpuPanelView } from '../services/monitor/clusterGpus.js';
 
 export interface ChartSeries {
   key: string;
   label: string;
+  /** Where it is logged: train steps or rollouts. */
+  source: 'step' | 'rollout';
+  /** x of each point in rollouts (a train step is drawn at rollout step / steps-per-rollout). */
   x: number[];
+  /** Raw values as logged (NaN where missing or not finite). */
   y: number[];
+}
+
+/** The curves' data beyond the overview charts: every logged metric, the one in the large view, a compared run. */
+export interface CurvesSnapshot {
+  /** Every metric key logged so far (train/*, rollout/*, perf/*, eval/*), sorted, with its last value. */
+  metrics: { key: string; source: 'step' | 'rollout'; last: number | undefined; points: number }[];
+  /** The metric of the large view (MonitorService.curves.focus), full series. */
+  focus: ChartSeries | undefined;
+  /** A second run drawn over the large view (MonitorService.curves.compare). */
+  compare: { name: string; status: 'loading' | 'ready' | 'error'; error?: string; series: ChartSeries | undefined; rollouts: number } | undefined;
+  /** Registry runs a comparison can be made with (newest first; the open run left out). */
+  candidates: string[];
+  /** The in-progress rollout's groups (per-sample rewards so far). */
+  pendingGroups: GroupTally[];
+  pendingRollout: number;
 }
 
 export interface RolloutRow {
@@ -27,6 +46,8 @@ export interface RolloutRow {
   failedGroups: number;
   aborted: number;
   earlyStops: number;
+  /** Its groups' per-sample rewards (the reward histogram). */
+  groups: GroupTally[];
 }
 
 export interface FeedRow {
@@ -89,6 +110,7 @@ export interface MonitorSnapshot {
     liveness: Liveness | undefined;
   };
   charts: ChartSeries[];
+  curves?: CurvesSnapshot;
   rollouts: RolloutRow[];
   feed: FeedRow[];
   failures: FailureRow[];
@@ -122,7 +144,11 @@ export interface MonitorState {
   /** Selected row per panel name. */
   selected: Record<string, number>;
   /** Drill-in: which detail view is open. */
-  detail: 'none' | 'sandbox' | 'trajectory' | 'rollout' | 'task';
+  detail: 'none' | 'sandbox' | 'trajectory' | 'rollout' | 'task' | 'chart';
+  /** Curves: EMA weight (0 = raw only), like W&B's smoothing slider; `[` / `]` step it. */
+  smoothing: number;
+  /** Curves, large view: the metric shown, the rollout under the cursor (undefined = newest), an open picker. */
+  curve: { metric: string | undefined; cursor: number | undefined; picker: 'none' | 'metric' | 'compare'; query: string; pick: number };
   set(partial: Partial<Omit<MonitorState, 'set'>>): void;
   select(panel: string, index: number): void;
 }
@@ -138,6 +164,8 @@ export function createMonitorStore() {
     filterEditing: false,
     selected: {},
     detail: 'none',
+    smoothing: 0.6,
+    curve: { metric: undefined, cursor: undefined, picker: 'none', query: '', pick: 0 },
     set(partial) {
       set(partial);
     },

@@ -2,7 +2,7 @@
 import React from 'react';
 import { Box } from 'ink';
 import { T, type Tone } from './theme.js';
-import { brailleChart, ema, fmtNum, sparkline } from './charts.js';
+import { brailleChart, curvePlot, ema, fitName, fmtNum, sparkline, xAxisLabels } from './charts.js';
 import { padEnd, truncate } from './text.js';
 
 export function Sparkline({ values, width, min, max, tone }: { values: readonly number[]; width: number; min?: number; max?: number; tone?: Tone }) {
@@ -36,6 +36,81 @@ export function LineChart({ title, values, width, height, smoothing = 0.6, tone 
           </T>
         );
       })}
+    </Box>
+  );
+}
+
+export interface CurveSeriesProps {
+  key: string;
+  label: string;
+  x: readonly number[];
+  y: readonly number[];
+}
+
+/** Last finite value of a series. */
+export function lastFinite(values: readonly number[]): number | undefined {
+  for (let i = values.length - 1; i >= 0; i--) if (Number.isFinite(values[i] as number)) return values[i];
+  return undefined;
+}
+
+/**
+ * A curve as W&B draws it: raw values faint (every point, spikes included), the EMA bold over them, a compared run
+ * in its own tone; y labels are the raw min/max, the bottom row is the x-axis in rollouts. Exactly `height` rows.
+ * The title (unless `title={false}`) shortens the metric's name to fit and keeps the values whole.
+ */
+export function CurveChart({ series, compare, width, height, smoothing, tone = 'info', focused = false, title = true, cursor }: { series: CurveSeriesProps; compare?: CurveSeriesProps; width: number; height: number; smoothing: number; tone?: Tone; focused?: boolean; title?: boolean; cursor?: number }) {
+  const n = series.y.filter((v) => Number.isFinite(v)).length;
+  const last = lastFinite(series.y);
+  const sLast = lastFinite(ema(series.y, smoothing));
+  const titleRows = title ? 1 : 0;
+  const plotRows = Math.max(1, height - titleRows - 1);
+  const labelW = width >= 24 ? 8 : 0;
+  const plotW = Math.max(1, width - labelW);
+  const plot = curvePlot(series, plotW, plotRows, { smoothing, compare });
+  const rawStyle = smoothing > 0 ? 'raw' : 'ema';
+  let head = '';
+  if (title) {
+    const values = n === 0 ? (series.y.length ? `${series.y.length} values, none finite` : 'no data yet') : `${fmtNum(last)}${smoothing > 0 && n > 1 ? ` · ema ${fmtNum(sLast)}` : ''}`;
+    const short = n === 0 ? values : fmtNum(last);
+    // The whole name with both values, else the whole name with the last value, else a shortened name.
+    const fits = (t: string) => [...t].length <= width;
+    head = [`${series.label} ${values}`, `${series.label} ${short}`].find(fits) ?? `${fitName(series.label, series.key, Math.max(1, width - [...short].length - 1))} ${short}`;
+  }
+  const cursorCol = cursor !== undefined && plot.domain ? plot.colOf(cursor) : undefined;
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {title ? (
+        <T tone={focused ? 'accent' : 'plain'} bold={focused}>
+          {truncate(head, width)}
+        </T>
+      ) : null}
+      {plot.rows.map((segs, i) => {
+        const label = labelW === 0 || !plot.range ? '' : i === 0 ? fmtNum(plot.range[1]) : i === plot.rows.length - 1 ? fmtNum(plot.range[0]) : '';
+        return (
+          <Box key={i} width={width} height={1}>
+            {labelW ? <T tone="dim">{padEnd(label, labelW - 1) + ' '}</T> : null}
+            {segs.map((s, j) => {
+              const layer = s.layer === 'raw' ? rawStyle : s.layer;
+              return layer === 'raw' ? (
+                <T key={j} tone="dim" dimColor>
+                  {s.text}
+                </T>
+              ) : layer === 'ema' ? (
+                <T key={j} tone={tone} bold>
+                  {s.text}
+                </T>
+              ) : layer === 'compare' ? (
+                <T key={j} tone="warn">
+                  {s.text}
+                </T>
+              ) : (
+                <T key={j}>{s.text}</T>
+              );
+            })}
+          </Box>
+        );
+      })}
+      <T tone="dim">{truncate((labelW ? padEnd('rollout', labelW) : '') + xAxisLabels(plot.domain, plotW, cursorCol), width)}</T>
     </Box>
   );
 }

@@ -60,6 +60,18 @@ export interface RolloutRecord {
   at: number | undefined;
   /** Log time of its first sample line, when known. */
   startedAt: number | undefined;
+  /** Its GRPO groups (one prompt = one instance, n samples each): per-sample rewards tallied per group. */
+  groups: GroupTally[];
+}
+
+export interface GroupTally {
+  instance: string;
+  /** Samples graded. */
+  n: number;
+  /** Samples with reward 1. */
+  solved: number;
+  /** Samples with raw reward 1 (before the integrity scan zeroes a reward). */
+  raw: number;
 }
 
 export interface StepRecord {
@@ -181,8 +193,10 @@ export class RunModel {
   private phaseState: Phase = { kind: 'starting' };
   private failedDetail: string | undefined;
   private savingDetail: string | undefined;
-  /** Per-rollout per-task tallies of the in-progress rollout. */
-  private pendingTasks = new Map<string, [number, number]>();
+  /** Per-rollout per-task tallies of the in-progress rollout: [attempts, solved, raw solved]. */
+  private pendingTasks = new Map<string, [number, number, number]>();
+  /** Every metric key logged so far and where it is logged (train steps or rollouts), for the metric picker. */
+  readonly metricKeys = new Map<string, 'step' | 'rollout'>();
   /** Actors (Ray prefix names, '' for none) whose last line was logged with a traceback to follow. */
   private readonly tracebackExpected = new Set<string>();
   /** The launch wrapper's exit line (0 = the launcher ended cleanly). */
@@ -258,11 +272,13 @@ export class RunModel {
         addSample(this.totals, ev, times);
         this.feed.push({ rollout, at: time, sample: ev });
         if (this.taskTally) {
+          // The --once segment scan's compact tally (no per-rollout groups: --once prints none).
           this.taskTally.add(this.taskTally.id(ev.instance), times, ev.reward === 1 ? times : 0);
         } else {
-          const t = this.pendingTasks.get(ev.instance) ?? [0, 0];
+          const t = this.pendingTasks.get(ev.instance) ?? [0, 0, 0];
           t[0] += times;
           if (ev.reward === 1) t[1] += times;
+          if (ev.raw === 1) t[2] += times;
           if (!this.pendingTasks.has(ev.instance) && this.pendingTasks.size < this.limits.tasks) this.pendingTasks.set(ev.instance, t);
         }
         this.afterSamples(rollout);
@@ -391,6 +407,7 @@ export class RunModel {
 
   private summary(type: SummaryKind, n: number, metrics: PyDict, time: number | undefined): void {
     this.progress();
+    for (const k of Object.keys(metrics)) if (!this.metricKeys.has(k) && this.metricKeys.size < 4096) this.metricKeys.set(k, type === 'step' ? 'step' : 'rollout');
     if (type === 'step') {
       const prev = this.steps.get(n);
       if (prev) Object.assign(prev.metrics, metrics);
@@ -403,7 +420,7 @@ export class RunModel {
     // A rollout thinned out of the series was still seen: its later summary lines do not open it again.
     if (!rec && !this.rollouts.seen(n)) {
       // The first summary line of rollout n closes its sample window.
-      rec = { rollout: n, metrics: {}, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt };
+      rec = { rollout: n, metrics: {}, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt, groups: this.pendingGroups(1024) };
       this.rollouts.set(n, rec);
       this.closeTasks(n);
       this.pending = emptyStats();
@@ -416,6 +433,27 @@ export class RunModel {
     if ((this.lastStep === undefined || this.lastStep < n) && n === this.lastSummaryRollout) {
       this.phaseState = { kind: 'training', rollout: n };
     }
+  }
+
+  /** The in-progress rollout's groups so far. */
+  pendingGroups(limit = 1024): GroupTally[] {
+    const out: GroupTally[] = [];
+    for (const [instance, [n, solved, raw]] of this.pendingTasks) {
+      if (out.length >= limit) break;
+      out.push({ instance, n, solved, raw });
+    }
+    return out;
+  }
+
+  /**
+   * Train steps per rollout (slime: rollout_batch_size × n_samples_per_prompt / global_batch_size; step ids are
+   * rollout_id × that + step_id), so a train metric can be drawn on the rollout axis. 1 when not logged.
+   */
+  get stepsPerRollout(): number {
+    const b = this.effective['batch'];
+    const g = Number(b?.['global_batch_size']);
+    const per = this.samplesPerRollout;
+    return g > 0 && per >= g && Number.isInteger(per / g) ? per / g : 1;
   }
 
   private closeTasks(rollout: number): void {

@@ -6,7 +6,7 @@ import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, ChartSeries, SandboxStreamView } from '../../state/monitor.js';
+import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, SandboxStreamView } from '../../state/monitor.js';
 import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
 import { metricNumber } from './lines.js';
 import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
@@ -22,6 +22,7 @@ import { rayDashboardUrlFrom } from './rayCluster.js';
 import { ClusterGpuHistory, clusterGpuAlerts, gpuPanelView } from './clusterGpus.js';
 import { RealRunSources } from './sources/real.js';
 import type { RunSources, RunSourcesPicker } from './sources/types.js';
+import { CurveView } from './curves.js';
 import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
@@ -113,6 +114,14 @@ export class MonitorService {
   private rayJobAbort: AbortController | undefined;
   private rayJobError: string | undefined;
   readonly clock: () => number;
+  /** The curves: the large view's metric and a compared run (src/services/monitor/curves.ts). */
+  readonly curves = new CurveView(
+    () => {
+      this.dirty++;
+      this.publish(true);
+    },
+    () => ({ paths: this.opts.paths, openRun: this.target?.name }),
+  );
 
   constructor(private readonly opts: MonitorServiceOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -413,7 +422,7 @@ export class MonitorService {
     const m = this.model as RunModel;
     const now = this.clock();
     const rs = m.sortedRollouts();
-    const charts: ChartSeries[] = CHARTS.map(([key, label, source]) => ({ key, label, ...m.series(source, key, 1000) }));
+    const { charts, curves } = this.curves.build(m, CHARTS);
     const rollouts: RolloutRow[] = rs.slice(-500).map((r) => {
       const reasons = Object.entries(r.samples.by_reason)
         .filter(([k]) => k !== '')
@@ -431,6 +440,7 @@ export class MonitorService {
         failedGroups: r.failures.failed_groups,
         aborted: r.failures.aborted_samples,
         earlyStops: Object.values(r.failures.early_stops).reduce((a, b) => a + b, 0),
+        groups: r.groups,
       };
     });
     const feed: FeedRow[] = m.feed.tail(300).map((f) => ({
@@ -490,6 +500,7 @@ export class MonitorService {
         liveness,
       },
       charts,
+      curves,
       rollouts,
       feed,
       // Log text may carry secrets (URLs with tokens, echoed env): redacted before it reaches the screen.
