@@ -1,10 +1,7 @@
 // Train screen state: the launch form (explicit values), the derived values and checks of the current plan, the
 // run registry view, and pending confirmations. Services compute; this store only holds what the screen shows.
 import { createStore } from 'zustand/vanilla';
-import type { Derived } from '../services/train/derive.js';
-import type { LaunchCheck } from '../services/train/checks.js';
-import type { RunView, CheckpointInfo } from '../services/train/registry.js';
-import type { SettingSource } from '../services/train/launch.js';
+import type { Derived, LaunchCheck, RunView, CheckpointInfo, SettingSource } from './types/train.js';
 
 export interface TrainState {
   /** The environment the launcher will inherit (process.env in the app; injected by tests). */

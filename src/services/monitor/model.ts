@@ -4,14 +4,8 @@ import type { PyDict } from './pyrepr.js';
 import { toJsonSafe } from './pyrepr.js';
 import { parseLine, metricNumber, type LogEvent, type SampleLine, type SummaryKind } from './lines.js';
 import { CappedMap, Ring } from './ring.js';
-
-export interface SampleStats {
-  total: number;
-  reward_one: number;
-  raw_one: number;
-  integrity_violations: number;
-  by_reason: Record<string, number>;
-}
+import type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
+export type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
 
 export function emptyStats(): SampleStats {
   return { total: 0, reward_one: 0, raw_one: 0, integrity_violations: 0, by_reason: {} };
@@ -78,8 +72,6 @@ export interface TaskHistory {
   /** Per rollout: [rollout, attempts, solved], newest last. */
   recent: Ring<[number, number, number]>;
 }
-
-export type PhaseKind = 'starting' | 'waiting_workers' | 'generating' | 'training' | 'saving' | 'finished' | 'failed';
 
 export interface Phase {
   kind: PhaseKind;
