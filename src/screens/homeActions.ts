@@ -14,7 +14,7 @@ export async function refreshHome(services: AppServices): Promise<void> {
     set({ checkout: await inspectCheckout(services.paths) });
     const steps = await pipelineStatus(services.paths);
     set({ steps });
-    const checks = await runDoctor({ paths: services.paths, env: process.env, provider: services.global.provider });
+    const checks = await runDoctor({ paths: services.paths, env: services.env, provider: services.global.provider });
     set({ checks, loading: false, refreshedAt: Date.now() });
   } catch (err) {
     services.app.getState().setFlash(`refresh failed: ${(err as Error).message}`, 'error');

@@ -10,7 +10,7 @@ import { pipelineStatus } from '../../src/services/workspace/pipeline.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import React from 'react';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk } from '../helpers/ink.js';
 import { runCli } from '../helpers/cli.js';

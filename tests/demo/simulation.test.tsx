@@ -14,7 +14,7 @@ import { tempDir, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 import { renderInk } from '../helpers/ink.js';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 
 test('the demo simulation writes a live, labelled run that the monitor follows; stop() ends it', async () => {
