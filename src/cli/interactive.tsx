@@ -2,7 +2,7 @@
 import React from 'react';
 import { render } from 'ink';
 import { CONSOLE_RENDER_OPTIONS } from './renderOptions.js';
-import type { GlobalOptions } from './context.js';
+import type { GlobalOptions } from '../state/types/options.js';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
 import { refreshHome } from '../screens/homeActions.js';
