@@ -4,7 +4,7 @@ import { createStore } from 'zustand/vanilla';
 import type { Derived, LaunchCheck, RunView, CheckpointInfo, SettingSource } from './types/train.js';
 
 export interface TrainState {
-  /** The environment the launcher will inherit (process.env in the app; injected by tests). */
+  /** The environment the launcher will inherit (src/app hands it process.env; tests inject one). */
   env: NodeJS.ProcessEnv;
   loaded: boolean;
   /** Values set in the form or loaded from the saved settings (secrets included, in memory only). */
@@ -33,7 +33,7 @@ export interface TrainState {
   set(partial: Partial<Omit<TrainState, 'set'>>): void;
 }
 
-export function createTrainStore(env: NodeJS.ProcessEnv = process.env) {
+export function createTrainStore(env: NodeJS.ProcessEnv) {
   return createStore<TrainState>()((set) => ({
     env,
     loaded: false,
