@@ -37,6 +37,7 @@ export interface RayNode {
   gpus: number | undefined;
 }
 
+/** Dressage proxy health, from GET <DRESSAGE_PROXY_URL>/health (services/monitor/proxy.ts reads it). */
 export interface ProxyHealth {
   ok: boolean;
   at: number;
