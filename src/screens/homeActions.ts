@@ -7,7 +7,7 @@ export async function refreshHome(services: AppServices): Promise<void> {
   try {
     // Loaded here, after the first frame, rather than with the home screen.
     const [{ pipelineStatus }, { runDoctor }, { inspectCheckout }] = await Promise.all([
-      import('../services/workspace/pipeline.js'),
+      import('../services/pipeline/pipeline.js'),
       import('../services/doctor/doctor.js'),
       import('../services/workspace/checkout.js'),
     ]);

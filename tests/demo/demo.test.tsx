@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
-import { pipelineStatus } from '../../src/services/workspace/pipeline.js';
+import { pipelineStatus } from '../../src/services/pipeline/pipeline.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import React from 'react';
 import { App } from '../../src/screens/App.js';

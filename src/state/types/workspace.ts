@@ -1,4 +1,4 @@
-// The workspace types that the stores hold; src/services/workspace builds them and re-exports them.
+// The workspace and pipeline types that the stores hold; src/services/workspace and src/services/pipeline build them.
 
 export type StepState = 'missing' | 'present' | 'stale' | 'invalid' | 'partial' | 'unknown';
 

@@ -2,9 +2,9 @@
 // manual steps and console steps mix freely.
 import { stat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { RecipePaths } from './paths.js';
-import { readJsonFile } from './atomic.js';
-import { sampleWorkspaceLabel } from './sample.js';
+import type { RecipePaths } from '../workspace/paths.js';
+import { readJsonFile } from '../workspace/atomic.js';
+import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { manualArtifactsCommand, resolveArtifactConfig } from '../artifacts/versions.js';
 import type { StepStatus, StepState } from '../../state/types/workspace.js';
 export type { StepStatus, StepState } from '../../state/types/workspace.js';
