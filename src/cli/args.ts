@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { COMMANDS, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
-import type { GlobalOptions, OptionValue } from './context.js';
+import type { OptionValue } from './context.js';
+import type { GlobalOptions } from '../state/types/options.js';
 
 export type ParsedArgs =
   | { kind: 'help'; topic?: CommandSpec; group?: string }

@@ -1,15 +1,11 @@
 // What every headless command handler receives: parsed options, resolved workspace paths and output helpers.
 import type { RecipePaths } from '../services/workspace/paths.js';
+import type { GlobalOptions } from '../state/types/options.js';
 
 export type OptionValue = string | boolean | string[] | undefined;
 
-export interface GlobalOptions {
-  workspace: string;
-  provider: 'e2b' | 'local';
-  debug: boolean;
-  color: boolean;
-  json: boolean;
-}
+// The options every face shares; defined with the types both faces use, re-exported for the commands.
+export type { GlobalOptions } from '../state/types/options.js';
 
 export interface CommandContext {
   /** The command words, e.g. ['templates', 'build']. */

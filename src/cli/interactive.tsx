@@ -2,9 +2,9 @@
 import React from 'react';
 import { render } from 'ink';
 import { CONSOLE_RENDER_OPTIONS } from './renderOptions.js';
-import type { GlobalOptions } from './context.js';
+import type { GlobalOptions } from '../state/types/options.js';
 import { App } from '../screens/App.js';
-import { startAppServices } from '../screens/servicesCore.js';
+import { startAppServices } from '../app/core.js';
 import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
@@ -48,7 +48,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
     void refreshHome(services);
-    services.whenReady?.().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
+    services.whenReady().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
   const instance = render(<App services={services} onFirstFrame={afterFirstFrame} />, CONSOLE_RENDER_OPTIONS);
   await instance.waitUntilExit();

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App } from '../screens/App.js';
-import { startAppServices } from '../screens/servicesCore.js';
+import { startAppServices } from '../app/core.js';
 import { saveUiCodeCache } from '../vendor/uiVendorLoader.js';
 
 /** A terminal of 120×40 that keeps nothing. */

@@ -82,7 +82,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
     if (!isLazyScreen(entry) || loaded[entry.id]) return;
     let live = true;
     // The screen's code and the domain services it uses (created after the first frame) arrive together.
-    Promise.all([entry.load(), services.whenReady?.()]).then(
+    Promise.all([entry.load(), services.whenReady()]).then(
       ([module]) => live && setLoaded((prev) => ({ ...prev, [entry.id]: module })),
       (err: unknown) => live && setLoaded((prev) => ({ ...prev, [entry.id]: { error: err instanceof Error ? err.message : String(err) } })),
     );

@@ -59,7 +59,7 @@ export async function loadData(services: AppServices, opts: { ifChanged?: boolea
     });
   } catch (err) {
     if (token !== loadToken) return;
-    const missing = err instanceof ConsoleError && err.exitCode === 3 && /not found/.test(err.what);
+    const missing = err instanceof ConsoleError && err.kind === 'missing_file';
     store.getState().set({ stamp, stampSplit: split, status: missing ? 'missing' : 'invalid', rows: [], summary: undefined, error: toDataError(err), detail: undefined });
   }
 }
@@ -72,7 +72,7 @@ export function switchSplit(services: AppServices): void {
 }
 
 /** Downloads the store's split from the hub as a job (bytes, rate, ETA in the store), then reloads. */
-export async function startDownload(services: AppServices, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function startDownload(services: AppServices, env: NodeJS.ProcessEnv = services.env): Promise<void> {
   const store = services.data;
   const current = store.getState().download;
   if (current?.running) {

@@ -11,6 +11,12 @@ export const ExitCode = {
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * What kind of failure it is, for callers that decide by it (the data screen shows a missing split differently
+ * from a broken one). Callers read this, never the wording of `what`.
+ */
+export type ConsoleErrorKind = 'missing_file' | 'other';
+
 export interface ConsoleErrorInit {
   /** What happened, one line. */
   what: string;
@@ -22,6 +28,8 @@ export interface ConsoleErrorInit {
   exitCode?: ExitCodeValue;
   /** The underlying error, shown only with --debug. */
   inner?: unknown;
+  /** 'other' unless given. */
+  kind?: ConsoleErrorKind;
 }
 
 export class ConsoleError extends Error {
@@ -30,6 +38,7 @@ export class ConsoleError extends Error {
   readonly fix: string | undefined;
   readonly exitCode: ExitCodeValue;
   readonly inner: unknown;
+  readonly kind: ConsoleErrorKind;
 
   constructor(init: ConsoleErrorInit) {
     super(init.what);
@@ -39,6 +48,7 @@ export class ConsoleError extends Error {
     this.fix = init.fix;
     this.exitCode = init.exitCode ?? ExitCode.failed;
     this.inner = init.inner;
+    this.kind = init.kind ?? 'other';
   }
 }
 

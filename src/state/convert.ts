@@ -1,9 +1,7 @@
 // Convert screen state: the converter form, the phase, the converter's output (capped), notices, the verification
 // report and the row preview. The convert controller publishes here at most 10 times a second.
 import { createStore } from 'zustand/vanilla';
-import type { VerifyReport } from '../services/convert/verify.js';
-import type { RowPreview } from '../services/convert/rows.js';
-import type { ConvertPhase } from '../services/convert/convert.js';
+import type { VerifyReport, RowPreview, ConvertPhase } from './types/convert.js';
 
 export interface ConvertForm {
   split: string;

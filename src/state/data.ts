@@ -1,11 +1,8 @@
 // Data screen state: the loaded split (or why it is not loaded), the filter/selection of the task table, the open
 // task, and a running download's progress. Services publish here through src/screens/dataActions.ts.
 import { createStore } from 'zustand/vanilla';
-import type { Split } from '../services/workspace/paths.js';
-import type { SweGymTask } from '../services/dataset/types.js';
-import type { SplitSummary } from '../services/dataset/summary.js';
-import type { DownloadProgress } from '../services/dataset/hub.js';
-import type { ImageListStatus } from '../services/dataset/split.js';
+import type { Split } from './types/workspace.js';
+import type { SweGymTask, SplitSummary, DownloadProgress, ImageListStatus } from './types/dataset.js';
 
 export interface DataError {
   what: string;

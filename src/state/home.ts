@@ -1,8 +1,7 @@
 // Home screen state: the pipeline derived from disk and the doctor's checks.
 import { createStore } from 'zustand/vanilla';
-import type { StepStatus } from '../services/workspace/pipeline.js';
-import type { DoctorCheck } from '../services/doctor/types.js';
-import type { CheckoutStatus } from '../services/workspace/checkout.js';
+import type { StepStatus, CheckoutStatus } from './types/workspace.js';
+import type { DoctorCheck } from './types/doctor.js';
 
 export interface HomeState {
   steps: StepStatus[];

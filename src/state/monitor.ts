@@ -1,14 +1,8 @@
 // Dashboard state: a snapshot the monitor service publishes at ≤ 5 Hz (never per log line), plus UI state
 // (follow, filter, selection, drill-in) that lives in the store so that key handlers never read stale React state.
 import { createStore } from 'zustand/vanilla';
-import type { Alert } from '../services/monitor/alerts.js';
-import type { GpuSample, RayNode } from '../services/monitor/gpu.js';
-import type { ProxyHealth } from '../services/monitor/proxy.js';
-import type { SandboxSnapshot, StreamEventView } from '../services/monitor/sandboxes.js';
-import type { TrajectoryEntry, TrajectoryView } from '../services/monitor/offline.js';
-import type { GroupTally, PhaseKind, SampleStats } from '../services/monitor/model.js';
-import type { Liveness } from '../services/monitor/liveness.js';
-import type { GpuPanelView } from '../services/monitor/clusterGpus.js';
+import type { Alert, GpuSample, RayNode, ProxyHealth, SandboxSnapshot, TrajectoryEntry, TrajectoryView, PhaseKind, SampleStats, GroupTally, Liveness, GpuPanelView } from './types/monitor.js';
+import type { StreamEventView } from './types/agent.js';
 
 export interface ChartSeries {
   key: string;

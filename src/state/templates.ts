@@ -1,7 +1,7 @@
 // Templates screen state: rows (image, template, state, smoke, error), totals, ETA, artifacts line, the log view.
 // The templates controller publishes here at most 10 times a second; the screen reads narrow slices.
 import { createStore } from 'zustand/vanilla';
-import type { TemplateStatusRow, TemplateCounts } from '../services/templates/status.js';
+import type { TemplateStatusRow, TemplateCounts } from './types/templates.js';
 
 export interface ArtifactsLine {
   ok: boolean;

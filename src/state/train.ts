@@ -1,13 +1,10 @@
 // Train screen state: the launch form (explicit values), the derived values and checks of the current plan, the
 // run registry view, and pending confirmations. Services compute; this store only holds what the screen shows.
 import { createStore } from 'zustand/vanilla';
-import type { Derived } from '../services/train/derive.js';
-import type { LaunchCheck } from '../services/train/checks.js';
-import type { RunView, CheckpointInfo } from '../services/train/registry.js';
-import type { SettingSource } from '../services/train/launch.js';
+import type { Derived, LaunchCheck, RunView, CheckpointInfo, SettingSource } from './types/train.js';
 
 export interface TrainState {
-  /** The environment the launcher will inherit (process.env in the app; injected by tests). */
+  /** The environment the launcher will inherit (src/app hands it process.env; tests inject one). */
   env: NodeJS.ProcessEnv;
   loaded: boolean;
   /** Values set in the form or loaded from the saved settings (secrets included, in memory only). */
@@ -36,7 +33,7 @@ export interface TrainState {
   set(partial: Partial<Omit<TrainState, 'set'>>): void;
 }
 
-export function createTrainStore(env: NodeJS.ProcessEnv = process.env) {
+export function createTrainStore(env: NodeJS.ProcessEnv) {
   return createStore<TrainState>()((set) => ({
     env,
     loaded: false,

@@ -1,7 +1,7 @@
 // Validate screen state: one row per task of the JSONL with its last harness-validation result (from the journal)
 // or its live phases. The validate controller publishes here at most 10 times a second.
 import { createStore } from 'zustand/vanilla';
-import type { HarnessValidationResult, ArmPhase } from '../services/validate/harness.js';
+import type { HarnessValidationResult, ArmPhase } from './types/validate.js';
 
 export type ValidateRowStatus = 'untested' | 'queued' | 'running' | 'ok' | 'failed';
 

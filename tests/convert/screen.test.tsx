@@ -7,7 +7,7 @@ import path from 'node:path';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';

@@ -4,7 +4,7 @@ import React from 'react';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { wrapLines } from '../../src/screens/DataScreen.js';
 import { imageForInstance } from '../../src/services/dataset/imageName.js';

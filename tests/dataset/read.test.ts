@@ -213,9 +213,14 @@ test('flat layout, instance as JSON string, truncated, not parquet, empty and mi
     assert.equal(missing.exitCode, 3);
     assert.match(missing.what, /parquet not found/);
     assert.match(missing.fix ?? '', /data download --split train/);
+    // Callers (the data screen's "missing" state) decide by the kind, never by the wording.
+    assert.equal(missing.kind, 'missing_file');
+    assert.equal(e4.kind, 'other');
 
     await mkdir(path.join(dir, 'isdir.parquet'));
-    assert.match((await rejection(readSplit(path.join(dir, 'isdir.parquet')))).what, /is not a file/);
+    const notAFile = await rejection(readSplit(path.join(dir, 'isdir.parquet')));
+    assert.match(notAFile.what, /is not a file/);
+    assert.equal(notAFile.kind, 'other', 'a directory in the way is not a missing split');
   });
 });
 

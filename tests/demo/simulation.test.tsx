@@ -14,7 +14,7 @@ import { tempDir, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 import { renderInk } from '../helpers/ink.js';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { runSourcesPicker } from '../../src/app/monitorSources.js';
 

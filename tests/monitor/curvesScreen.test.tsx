@@ -6,7 +6,7 @@ import React from 'react';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { MonitorService } from '../../src/services/monitor/session.js';
 import { createMonitorStore } from '../../src/state/monitor.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import React from 'react';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import React from 'react';
 import { App } from '../../src/screens/App.js';
 import { SCREENS, lazyScreen, loadScreen } from '../../src/screens/registry.js';
-import { startAppServices } from '../../src/screens/servicesCore.js';
+import { startAppServices } from '../../src/app/core.js';
 import { isLazyScreen, type ScreenModule } from '../../src/screens/types.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk } from '../helpers/ink.js';
@@ -52,13 +52,13 @@ test('the deferred services bag: domain services only after whenReady, the app s
   try {
     await ui.waitForText('[1 Home]');
     await waitFor(() => firstFrames === 1);
-    assert.equal(services.monitor, undefined, 'no domain service before whenReady');
-    assert.equal(services.validate, undefined);
+    assert.equal(services.isReady(), false, 'no domain service before whenReady');
+    assert.throws(() => services.validate, /services\.validate is not ready yet: await services\.whenReady\(\) first/);
     // Opening a lazy screen loads it and the domain services; a loading line stands in meanwhile.
     ui.stdin.write('5');
     await ui.waitForText('[5 Validate]');
     await ui.waitForText('validate selected', 30_000);
-    assert.ok(services.validate !== undefined && services.monitor !== undefined, 'the screen waited for the domain services');
+    assert.ok(services.isReady() && services.validate.store !== undefined, 'the screen waited for the domain services');
     assert.ok(
       ui.frames.some((f) => f.includes('loading Validate…')),
       'a loading line stood in for the screen',
@@ -76,11 +76,12 @@ test('services disposed before the domain code arrives start nothing', async () 
   const ws = await fakeDressageCheckout();
   try {
     const services = startAppServices({ workspace: ws, ...GLOBAL }, { commandLog: new CommandLog() });
-    const ready = services.whenReady!();
+    const ready = services.whenReady();
     services.dispose();
     await ready;
-    assert.equal(services.monitor, undefined);
-    assert.equal(services.templates, undefined);
+    assert.equal(services.isReady(), false);
+    assert.throws(() => services.monitor, /not ready/);
+    assert.throws(() => services.templates, /not ready/);
   } finally {
     await removeDir(ws);
   }

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { procStartTime, writeRun, type RunRecord } from '../../src/services/train/registry.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import React from 'react';
 import { readFile } from 'node:fs/promises';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { FIELD_KEYS } from '../../src/screens/trainActions.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { isGroupAlive, listRuns } from '../../src/services/train/registry.js';

@@ -6,7 +6,7 @@ import React from 'react';
 import path from 'node:path';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { App } from '../../src/screens/App.js';
-import { createAppServices } from '../../src/screens/createServices.js';
+import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';

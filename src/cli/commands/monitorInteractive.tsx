@@ -2,9 +2,9 @@
 import React from 'react';
 import { render } from 'ink';
 import { CONSOLE_RENDER_OPTIONS } from '../renderOptions.js';
-import type { GlobalOptions } from '../context.js';
+import type { GlobalOptions } from '../../state/types/options.js';
 import { App } from '../../screens/App.js';
-import { createAppServices } from '../../screens/createServices.js';
+import { createAppServices } from '../../app/domain.js';
 import { ExitCode } from '../../services/errors.js';
 import { scheduleUiCodeCacheSave } from '../../vendor/uiVendorLoader.js';
 

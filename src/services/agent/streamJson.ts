@@ -10,6 +10,8 @@
 // - tool results come as `user` events, one per result (parallel calls: one each, in completion order).
 // The reader takes text as it grows (a live log, `tail -c` of one): a line cut at either end is skipped or kept
 // for the next chunk, never thrown on.
+import type { StreamEventView } from '../../state/types/agent.js';
+export type { StreamEventView } from '../../state/types/agent.js';
 
 export type AgentStatus = 'running' | 'success' | 'max_turns' | 'api_error' | 'error';
 
@@ -58,15 +60,6 @@ export interface StreamJsonProgress {
   /** Complete JSON lines seen, and lines that were not JSON (cut or foreign). */
   events: number;
   skipped: number;
-}
-
-export interface StreamEventView {
-  type: string;
-  text: string;
-  /** Tool calls of an assistant event, as `Name(short input)`. */
-  tools?: string[];
-  /** How the drill-in colours it: an error ending, a retry, a tool error. */
-  tone?: 'ok' | 'warn' | 'error';
 }
 
 const SYNTHETIC_MODEL = '<synthetic>';

@@ -11,7 +11,7 @@ import { defaultConvertOptions, manualCommand, validateConvertOptions, type Conv
 import { runConvert } from './convert.js';
 import { readSmokeResults, readTemplateMap, verifyJsonl } from './verify.js';
 import { previewRow, readRows } from './rows.js';
-import { countLines } from '../workspace/pipeline.js';
+import { countLines } from '../pipeline/pipeline.js';
 
 const JOB_ID = 'convert';
 const MAX_LINES = 500;

@@ -16,6 +16,8 @@ import { converterArgs, expectedRowCount, manualCommand, validateConvertOptions,
 import { readSmokeResults, verifyJsonl, type VerifyReport } from './verify.js';
 import { SWEGYM_HARNESS_COMMIT } from './schema.js';
 import type { SweGymTask } from '../dataset/types.js';
+import type { ConvertPhase } from '../../state/types/convert.js';
+export type { ConvertPhase } from '../../state/types/convert.js';
 
 export const BOOTSTRAP_URL_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;
 
@@ -29,8 +31,6 @@ export interface ConvertHooks {
   onNotice?: (n: ConvertNotice) => void;
   onPhase?: (phase: ConvertPhase) => void;
 }
-
-export type ConvertPhase = 'preflight' | 'converting' | 'verifying' | 'done' | 'failed';
 
 export interface ConvertRunOptions extends ConvertHooks {
   paths: RecipePaths;

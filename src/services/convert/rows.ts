@@ -4,6 +4,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { INTEGRITY_RULES, problemStatementOf, type DressageRow } from './schema.js';
+import type { RowPreview } from '../../state/types/convert.js';
+export type { RowPreview } from '../../state/types/convert.js';
 
 /** Reads rows (optionally only the given instance ids). Throws a ConsoleError on a missing file or a bad line. */
 export async function readRows(file: string, opts: { ids?: readonly string[]; limit?: number } = {}): Promise<DressageRow[]> {
@@ -44,21 +46,6 @@ export async function readRows(file: string, opts: { ids?: readonly string[]; li
     }
   }
   return rows;
-}
-
-export interface RowPreview {
-  instanceId: string;
-  repo: string;
-  template: string;
-  dockerImage?: string;
-  baseCommit: string;
-  problem: string[];
-  integrityRules: boolean;
-  failToPass: string[];
-  passToPass: string[];
-  sanitizer: string;
-  harness: string;
-  backend: string;
 }
 
 function summarizeCmd(c: { name?: string; cmd?: string; timeout?: number; required?: boolean } | undefined, width = 240): string {

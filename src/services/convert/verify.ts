@@ -19,26 +19,8 @@ import {
   type DressageRow,
 } from './schema.js';
 import type { ConvertOptions } from './options.js';
-
-export type VerifyCheck =
-  | 'row_count'
-  | 'parse'
-  | 'prompt'
-  | 'metadata'
-  | 'gold_patch'
-  | 'template_map'
-  | 'smoke'
-  | 'commands'
-  | 'backend_options'
-  | 'duplicate';
-
-export interface VerifyProblem {
-  check: VerifyCheck;
-  /** 1-based line number; undefined for file-level problems. */
-  line?: number;
-  instanceId?: string;
-  message: string;
-}
+import type { VerifyReport, VerifyProblem, VerifyCheck } from '../../state/types/convert.js';
+export type { VerifyReport, VerifyProblem, VerifyCheck } from '../../state/types/convert.js';
 
 export interface VerifyExpectations {
   expectedRows?: number;
@@ -50,20 +32,6 @@ export interface VerifyExpectations {
   smoke?: Map<string, 'passed' | 'failed'>;
   /** Gold patches per instance (from the parquet) to prove none leaked into a row. */
   goldPatches?: Map<string, string>;
-}
-
-export interface VerifyReport {
-  file: string;
-  ok: boolean;
-  rows: number;
-  expectedRows?: number;
-  instanceIds: string[];
-  problems: VerifyProblem[];
-  /** Problems per check (problems beyond the kept ones are still counted). */
-  counts: Partial<Record<VerifyCheck, number>>;
-  /** Rows whose template has no smoke result yet. */
-  notSmokeTested: number;
-  warnings: string[];
 }
 
 const KEEP_PROBLEMS = 200;

@@ -14,6 +14,8 @@ import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { createFileExclusive, writeJsonAtomic } from '../workspace/atomic.js';
 import { sleep } from '../util/sleep.js';
+import type { DownloadProgress } from '../../state/types/dataset.js';
+export type { DownloadProgress, DownloadPhase } from '../../state/types/dataset.js';
 
 export const DEFAULT_HF_ENDPOINT = 'https://huggingface.co';
 
@@ -87,24 +89,6 @@ function proxyHost(url: string | undefined): string | undefined {
   } catch {
     return '(unparsable proxy URL)';
   }
-}
-
-export type DownloadPhase = 'probing' | 'downloading' | 'verifying' | 'done' | 'retrying';
-
-export interface DownloadProgress {
-  phase: DownloadPhase;
-  /** Bytes of the target present so far (including a resumed part). */
-  received: number;
-  total?: number;
-  /** Bytes that were already in the `.part` file when this run started. */
-  resumedFrom: number;
-  bytesPerSecond: number;
-  etaSeconds?: number;
-  attempt: number;
-  /** Host the bytes come from (the CDN after the hub's redirect). */
-  host?: string;
-  /** Last transient error, while retrying. */
-  note?: string;
 }
 
 export interface DownloadOptions {

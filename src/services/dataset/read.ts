@@ -68,11 +68,13 @@ async function readParquetBytes(file: string, split: Split | undefined): Promise
   } catch (err) {
     if (err instanceof ConsoleError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw preconditionError(
-        `parquet not found: ${file}`,
-        'the split has not been downloaded yet (or --input points elsewhere)',
-        `Run swegym-console data download --split ${split ?? 'train'}, or pass --input with the path of an existing parquet.`,
-      );
+      throw new ConsoleError({
+        what: `parquet not found: ${file}`,
+        cause: 'the split has not been downloaded yet (or --input points elsewhere)',
+        fix: `Run swegym-console data download --split ${split ?? 'train'}, or pass --input with the path of an existing parquet.`,
+        exitCode: ExitCode.precondition,
+        kind: 'missing_file',
+      });
     }
     throw new ConsoleError({ what: `cannot read ${file}`, cause: (err as Error).message, inner: err });
   }

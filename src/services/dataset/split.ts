@@ -8,6 +8,8 @@ import { downloadHubFile, type DownloadProgress, type DownloadResult } from './h
 import { readSplit } from './read.js';
 import { writeImageList, type ImageListResult } from './images.js';
 import { DATASET_REPO, type SplitData } from './types.js';
+import type { ImageListStatus } from '../../state/types/dataset.js';
+export type { ImageListStatus } from '../../state/types/dataset.js';
 
 export function parseSplit(value: string | undefined): Split {
   const v = value ?? 'train';
@@ -95,12 +97,6 @@ export async function writeSplitImages(paths: RecipePaths, o: WriteImagesOptions
     outputLabel: o.output ?? displayPath(paths, output),
   });
   return { ...result, data };
-}
-
-export interface ImageListStatus {
-  state: 'missing' | 'current' | 'differs';
-  /** Lines in the file on disk. */
-  lines: number;
 }
 
 /** Compares data/swegym-images.txt on disk with the list the split gives (byte for byte). */

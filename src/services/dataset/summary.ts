@@ -2,28 +2,8 @@
 import { isLegacyImage } from './imageName.js';
 import { uniqueImages } from './images.js';
 import type { SplitData, SweGymTask } from './types.js';
-
-export interface Distribution {
-  min: number;
-  median: number;
-  max: number;
-  total: number;
-}
-
-export interface SplitSummary {
-  file: string;
-  split: string | null;
-  rows: number;
-  fileBytes: number;
-  repos: { repo: string; count: number }[];
-  images: number;
-  legacyImages: number;
-  failToPass: Distribution;
-  passToPass: Distribution;
-  problemStatementChars: Distribution;
-  encoding: SplitData['encoding'];
-  warnings: number;
-}
+import type { SplitSummary, Distribution } from '../../state/types/dataset.js';
+export type { SplitSummary, Distribution } from '../../state/types/dataset.js';
 
 export interface InstanceRecord {
   instance_id: string;

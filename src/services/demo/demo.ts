@@ -282,7 +282,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   const first = rows[0];
   if (first) {
     await step('agent', 'Claude Code (real CLI, scripted model)', async () => {
-      const { findClaudeCodeCli } = await import('../agent/localAgent.js');
+      const { findClaudeCodeCli } = await import('./localAgent.js');
       const cli = findClaudeCodeCli(o.env);
       // Not a failure of the recipe: the agent step needs the CLI, which only a checkout with dev dependencies has.
       if (!cli.ok) return { ok: true, detail: `NOT RUN: ${cli.reason}; fix: ${cli.fix}` };

@@ -1,11 +1,2 @@
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
-
-export interface DoctorCheck {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  /** Evidence, one line; never a secret value. */
-  detail: string;
-  /** What to do, when not ok. */
-  fix?: string;
-}
+// The checks that `doctor` runs and the home screen shows; the types live with the stores (src/state/types).
+export type { DoctorCheck, CheckStatus } from '../../state/types/doctor.js';

@@ -8,12 +8,8 @@ import type { SandboxSnapshot } from './sandboxes.js';
 import type { GpuSample } from './gpu.js';
 import { gpuLevels } from './gpu.js';
 import type { Liveness } from './liveness.js';
-
-export interface Alert {
-  id: string;
-  level: 'warn' | 'fail';
-  text: string;
-}
+import type { Alert } from '../../state/types/monitor.js';
+export type { Alert } from '../../state/types/monitor.js';
 
 export const ALERT_DEFAULTS = {
   errorStreak: 10,

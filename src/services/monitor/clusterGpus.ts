@@ -5,36 +5,11 @@ import { gpuLevels, type GpuSample, type GpuHistory } from './gpu.js';
 import type { Alert } from './alerts.js';
 import type { RayClusterNode, RayResult } from './rayCluster.js';
 import { NumberRing } from './ring.js';
+import type { GpuNodeView, GpuPanelView } from '../../state/types/monitor.js';
+export type { GpuNodeView, GpuPanelView, GpuRowView } from '../../state/types/monitor.js';
 
 /** Seconds of run time per sparkline column. */
 export const GPU_COLUMN_SECONDS = 10;
-
-export interface GpuRowView {
-  sample: GpuSample;
-  /** Utilisation % and memory-used % per column, oldest first. */
-  util: number[];
-  mem: number[];
-}
-
-export interface GpuNodeView {
-  /** Hostname (or ip) for a Ray node; the local label for nvidia-smi. */
-  label: string;
-  ip: string | undefined;
-  isHead: boolean;
-  /** Ray's node state (ALIVE, DEAD); 'local' for nvidia-smi. */
-  state: string;
-  gpus: GpuRowView[];
-}
-
-export interface GpuPanelView {
-  source: 'ray' | 'nvidia-smi';
-  /** What is shown, in words: `Ray cluster · 4 nodes · 32 GPUs` or `this node (host, nvidia-smi) only`. */
-  label: string;
-  nodes: GpuNodeView[];
-  /** Why the other source is not used (Ray unreachable), or the local source's error. */
-  note: string | undefined;
-  columnSeconds: number;
-}
 
 /** Failed polls in a row after which the cluster's last reading is no longer shown (this node's is). */
 export const STALE_POLLS = 3;

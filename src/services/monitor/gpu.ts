@@ -3,6 +3,8 @@
 import { runProcess } from '../process/run.js';
 import { CommandLog } from '../process/commandLog.js';
 import { NumberRing } from './ring.js';
+import type { GpuSample, RayNode } from '../../state/types/monitor.js';
+export type { GpuSample, RayNode } from '../../state/types/monitor.js';
 
 /** The exact fields and order the console queries (the recorded fixture query-common-load-nounits.csv). */
 export const GPU_FIELDS = [
@@ -24,28 +26,6 @@ export const GPU_FIELDS = [
 ] as const;
 
 export const NVIDIA_SMI_ARGS = [`--query-gpu=${GPU_FIELDS.join(',')}`, '--format=csv,noheader,nounits'];
-
-export interface GpuSample {
-  index: number;
-  uuid: string;
-  name: string;
-  /** Percent, undefined when nvidia-smi says [N/A]. */
-  util: number | undefined;
-  memUtil: number | undefined;
-  /** MiB. */
-  memTotal: number | undefined;
-  memUsed: number | undefined;
-  memFree: number | undefined;
-  /** °C. */
-  temp: number | undefined;
-  /** W. */
-  power: number | undefined;
-  powerLimit: number | undefined;
-  smClock: number | undefined;
-  memClock: number | undefined;
-  fan: number | undefined;
-  pstate: string | undefined;
-}
 
 /** One CSV cell to a number; `[N/A]`, `N/A`, `[Not Supported]`, units (`42099 MiB`, `689.87 W`, `99 %`) handled. */
 export function cellNumber(cell: string | undefined): number | undefined {
@@ -224,15 +204,6 @@ export class GpuMonitor {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
   }
-}
-
-export interface RayNode {
-  id: string;
-  ip: string;
-  name: string;
-  state: string;
-  isHead: boolean;
-  gpus: number | undefined;
 }
 
 /**

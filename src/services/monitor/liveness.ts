@@ -3,8 +3,9 @@
 // the exit file; or the simulator's live.json) and Ray's job status. A log alone cannot tell a killed writer from a
 // slow one, so the writer's word comes first and the log's silence is judged against the run's own cadence.
 import type { PhaseKind, RunModel } from './model.js';
+import type { Liveness } from '../../state/types/monitor.js';
+export type { Liveness, RunState } from '../../state/types/monitor.js';
 
-export type RunState = 'running' | 'stalled' | 'finished' | 'crashed' | 'exited';
 
 /** What the process that writes the log says about itself. */
 export interface WriterStatus {
@@ -42,19 +43,6 @@ export interface LivenessInput {
   progressTimes: number[];
   writer?: WriterStatus;
   rayJob?: RayJobStatus;
-}
-
-export interface Liveness {
-  state: RunState;
-  exitCode?: number;
-  /** How long ago the log last grew (ms). */
-  lastLineAgoMs?: number;
-  /** Silence longer than this reads as stalled (ms): a multiple of the run's longest recent gap, bounded. */
-  stallAfterMs: number;
-  /** The longest gap between recent progress lines (ms), when enough are known. */
-  cadenceMs?: number;
-  /** One line: why this state (which source said so). */
-  why: string;
 }
 
 export const LIVENESS_DEFAULTS = {

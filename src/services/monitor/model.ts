@@ -5,14 +5,10 @@ import { toJsonSafe } from './pyrepr.js';
 import { parseLine, metricNumber, type LogEvent, type SampleLine, type SummaryKind } from './lines.js';
 import { CappedMap, Ring, ThinnedSeries } from './ring.js';
 import { TaskTally } from './taskTally.js';
-
-export interface SampleStats {
-  total: number;
-  reward_one: number;
-  raw_one: number;
-  integrity_violations: number;
-  by_reason: Record<string, number>;
-}
+import type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
+import type { GroupTally } from '../../state/types/monitor.js';
+export type { GroupTally } from '../../state/types/monitor.js';
+export type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
 
 export function emptyStats(): SampleStats {
   return { total: 0, reward_one: 0, raw_one: 0, integrity_violations: 0, by_reason: {} };
@@ -64,16 +60,6 @@ export interface RolloutRecord {
   groups: GroupTally[];
 }
 
-export interface GroupTally {
-  instance: string;
-  /** Samples graded. */
-  n: number;
-  /** Samples with reward 1. */
-  solved: number;
-  /** Samples with raw reward 1 (before the integrity scan zeroes a reward). */
-  raw: number;
-}
-
 export interface StepRecord {
   step: number;
   metrics: PyDict;
@@ -100,8 +86,6 @@ export interface TaskHistory {
   /** Per rollout: [rollout, attempts, solved], newest last. */
   recent: Ring<[number, number, number]>;
 }
-
-export type PhaseKind = 'starting' | 'waiting_workers' | 'generating' | 'training' | 'saving' | 'finished' | 'failed';
 
 export interface Phase {
   kind: PhaseKind;

@@ -9,43 +9,10 @@ import type { MonitorTarget } from './resolve.js';
 import type { RunModel } from './model.js';
 import { redact } from '../secrets.js';
 import { TrajectoryIndex } from './trajIndex.js';
+import type { TrajectoryEntry, TrajectoryView, MessageView } from '../../state/types/monitor.js';
+export type { TrajectoryEntry, TrajectoryView, MessageView, ToolCallView } from '../../state/types/monitor.js';
 
 export const MARKER = 'DRESSAGE_SWEGYM_REWARD_JSON=';
-
-export interface TrajectoryEntry {
-  instance: string;
-  session: string;
-  kind: 'payload' | 'error';
-  /** Directory of the session (payload) or the error.json path's directory. */
-  dir: string;
-  mtimeMs: number;
-}
-
-export interface ToolCallView {
-  name: string;
-  args: string;
-}
-
-export interface MessageView {
-  role: string;
-  text: string;
-  toolCalls: ToolCallView[];
-}
-
-export interface TrajectoryView {
-  entry: TrajectoryEntry;
-  messages: MessageView[];
-  patch: string | undefined;
-  marker: Record<string, unknown> | undefined;
-  markerError: string | undefined;
-  reward: number | undefined;
-  integrityViolations: Record<string, unknown>[];
-  earlyStop: string | undefined;
-  error: { type?: string; message?: string; summary?: string; httpStatus?: number } | undefined;
-  evalInfo: Record<string, unknown> | undefined;
-  /** Problems reading the files (missing, bad JSON). */
-  problems: string[];
-}
 
 /** Lists trajectories, newest first, keeping the newest `limit` (one listing; TrajectoryIndex keeps one current). */
 export async function listTrajectories(runDir: string, runName: string | undefined, limit = 20_000): Promise<TrajectoryEntry[]> {

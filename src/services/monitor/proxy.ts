@@ -1,15 +1,8 @@
 // Dressage proxy health (recipe reference §6.2): GET <DRESSAGE_PROXY_URL>/health →
 // {status:"ok", active_sessions, store:{…}, rollout_pause:{paused, …}, config:{…}}. `active_sessions` is a cheap
 // live gauge of agent sessions talking to the model.
-export interface ProxyHealth {
-  ok: boolean;
-  at: number;
-  activeSessions?: number;
-  paused?: boolean;
-  readyInstances?: number;
-  status?: string;
-  error?: string;
-}
+import type { ProxyHealth } from '../../state/types/monitor.js';
+export type { ProxyHealth } from '../../state/types/monitor.js';
 
 export async function fetchProxyHealth(baseUrl: string, opts: { timeoutMs?: number; signal?: AbortSignal; fetchImpl?: typeof fetch; clock?: () => number } = {}): Promise<ProxyHealth> {
   const at = (opts.clock ?? Date.now)();

@@ -4,23 +4,10 @@
 // progress. Coded against the provider interface (services/sandbox/types.ts).
 import { StreamJsonReader, type StreamEventView, type StreamJsonProgress } from '../agent/streamJson.js';
 import type { Sandbox, SandboxInfo, SandboxProvider } from '../sandbox/types.js';
+import type { SandboxSnapshot, SandboxRow } from '../../state/types/monitor.js';
+export type { SandboxSnapshot, SandboxRow } from '../../state/types/monitor.js';
 
 export const RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
-
-export interface SandboxRow {
-  id: string;
-  kind: 'agent' | 'eval' | 'other';
-  trajectoryId: string;
-  template: string;
-  startedAt: number | undefined;
-  ageMs: number | undefined;
-  endAt: number | undefined;
-  /** Filled by `readAgentProgress` when asked (drill-in or a slow refresh). */
-  steps?: number;
-  lastTool?: string;
-  /** How Claude Code ended badly, once its log has a result: `✗ max turns`, `✗ API error 529 after 2 retries`. */
-  ending?: string;
-}
 
 /** The row's word for a bad ending; undefined while it runs and after a success (the last tool call says more). */
 export function endingOf(p: StreamJsonProgress | undefined): string | undefined {
@@ -54,17 +41,6 @@ export function toRows(list: SandboxInfo[], now: number): SandboxRow[] {
       };
     })
     .sort((a, b) => (b.ageMs ?? 0) - (a.ageMs ?? 0));
-}
-
-export interface SandboxSnapshot {
-  ok: boolean;
-  at: number;
-  rows: SandboxRow[];
-  agents: number;
-  evals: number;
-  /** Concurrent sandboxes vs the plan's limit (E2B Hobby 20, Pro 100 by default). */
-  limit: number;
-  error?: string;
 }
 
 /** Lists Dressage's sandboxes (paddock_mode=blackbox). */

@@ -4,9 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { Journal } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
-
-export type TemplateState = 'queued' | 'building' | 'built' | 'failed';
-export type SmokeState = 'passed' | 'failed';
+import type { TemplateState, SmokeState } from '../../state/types/templates.js';
+export type { TemplateState, SmokeState } from '../../state/types/templates.js';
 
 export interface TemplateRecord {
   image: string;

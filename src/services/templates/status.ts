@@ -4,32 +4,11 @@ import { readJournalItems } from '../workspace/journal.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { inspectTemplateMap } from './map.js';
-import { readImageList, templatesJournalFile, type TemplateRecord, type TemplateState, type SmokeState } from './records.js';
+import { readImageList, templatesJournalFile, type TemplateRecord, type TemplateState } from './records.js';
 import { assignTemplateNames, DEFAULT_TEMPLATE_PREFIX } from './naming.js';
 import { isProcessAlive } from '../workspace/lock.js';
-
-export interface TemplateStatusRow {
-  image: string;
-  template: string;
-  state: TemplateState;
-  smoke: SmokeState | null;
-  error: string;
-  durationMs?: number;
-  updatedAt?: string;
-  /** The template is in data/e2b-template-map.json. */
-  mapped: boolean;
-}
-
-export interface TemplateCounts {
-  total: number;
-  queued: number;
-  building: number;
-  built: number;
-  failed: number;
-  mapped: number;
-  smokePassed: number;
-  smokeFailed: number;
-}
+import type { TemplateStatusRow, TemplateCounts } from '../../state/types/templates.js';
+export type { TemplateStatusRow, TemplateCounts } from '../../state/types/templates.js';
 
 export interface TemplatesStatus {
   templates: TemplateStatusRow[];

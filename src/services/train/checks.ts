@@ -4,7 +4,6 @@
 import type { ConsoleError } from '../errors.js';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { CheckStatus } from '../doctor/types.js';
 import { describeSecret, redact } from '../secrets.js';
 import { runProcess } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
@@ -12,15 +11,8 @@ import { verifyJsonl, readTemplateMap } from '../convert/verify.js';
 import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, LAUNCHER_CHECKED_TOGGLES, OWN_CHECK, SETTING_BY_KEY, SLIME_KL_LOSS_TYPES, validateSetting } from './settings.js';
 import type { LaunchPlan } from './launch.js';
 import { findActiveRuns, findLatestCheckpoint } from './registry.js';
-
-export interface LaunchCheck {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  /** Evidence, one line; never a secret value. */
-  detail: string;
-  fix?: string;
-}
+import type { LaunchCheck } from '../../state/types/train.js';
+export type { LaunchCheck } from '../../state/types/train.js';
 
 const ok = (id: string, title: string, detail: string): LaunchCheck => ({ id, title, status: 'ok', detail });
 const fail = (id: string, title: string, detail: string, fix?: string): LaunchCheck => ({ id, title, status: 'fail', detail, ...(fix ? { fix } : {}) });

@@ -4,6 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 import { SETTINGS, SETTING_BY_KEY, validateSetting } from './settings.js';
+import type { Derived } from '../../state/types/train.js';
+export type { Derived } from '../../state/types/train.js';
 
 export interface ResolveContext {
   /** The Dressage checkout (the launcher's REPO_ROOT). */
@@ -238,44 +240,6 @@ function num(v: string | undefined): number {
 }
 
 const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
-
-export interface Derived {
-  nodes?: number;
-  gpusPerNode?: number;
-  totalGpus?: number;
-  tp?: number;
-  cp?: number;
-  /** total / (TP×CP); undefined when not an integer. */
-  dpSize?: number;
-  dpDivisible: boolean;
-  contextWindow?: number;
-  rolloutMaxContextLen?: number;
-  responseLen?: number;
-  compactReserve?: number;
-  compactThreshold?: number;
-  /** Claude Code's auto-compact percentage, as Dressage computes it from the threshold and MAX_TOKENS_PER_GPU × CP_SIZE. */
-  autoCompactPct?: number;
-  engines?: number;
-  perEngineConcurrency?: number;
-  /** engines × per-engine concurrency (slime's semaphore, §6.4). */
-  concurrentSamples?: number;
-  samplesPerRollout?: number;
-  /** Samples in flight at once: min(concurrency, samples per rollout). */
-  activeSamples?: number;
-  /** Agent sandboxes + evaluation sandboxes alive at the peak. */
-  sandboxesAtPeak?: number;
-  e2bLimit?: number;
-  /** 'ok' when the peak fits, 'peak' when only agent sandboxes fit, 'agents' when not even those fit. */
-  e2bFit: 'ok' | 'peak' | 'agents' | 'unknown';
-  /** Estimated sandbox-hours per rollout with the assumed minutes, and the upper bound (30 min agent, 21 min eval). */
-  sandboxHoursPerRollout?: number;
-  sandboxHoursPerRolloutMax?: number;
-  costPerRolloutUsd?: number;
-  costPerRolloutUsdMax?: number;
-  costPerRunUsd?: number;
-  /** The five summary lines the launcher prints, in order. */
-  effectiveLines: string[];
-}
 
 /** Everything derived from the resolved settings. Invalid inputs yield undefined fields (the checks report why). */
 export function deriveValues(eff: Record<string, string>): Derived {

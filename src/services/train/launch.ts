@@ -14,8 +14,8 @@ import { SETTINGS, SETTING_BY_KEY, isSecretSetting } from './settings.js';
 import { deriveValues, hostnameFailure, resolveSettings, type Derived } from './derive.js';
 import { findActiveRuns, newRunName, procStartTime, runDir, writeRun, type RunRecord } from './registry.js';
 import { acquireLock } from '../workspace/lock.js';
-
-export type SettingSource = 'default' | 'environment' | 'saved' | 'console' | 'env-file' | 'set';
+import type { SettingSource } from '../../state/types/train.js';
+export type { SettingSource } from '../../state/types/train.js';
 
 export interface LaunchInputs {
   paths: RecipePaths;

@@ -12,47 +12,8 @@ import { readJsonFile, writeJsonAtomic } from '../workspace/atomic.js';
 import { isProcessAlive } from '../workspace/lock.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { redact } from '../secrets.js';
-
-export type RunStatus = 'starting' | 'running' | 'exited' | 'stopped' | 'lost';
-
-export interface RunRecord {
-  version: 1;
-  /** Registry name: <RUN_NAME>-<UTC timestamp>. */
-  name: string;
-  /** Dressage's RUN_NAME. */
-  runName: string;
-  host: string;
-  createdAt: string;
-  startedAt?: string;
-  /** The launch wrapper's pid; it leads its own session and process group (pgid = pid). */
-  pid?: number;
-  pgid?: number;
-  /** /proc start time of the wrapper (clock ticks), to tell a reused pid apart. */
-  procStart?: string;
-  command: { argv: string[]; cwd: string };
-  /** Launcher stdout+stderr, appended. */
-  logFile: string;
-  /** Written by the wrapper when the launcher ends: {"exitCode":N,"endedAt":"…"}. */
-  exitFile: string;
-  /** Dressage's outputs/logs/<RUN_NAME> (LOG_DIR) and checkpoint dir (SAVE_ROOT). */
-  outputsLogDir: string;
-  checkpointDir: string;
-  /** Settings the operator set, and the effective values; secret values masked. */
-  config: { explicit: Record<string, string>; effective: Record<string, string>; sources: Record<string, string> };
-  /** The five effective_* lines the console expected the launcher to print. */
-  expectedEffectiveLines: string[];
-  resumedFrom?: { root: string; step?: number };
-  /** Status at launch; the live status is derived by `runStatus` (and cached in status.json). */
-  status: RunStatus;
-  exitCode?: number;
-  endedAt?: string;
-  stopRequestedAt?: string;
-  stoppedAt?: string;
-  /** Set once the run log shows training/rollout progress (starting → running). */
-  progressAt?: string;
-  progressScanOffset?: number;
-  launchError?: string;
-}
+import type { RunView, CheckpointInfo, RunRecord, RunStatus } from '../../state/types/train.js';
+export type { RunView, CheckpointInfo, RunRecord, RunStatus } from '../../state/types/train.js';
 
 /** stop.json: written only by stopRun. */
 export interface StopMarker {
@@ -68,14 +29,6 @@ interface StatusCache {
   endedAt?: string;
   progressAt?: string;
   progressScanOffset?: number;
-}
-
-export interface RunView extends RunRecord {
-  /** Live status derived now. */
-  status: RunStatus;
-  alive: boolean;
-  /** Set when the run was launched on another host: liveness cannot be checked from here. */
-  remote?: boolean;
 }
 
 export const RUN_FILE = 'run.json';
@@ -365,15 +318,6 @@ export async function effectiveLinesInLog(file: string, maxBytes = 256 * 1024): 
 
 // ---------------------------------------------------------------------------------------------------------------
 // Checkpoints (Megatron layout, §6.3)
-
-export interface CheckpointInfo {
-  root: string;
-  /** Latest iteration (rollout id), from latest_checkpointed_iteration.txt or the highest iter_NNNNNNN directory. */
-  step: number;
-  dir: string;
-  source: 'tracker' | 'directory';
-  count: number;
-}
 
 export async function findLatestCheckpoint(root: string): Promise<CheckpointInfo | undefined> {
   let entries: string[] = [];

@@ -12,6 +12,8 @@ import { withLock } from '../workspace/lock.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { redact } from '../secrets.js';
 import { applyPatch, patchTimeoutSec, runBeforeAgent, runHarness } from './evaluator.js';
+import type { HarnessValidationResult, ArmPhase, MarkerJson, ArmOutcome } from '../../state/types/validate.js';
+export type { HarnessValidationResult, ArmPhase, MarkerJson, ArmOutcome } from '../../state/types/validate.js';
 
 export const VALIDATE_HARNESS_JOURNAL = 'validate-harness';
 
@@ -22,32 +24,6 @@ export interface HarnessTask {
 }
 
 export type Arm = 'gold' | 'control';
-export type ArmPhase = 'queued' | 'creating' | 'sanitizing' | 'applying' | 'evaluating' | 'done' | 'failed';
-
-/** The marker as printed (payload), or the reward function's parse failure; null when the arm never got that far. */
-export type MarkerJson = Record<string, unknown> | null;
-
-export interface ArmOutcome {
-  marker: MarkerJson;
-  /** Why this arm could not produce a marker (sandbox, sanitizer), when it could not. */
-  error?: string;
-  /** Last part of the harness output or of the failing step, redacted, for diagnosis. */
-  outputTail?: string;
-  durationMs: number;
-}
-
-export interface HarnessValidationResult {
-  instance_id: string;
-  template: string;
-  ok: boolean;
-  gold: MarkerJson;
-  control: MarkerJson;
-  error?: string;
-  durationMs: number;
-  validatedAt: string;
-  goldDetail?: Omit<ArmOutcome, 'marker'>;
-  controlDetail?: Omit<ArmOutcome, 'marker'>;
-}
 
 export interface ValidateHarnessOptions {
   provider: SandboxProvider;

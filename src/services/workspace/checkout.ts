@@ -2,17 +2,10 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from './paths.js';
+import type { CheckoutStatus } from '../../state/types/workspace.js';
+export type { CheckoutStatus } from '../../state/types/workspace.js';
 
 export const DRESSAGE_CLONE_COMMAND = 'git clone https://github.com/Accio-Lab/Dressage && cd Dressage && git submodule update --init --recursive';
-
-export interface CheckoutStatus {
-  root: string;
-  /** The recipe scripts looked for, relative to the root. */
-  lookedFor: string[];
-  missing: string[];
-  /** none: not a checkout at all; some: an older or partial checkout; all: the recipe is there. */
-  found: 'none' | 'some' | 'all';
-}
 
 export async function inspectCheckout(paths: RecipePaths): Promise<CheckoutStatus> {
   const scripts = [paths.launcherScript, paths.prepareDataScript, paths.prepareE2bScript, paths.artifactsScript];

@@ -1,8 +1,9 @@
 // Every recipe path, at the same defaults as Dressage's quickstart, so manual and console steps mix freely.
 import path from 'node:path';
+import type { Split } from '../../state/types/workspace.js';
+export type { Split } from '../../state/types/workspace.js';
 
-export const SPLIT_ROWS = { train: 293, validation: 23 } as const;
-export type Split = keyof typeof SPLIT_ROWS;
+export const SPLIT_ROWS = { train: 293, validation: 23 } as const satisfies Record<Split, number>;
 
 export interface RecipePaths {
   root: string;

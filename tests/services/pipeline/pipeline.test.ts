@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile, utimes } from 'node:fs/promises';
 import path from 'node:path';
-import { pipelineStatus } from '../../../src/services/workspace/pipeline.js';
+import { pipelineStatus } from '../../../src/services/pipeline/pipeline.js';
 import { recipePaths } from '../../../src/services/workspace/paths.js';
 import { fakeDressageCheckout, removeDir } from '../../helpers/workspace.js';
 

@@ -23,9 +23,9 @@ import { computeReward, describeMarker, type RewardOutcome } from '../marker/mar
 import { redact } from '../secrets.js';
 import { runBeforeAgent, shellQuote } from '../validate/evaluator.js';
 import { evaluateInFreshSandbox } from '../validate/agent.js';
-import { startAnthropicServer, type Step } from './scriptedModel.js';
-import { StreamJsonReader, progressJson, type StreamJsonProgress } from './streamJson.js';
-import { AGENT_RUNTIME_ROOT } from './agentLog.js';
+import { startAnthropicServer, type Step } from '../agent/scriptedModel.js';
+import { StreamJsonReader, progressJson, type StreamJsonProgress } from '../agent/streamJson.js';
+import { AGENT_RUNTIME_ROOT } from '../agent/agentLog.js';
 
 const CLI_IN_SANDBOX = '/opt/claude-code/claude';
 const SOCKET_DIR_IN_SANDBOX = '/run/swegym-model';

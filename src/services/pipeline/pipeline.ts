@@ -1,30 +1,14 @@
 // Derives where the operator stands in the recipe from the files on disk (never only from memory), so that
 // manual steps and console steps mix freely.
-import { readJournalItems } from './journal.js';
+import { readJournalItems } from '../workspace/journal.js';
 import { stat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { RecipePaths } from './paths.js';
-import { readJsonFile } from './atomic.js';
-import { sampleWorkspaceLabel } from './sample.js';
+import type { RecipePaths } from '../workspace/paths.js';
+import { readJsonFile } from '../workspace/atomic.js';
+import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { manualArtifactsCommand, resolveArtifactConfig } from '../artifacts/versions.js';
-
-export type StepState = 'missing' | 'present' | 'stale' | 'invalid' | 'partial' | 'unknown';
-
-export interface StepStatus {
-  id: string;
-  title: string;
-  state: StepState;
-  /** What is on disk, one line. */
-  detail: string;
-  /** The next action, one line. */
-  next?: string;
-  /** Files this step writes. */
-  outputs: string[];
-  /** The equivalent manual command from the recipe. */
-  manual: string;
-  /** Screen to open for this step. */
-  screen: string;
-}
+import type { StepStatus, StepState } from '../../state/types/workspace.js';
+export type { StepStatus, StepState } from '../../state/types/workspace.js';
 
 async function mtime(file: string): Promise<number | undefined> {
   try {
