@@ -116,7 +116,9 @@ test('a live simulated run fills the sandboxes, proxy and GPU panels from its li
     await waitFor(() => (monitor.store.getState().snapshot?.sandboxStream?.events.length ?? 0) > 1, { timeoutMs: 10_000 });
     const stream = monitor.store.getState().snapshot!.sandboxStream!;
     assert.equal(stream.id, youngest.id);
-    assert.equal(stream.events[0]?.type, 'system');
+    // From its init event when the sandbox was opened early, else from where the readable window starts.
+    assert.ok(['system', 'assistant'].includes(stream.events[0]?.type ?? ''), JSON.stringify(stream.events.slice(0, 2)));
+    assert.ok(stream.events.some((e) => e.type === 'assistant'));
     assert.ok((stream.steps ?? 0) >= 1);
 
     // Stopped: the panels say so instead of showing the last sandboxes for ever.

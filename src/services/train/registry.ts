@@ -198,7 +198,13 @@ export async function runStatus(paths: RecipePaths, record: RunRecord): Promise<
       next = scan.found ? { status: 'running', progressAt: new Date().toISOString(), progressScanOffset: scan.offset } : { status: 'starting', progressScanOffset: scan.offset };
     } else next = { status: 'running' };
   } else {
-    next = { status: 'lost', endedAt: cache.endedAt ?? new Date().toISOString() };
+    // The wrapper writes the exit file as the launcher ends, which may be after the read above: look again before
+    // calling the run lost (a poller must not see a stopped run pass through "lost").
+    const lateExit = await readExitFile(record.exitFile);
+    const lateStop = lateExit && !stop ? await readStopMarker(paths, record.name) : stop;
+    next = lateExit
+      ? { status: lateStop ? 'stopped' : 'exited', exitCode: lateExit.exitCode, endedAt: lateExit.endedAt ?? cache.endedAt }
+      : { status: 'lost', endedAt: cache.endedAt ?? new Date().toISOString() };
   }
   const merged: StatusCache = { ...cache, ...next };
   const changed =
