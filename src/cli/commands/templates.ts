@@ -10,7 +10,7 @@ import { templatesStatus } from '../../services/templates/status.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
 import { describeRetry } from '../../services/sandbox/retry.js';
 import { redact } from '../../services/secrets.js';
-import { formatAge } from '../../services/templates/format.js';
+import { formatElapsed } from '../../services/util/format.js';
 
 /** Tests replace the provider (a child process running this command against a scripted provider). */
 let providerOverride: ((ctx: CommandContext) => Promise<SandboxProvider>) | undefined;
@@ -30,7 +30,7 @@ function progressLine(e: TemplateBuildEvent, done: () => string): string | undef
       if (e.record.state === 'built') {
         return e.skipped
           ? `${done()} exists    ${e.record.template}${e.record.reason?.startsWith('adopted') ? ' (adopted)' : ''}`
-          : `${done()} built     ${e.record.template}  in ${formatAge(e.record.durationMs ?? 0)}`;
+          : `${done()} built     ${e.record.template}  in ${formatElapsed(e.record.durationMs ?? 0)}`;
       }
       if (e.record.state === 'failed') return `${done()} FAILED    ${e.record.template}: ${e.record.reason ?? ''}`;
       return undefined;
@@ -75,7 +75,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
     const snap = job.snapshot();
     if (!snap?.running) return;
     const n = (st: string) => snap.records.filter((r) => r.state === st).length;
-    note(ctx, `progress: ${n('built')}/${snap.records.length} built, ${n('failed')} failed, ${snap.active} building${snap.etaMs !== undefined ? `, ETA ${formatAge(snap.etaMs)}` : ''}`);
+    note(ctx, `progress: ${n('built')}/${snap.records.length} built, ${n('failed')} failed, ${snap.active} building${snap.etaMs !== undefined ? `, ETA ${formatElapsed(snap.etaMs)}` : ''}`);
   }, 30_000);
   ticker.unref();
   let outcome;
@@ -103,7 +103,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
       templates: result.records.map((r) => ({ image: r.image, template: r.template, state: r.state, error: r.state === 'failed' ? (r.reason ?? '') : '' })),
     });
   } else {
-    say(ctx, `${buildSummary(result)} in ${formatAge(result.durationMs)}`);
+    say(ctx, `${buildSummary(result)} in ${formatElapsed(result.durationMs)}`);
     for (const r of result.records.filter((x) => x.state === 'failed')) say(ctx, `  failed ${r.image}: ${r.reason ?? ''}`);
     say(ctx, outcome.mapComplete ? `map: ${ctx.paths.templateMap} covers all ${result.total} images` : `map: ${outcome.missing} image(s) without a template; rerun \`swegym-console templates build\` to continue`);
   }

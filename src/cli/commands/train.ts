@@ -10,7 +10,7 @@ import { buildLaunchPlan, formatDryRun, planSummary, type LaunchPlan } from '../
 import type { LaunchCheck } from '../../services/train/checks.js';
 import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
 import { resumePlan, runLaunchJob, runStopJob } from '../../services/train/launchJob.js';
-import { formatAge } from '../../ui/text.js';
+import { formatAge } from '../../services/util/format.js';
 
 const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
 
