@@ -14,7 +14,7 @@ import { ConsoleError, ExitCode, preconditionError } from '../errors.js';
 import { redact } from '../secrets.js';
 import { converterArgs, expectedRowCount, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
 import { readSmokeResults, verifyJsonl, type VerifyReport } from './verify.js';
-import { SWEGYM_HARNESS_COMMIT } from './schema.js';
+import { SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 import type { SweGymTask } from '../dataset/types.js';
 
 export const BOOTSTRAP_URL_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;

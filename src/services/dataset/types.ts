@@ -1,7 +1,6 @@
 // Typed SWE-Gym task rows and the problems found while reading a split.
 import type { Split } from '../workspace/paths.js';
 
-export const DATASET_REPO = 'NovaSky-AI/SkyRL-v0-293-data';
 
 /** One task of the split, normalised: test lists are always string arrays, whatever the file stored. */
 export interface SweGymTask {
