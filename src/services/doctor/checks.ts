@@ -1,8 +1,8 @@
 // Every prerequisite and every known trap of the recipe (reference §1.0, §8), as independent checks.
 // Checks never print a secret value: they say "set (N chars)" at most.
-import { access, readFile, readdir, statfs } from 'node:fs/promises';
+import { readFile, readdir, statfs } from 'node:fs/promises';
+import { exists } from '../util/fs.js';
 import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
-import { constants } from 'node:fs';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
@@ -31,14 +31,6 @@ export const BBS_VERSION = '1.1.0';
 const BLACKBOX_PORT = String(RECIPE_BLACKBOX_PORT);
 export const BOOTSTRAP_URL_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.F_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs a probe program; undefined when it is not installed. */
 async function probe(ctx: CheckContext, file: string, args: string[], input?: string) {

@@ -4,6 +4,7 @@
 // The sample file is written before slime runs the reward, so the reward is recomputed here from the marker in
 // metadata.execute_cmds and the integrity flags, exactly as the reward function does.
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { exists } from '../util/fs.js';
 import path from 'node:path';
 import type { MonitorTarget } from './resolve.js';
 import type { RunModel } from './model.js';
@@ -64,14 +65,6 @@ async function trajRoot(base: string, runName: string | undefined): Promise<stri
   return (await exists(base)) ? base : undefined;
 }
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Files looked at, at most (a 500-rollout run writes 64 000 sessions). */
 const SCAN_CAP = 200_000;
