@@ -1,7 +1,6 @@
 // Verifies a converted JSONL before anyone trains on it: row count, every row parses, no gold patch anywhere, every
 // template in the map (and smoke-passed when the templates journal knows), required metadata and commands present,
 // and the backend options exactly as requested. Streams the file (rows are tens of KB; the file tens of MB).
-import { readTemplateMapForChecks } from '../templates/map.js';
 import { SWEGYM_DATASET, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -268,11 +267,6 @@ export async function verifyJsonl(file: string, exp: VerifyExpectations = {}): P
   if (!exp.goldPatches) report.warnings.push('gold patches not available: checked for patch fields only, not for leaked patch text');
   report.ok = Object.keys(report.counts).length === 0;
   return report;
-}
-
-/** Reads the template map; undefined when absent. Throws a ConsoleError when it is not JSON. */
-export async function readTemplateMap(file: string): Promise<Record<string, string> | undefined> {
-  return readTemplateMapForChecks(file);
 }
 
 /**
