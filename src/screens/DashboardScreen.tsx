@@ -9,10 +9,12 @@ import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
-import { LineChart, Sparkline } from '../ui/Chart.js';
+import { LineChart } from '../ui/Chart.js';
 import { fmtNum } from '../ui/charts.js';
 import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
 import { is, type Binding } from '../ui/keymap.js';
+import { headerLines } from './dashboardHeader.js';
+import { gpuDetailLines, gpuPanelLines } from './dashboardGpus.js';
 
 export const PANELS = ['charts', 'rollouts', 'samples', 'sandboxes', 'gpus', 'tasks', 'trajectories'] as const;
 export type PanelName = (typeof PANELS)[number];
@@ -36,11 +38,6 @@ function Lines({ lines, width, height }: { lines: Line[]; width: number; height:
 
 function pct(v: number): string {
   return Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–';
-}
-
-function dur(sec: number | undefined): string {
-  if (sec === undefined || !Number.isFinite(sec)) return '–';
-  return formatAge(sec * 1000);
 }
 
 // ---- panel contents (pure: snapshot + UI state → lines) ----
@@ -155,26 +152,6 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
 }
 
-function gpuLines(s: MonitorSnapshot, w: number, h: number, focused: boolean): Line[] {
-  const g = s.gpus;
-  const p = s.proxy;
-  const proxy = p.url ? (p.last ? (p.last.ok ? `proxy ok · ${p.last.activeSessions ?? '?'} sessions${p.last.paused ? ' · paused' : ''}` : `proxy DOWN (${p.last.error ?? ''})`) : 'proxy: checking…') : 'proxy: URL unknown';
-  const ray = s.rayNodes?.length ? `ray ${s.rayNodes.filter((n) => n.state === 'ALIVE').length}/${s.rayNodes.length} nodes alive` : '';
-  const lines: Line[] = [title('GPUs', focused, [proxy, ray].filter(Boolean).join(' · '))];
-  if (p.url && p.last && !p.last.ok) lines[0] = { ...lines[0]!, tone: 'fail' };
-  if (g.error && g.latest.length === 0) lines.push({ text: `  ${g.error}`, tone: 'dim' });
-  for (const x of g.latest) {
-    const memPct = x.memTotal && x.memUsed !== undefined ? (x.memUsed / x.memTotal) * 100 : undefined;
-    const tone: Tone = (x.temp ?? 0) >= 90 ? 'fail' : (x.temp ?? 0) >= 83 || (memPct ?? 0) >= 92 ? 'warn' : 'ok';
-    const hist = g.util[x.index] ?? [];
-    lines.push({
-      text: `${padStart(String(x.index), 2)} ${padStart(x.util === undefined ? '–' : `${x.util}%`, 4)} mem ${padStart(memPct === undefined ? '–' : `${Math.round(memPct)}%`, 4)} ${padStart(x.temp === undefined ? '–' : `${x.temp}C`, 4)} ${padStart(x.power === undefined ? '–' : `${Math.round(x.power)}W`, 5)}${hist.length > 1 ? ` avg ${Math.round(hist.filter(Number.isFinite).reduce((a, b) => a + b, 0) / Math.max(1, hist.filter(Number.isFinite).length))}%` : ''}`,
-      tone,
-    });
-  }
-  return lines.slice(0, h).map((l) => ({ ...l, text: truncate(l.text, w) }));
-}
-
 function taskLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
   const rows = taskRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'tasks');
@@ -222,38 +199,6 @@ function Charts({ s, ui, width, height, focused }: { s: MonitorSnapshot; ui: Mon
       ))}
     </Box>
   );
-}
-
-function header(s: MonitorSnapshot, width: number): Line[] {
-  const h = s.header;
-  const phaseTone: Tone = h.phaseKind === 'failed' ? 'fail' : h.phaseKind === 'finished' ? 'ok' : h.phaseKind === 'waiting_workers' || h.phaseKind === 'starting' ? 'warn' : 'info';
-  const total = h.totalRollouts !== undefined ? `/${h.totalRollouts}` : '';
-  // What changes every refresh goes last on each line: the terminal repaints a changed line from its first changed
-  // column (bench/README.md, dashboard), and the counters keep their place for the eye.
-  // A narrow terminal cuts the line short, so there the sample count comes right after the phase.
-  const samples = `${h.samplesDone}/${h.samplesPerRollout}`;
-  const rest = `ckpt ${h.lastCheckpoint ?? '–'} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)} · ETA ${dur(h.etaSec)}`;
-  const countsLast = `${h.run} · ${h.phaseKind === 'generating' ? 'generating' : h.phase} · rollout ${h.rollout}${total} · ${rest} · samples ${samples}`;
-  const line1 =
-    countsLast.length <= width
-      ? countsLast
-      : `${h.run} · ${h.phaseKind === 'generating' ? `generating ${samples}` : `${h.phase} · samples ${samples}`} · rollout ${h.rollout}${total} · ${rest}`;
-  const last = s.rollouts[s.rollouts.length - 1];
-  const parts = [
-    `reward(traj) ${fmtNum(last?.rawTrajMean)}`,
-    h.rayNodes ? `nodes ${h.rayNodes}` : '',
-    h.router ? `router ${h.router}` : '',
-    `${h.source} ${s.live ? 'live' : 'offline'}`.trim(),
-    s.proxy.last ? (s.proxy.last.ok ? `proxy ${s.proxy.last.activeSessions ?? '?'} sessions` : 'proxy DOWN') : '',
-    s.sandboxes?.ok ? `sandboxes ${s.sandboxes.rows.length}/${s.sandboxes.limit}` : '',
-    `solved ${s.totals.reward_one}/${s.totals.total}`,
-  ].filter(Boolean);
-  return [
-    // A simulated run says so first, on its own line: its numbers must never pass for training output.
-    ...(h.simulated ? [{ text: 'SIMULATED RUN · generated by the console\'s run simulator, not training output', tone: 'warn' as Tone, bold: true }] : []),
-    { text: line1, tone: phaseTone, bold: true },
-    { text: parts.join(' · '), tone: 'dim' },
-  ];
 }
 
 function alertLine(s: MonitorSnapshot): Line {
@@ -342,8 +287,7 @@ function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: 
       push(`last values: ${tail.join('  ')}`);
     }
   } else if (panel === 'gpus') {
-    for (const g of s.gpus.latest) push(`GPU ${g.index} ${g.name} · util ${g.util ?? '–'}% · mem ${g.memUsed ?? '–'}/${g.memTotal ?? '–'} MiB · ${g.temp ?? '–'}C · ${g.power ?? '–'}/${g.powerLimit ?? '–'} W · ${g.pstate ?? ''}`);
-    for (const n of s.rayNodes ?? []) push(`node ${n.ip} ${n.name} ${n.state}${n.isHead ? ' (head)' : ''} GPUs ${n.gpus ?? '?'}`, n.state === 'ALIVE' ? 'ok' : 'fail');
+    for (const l of gpuDetailLines(s)) push(l.text, l.tone);
   }
   return out.map((l) => ({ ...l, text: truncate(l.text, w) }));
 }
@@ -382,27 +326,10 @@ function Panel({ name, s, ui, width, height, focused }: { name: PanelName; s: Mo
         : name === 'sandboxes'
           ? sandboxLines(s, ui, width, height, focused)
           : name === 'gpus'
-            ? gpuLines(s, width, height, focused)
+            ? gpuPanelLines(s, width, height, focused)
             : name === 'tasks'
               ? taskLines(s, ui, width, height, focused)
               : trajLines(s, ui, width, height, focused);
-  if (name === 'gpus') {
-    return (
-      <Box flexDirection="column" width={width} height={height} overflow="hidden">
-        <Lines lines={lines} width={width} height={Math.min(height, lines.length)} />
-        {s.gpus.latest.length > 0 && height > lines.length ? (
-          <Box flexDirection="column" height={height - lines.length} overflow="hidden">
-            {s.gpus.latest.slice(0, height - lines.length).map((g) => (
-              <Box key={g.index} width={width}>
-                <T tone="dim">{padEnd(`util ${g.index}`, 8)}</T>
-                <Sparkline values={s.gpus.util[g.index] ?? []} width={Math.max(1, width - 8)} min={0} max={100} tone="info" />
-              </Box>
-            ))}
-          </Box>
-        ) : null}
-      </Box>
-    );
-  }
   return <Lines lines={lines} width={width} height={height} />;
 }
 
@@ -454,7 +381,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
     return <Lines lines={lines} width={width} height={height} />;
   }
 
-  const head = header(snap, width);
+  const head: Line[] = headerLines(snap, width);
   const top: Line[] = [...head, alertLine(snap)];
   if (filterEditing || filter) top.push({ text: `filter: ${filter}${filterEditing ? '▏ (Enter keep · Esc clear)' : ''}`, tone: 'accent' });
   const bodyH = Math.max(1, height - top.length);

@@ -1,7 +1,7 @@
 // Builds the services bag for the interactive app: the cheap core (servicesCore.ts) plus the domain services.
 import type { GlobalOptions } from '../cli/context.js';
 import type { AppServices } from './services.js';
-import { createMonitorService } from '../services/monitor/provider.js';
+import { createMonitorService } from '../app/monitorSources.js';
 import { createTemplatesStore } from '../state/templates.js';
 import { createTemplatesService } from '../services/templates/controller.js';
 import { openSandboxProvider } from '../services/templates/provider.js';

@@ -7,6 +7,8 @@ import type { ProxyHealth } from '../services/monitor/proxy.js';
 import type { SandboxSnapshot, StreamEventView } from '../services/monitor/sandboxes.js';
 import type { TrajectoryEntry, TrajectoryView } from '../services/monitor/offline.js';
 import type { PhaseKind, SampleStats } from '../services/monitor/model.js';
+import type { Liveness } from '../services/monitor/liveness.js';
+import type { GpuPanelView } from '../services/monitor/clusterGpus.js';
 
 export interface ChartSeries {
   key: string;
@@ -83,6 +85,8 @@ export interface MonitorSnapshot {
     router: string | undefined;
     /** Written by the console's run simulator (simulation.json beside the log): labelled, never taken for training. */
     simulated: boolean;
+    /** running / stalled / finished / crashed / exited (code), from the log, the writer and Ray (liveness.ts). */
+    liveness: Liveness | undefined;
   };
   charts: ChartSeries[];
   rollouts: RolloutRow[];
@@ -92,6 +96,8 @@ export interface MonitorSnapshot {
   tasks: { always: number; sometimes: number; never: number; rows: TaskRow[] };
   alerts: Alert[];
   gpus: { latest: GpuSample[]; util: Record<number, number[]>; mem: Record<number, number[]>; error: string | undefined };
+  /** Every node's GPUs (Ray) or this node's (nvidia-smi), with histories: what the GPUs panel draws. */
+  gpuPanel: GpuPanelView;
   rayNodes: RayNode[] | undefined;
   proxy: { url: string | undefined; last: ProxyHealth | undefined; failures: number };
   sandboxes: SandboxSnapshot | undefined;

@@ -16,13 +16,14 @@ import { renderInk } from '../helpers/ink.js';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/screens/createServices.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
+import { runSourcesPicker } from '../../src/app/monitorSources.js';
 
 test('the demo simulation writes a live, labelled run that the monitor follows; stop() ends it', async () => {
   const ws = await tempDir();
   const paths = recipePaths(ws);
   // Fast clock: the first rollout's samples arrive within a second or two.
   const sim = await startDemoSimulation(ws, { speed: 400 });
-  const monitor = new MonitorService({ paths, store: createMonitorStore(), gpuRunner: async () => ({ ok: false, stdout: '', error: 'no GPU here' }), hz: 20, pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000 } });
+  const monitor = new MonitorService({ paths, store: createMonitorStore(), sources: runSourcesPicker({ paths }), gpuRunner: async () => ({ ok: false, stdout: '', error: 'no GPU here' }), hz: 20, pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000 } });
   try {
     assert.equal(sim.dir, paths.runLogDir(DEMO_RUN_NAME));
     const manifest = JSON.parse(await readFile(path.join(sim.dir, 'simulation.json'), 'utf8')) as { simulated: boolean };
@@ -95,7 +96,7 @@ test('a live simulated run fills the sandboxes, proxy and GPU panels from its li
   const ws = await tempDir();
   const paths = recipePaths(ws);
   const sim = await startDemoSimulation(ws, { speed: 3 });
-  const monitor = new MonitorService({ paths, store: createMonitorStore(), hz: 20, pollMs: { log: 100, gpu: 200, proxy: 200, sandboxes: 200, ray: 60_000, stream: 200 } });
+  const monitor = new MonitorService({ paths, store: createMonitorStore(), sources: runSourcesPicker({ paths }), hz: 20, pollMs: { log: 100, gpu: 200, proxy: 200, sandboxes: 200, ray: 60_000, stream: 200 } });
   try {
     await monitor.open(sim.dir);
     // Agent sandboxes of the first rollout, each with its steps and last tool call.
@@ -133,7 +134,7 @@ test('a simulation played faster is listed faster: the sandbox list keeps 10 s o
   const paths = recipePaths(ws);
   const sim = await startDemoSimulation(ws, { speed: 50 });
   // Only the sandbox list at its default cadence (10 s / 50 = 200 ms); the rest slow.
-  const monitor = new MonitorService({ paths, store: createMonitorStore(), hz: 20, refreshMs: 50, pollMs: { log: 100, gpu: 60_000, proxy: 60_000, ray: 60_000, stream: 60_000 } });
+  const monitor = new MonitorService({ paths, store: createMonitorStore(), sources: runSourcesPicker({ paths }), hz: 20, refreshMs: 50, pollMs: { log: 100, gpu: 60_000, proxy: 60_000, ray: 60_000, stream: 60_000 } });
   try {
     await monitor.open(sim.dir);
     const seen = new Set<number>();

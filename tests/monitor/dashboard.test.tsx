@@ -97,10 +97,10 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     await x.ui.waitForText(/generating · rollout 4\/500 .* samples 5\/128/);
     await x.ui.waitForText('proxy 42 sessions');
     await x.ui.waitForText('1 agent · 1 eval · 2/20 of plan');
-    await x.ui.waitForText(/0\s+99%\s+mem\s+29%\s+56C\s+690W/);
+    await x.ui.waitForText(/ 0 █+\S* +99% +██\S*·+ +41\/140G 56C 690W/);
     const f = x.ui.frame();
-    assert.match(f, /demo-run · generating · rollout 4\/500 · ckpt – · elapsed \S+ · ETA \S+ · samples 5\/128/);
-    assert.match(f, /reward\(traj\) 0\.5 · nodes 4\/4 · router 10\.0\.0\.1:8000 · train\.log live · proxy 42 sessions · sandboxes 2\/20 · solved \d+\/\d+/);
+    assert.match(f, /▶ running · demo-run · generating · rollout 4\/500 · ckpt – · elapsed \S+ · ETA \S+ · samples 5\/128 · last line (<5|\d+) s ago/);
+    assert.match(f, /reward\(traj\) 0\.5 · nodes 4\/4 · router 10\.0\.0\.1:8000 · train\.log following · proxy 42 sessions · sandboxes 2\/20 · solved \d+\/\d+/);
     assert.match(f, /reward \(trajectory mean\) 0\.5/);
     assert.match(f, /loss /);
     assert.match(f, /grad norm 0\.31/);
@@ -126,8 +126,8 @@ test('a run written by the simulator is labelled SIMULATED above everything else
   for (const size of [{ width: 160, height: 48 }, { width: 60, height: 16 }]) {
     const x = await setup(size, { simulated: true });
     try {
-      // Wide: the counts last; narrow: right after the phase, where the cut line still shows them.
-      await x.ui.waitForText(size.width > 100 ? /generating · rollout 4\/500 .* samples 5\/128/ : /demo-run · generating 5\/128 · rollout 4\/500/);
+      // Wide: the counts last; narrow: right after the phase, where the cut line still shows them (after the state).
+      await x.ui.waitForText(size.width > 100 ? /generating · rollout 4\/500 .* samples 5\/128/ : /demo-run · generating 5\/128/);
       const rows = x.ui.frame().split('\n');
       const title = rows.findIndex((r) => r.includes('SIMULATED RUN'));
       const runLine = rows.findIndex((r) => r.includes('demo-run · generating'));
@@ -277,7 +277,7 @@ test('small terminals get one panel at a time and every frame fits', async () =>
   ]) {
     const x = await setup(size);
     try {
-      await x.ui.waitForText('generating 5/128');
+      await x.ui.waitForText('▶ running');
       assertFits(x.ui.frame(), size);
       for (let i = 0; i < 7; i++) {
         await x.ui.press(KEYS.tab);
@@ -307,14 +307,14 @@ test('no setState per log line: publishing is bounded by the ticker', async () =
   const size = { width: 120, height: 30 };
   const x = await setup(size);
   try {
-    await x.ui.waitForText(/generating · rollout 4\/500 .* samples 5\/128/);
+    await x.ui.waitForText(/generating 5\/128|samples 5\/128/);
     let sets = 0;
     const unsub = x.services.monitor.store.subscribe(() => sets++);
     const extra: string[] = [];
     for (let i = 0; i < 3000; i++) extra.push(sampleLine({ reward: 0, instance: `burst-${i}` }));
     await writeFile(path.join(x.runDir, 'train.log'), extra.join('\n') + '\n', { flag: 'a' });
     await waitFor(() => x.services.monitor.model!.pending.total === 3005, { timeoutMs: 10_000 });
-    await x.ui.waitForText('samples 3005/128');
+    await x.ui.waitForText(/(generating|samples) 3005\/128/);
     unsub();
     assert.ok(sets < 100, `store updated ${sets} times for 3000 lines`);
   } finally {

@@ -2,16 +2,20 @@
 // --once: ingest what the log holds now and print one summary (--json: the document of issue #8), then exit.
 // Without --once in a terminal: the dashboard. Without --once and without a terminal: follow the log and print a
 // line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
+import { stat } from 'node:fs/promises';
 import type { CommandContext } from '../context.js';
 import { optFlag, say, note } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { ingestFile, statLogFile } from '../../services/monitor/ingest.js';
-import { scanFileParallel } from '../../services/monitor/parallel.js';
+import { ingestOnceFile } from '../../services/monitor/parallel.js';
 import { FileFollower, followRayJob } from '../../services/monitor/tail.js';
 import { RunModel, phaseLabel } from '../../services/monitor/model.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
+import { assertRunLog } from '../../services/monitor/runLogCheck.js';
+import { deriveLiveness, lastLineLabel, livenessJson, livenessLabel, progressTimesOf, type Liveness } from '../../services/monitor/liveness.js';
+import { runSourcesPicker } from '../../app/monitorSources.js';
 
 /** Live (non --from-start) reads begin this far before the end of the log. */
 export const LIVE_TAIL_BYTES = 1024 * 1024 * 1024;
@@ -20,7 +24,7 @@ function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
   const last = rs[rs.length - 1];
   const s = model.totals;
-  const parts = [`phase: ${phaseLabel(model.phase)}`, `rollouts: ${rs.length}`, `steps: ${model.steps.size}`, `samples: ${s.total} (reward=1: ${s.reward_one})`];
+  const parts = [`phase: ${phaseLabel(model.phase)}`, `rollouts: ${model.rollouts.count}`, `steps: ${model.steps.count}`, `samples: ${s.total} (reward=1: ${s.reward_one})`];
   if (last) {
     const v = last.metrics['rollout/raw_reward_trajectory_mean'];
     if (typeof v === 'number') parts.push(`last raw_reward_trajectory_mean: ${v.toFixed(3)}`);
@@ -33,6 +37,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const once = optFlag(ctx, 'once');
   const fromStart = optFlag(ctx, 'from-start');
   const target = await resolveMonitorTarget(ctx.positionals[0], ctx.paths);
+  // A file named directly must be a run log (a dataset or a trajectory read as a run would show `starting`).
+  if (target.source === 'log-file' && target.logFile) await assertRunLog(target.logFile);
 
   if (!once) {
     if (ctx.global.json) throw usageError('--json needs --once (one document)', 'swegym-console monitor RUN --once --json');
@@ -55,8 +61,9 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
         exitCode: ExitCode.precondition,
       });
     }
-    if (ctx.global.json) ctx.stdout.write(JSON.stringify(model.toJson()) + '\n');
-    else say(ctx, rolloutLine(model));
+    const liveness = await onceLiveness(ctx, target, model);
+    if (ctx.global.json) ctx.stdout.write(JSON.stringify(withLiveness(model, liveness)) + '\n');
+    else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
   if (!target.logFile) {
@@ -64,7 +71,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
-      ctx.stdout.write(JSON.stringify(offline.model.toJson()) + '\n');
+      ctx.stdout.write(JSON.stringify(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model))) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -74,30 +81,59 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 
   if (!ctx.global.json) note(ctx, `reading ${target.logFile}`);
   const model = await ingestOnce(ctx, target.logFile, target.runName ?? target.name);
+  const liveness = await onceLiveness(ctx, target, model);
   if (ctx.global.json) {
     // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(JSON.stringify(model.toJson()) + '\n');
+    ctx.stdout.write(JSON.stringify(withLiveness(model, liveness)) + '\n');
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
+  say(ctx, livenessLine(liveness));
   say(ctx, rolloutLine(model));
   const tasks = model.taskSummary();
-  say(ctx, `tasks: ${tasks.tasks.length} seen · solved always ${tasks.always} · sometimes ${tasks.sometimes} · never ${tasks.never}`);
+  say(ctx, `tasks: ${tasks.seen} seen · solved always ${tasks.always} · sometimes ${tasks.sometimes} · never ${tasks.never}`);
   const reasons = Object.entries(model.totals.by_reason).sort((a, b) => b[1] - a[1]);
   if (reasons.length) say(ctx, `reasons: ${reasons.map(([r, n]) => `${r || '(resolved/none)'}=${n}`).join(', ')}`);
   for (const f of model.fatal.tail(3)) say(ctx, `error line: ${redact(f.text)}`);
   return ExitCode.ok;
 }
 
-/** Whole-file ingestion for --once: worker threads on large files (SWEGYM_MONITOR_WORKERS=1 turns them off). */
+/**
+ * Whether the run is alive now, for --once: the log's mtime, the writer (registry or simulator) and Ray's job,
+ * through the same sources the dashboard uses.
+ */
+async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: RunModel, lastLineAt?: number): Promise<Liveness> {
+  const sources = await runSourcesPicker({ paths: ctx.paths, env: ctx.env })(target);
+  let mtime = lastLineAt;
+  if (mtime === undefined && target.logFile) {
+    try {
+      mtime = (await stat(target.logFile)).mtimeMs;
+    } catch {}
+  }
+  const [writer, rayJob] = await Promise.all([sources.writer().catch(() => undefined), sources.rayJob(target.rayJob ?? model.jobEnd?.job).catch(() => undefined)]);
+  const phase = model.phase;
+  return deriveLiveness({ now: Date.now(), phase: phase.kind, phaseDetail: phase.detail, logExitCode: model.launcherExit, lastLineAt: mtime, progressTimes: progressTimesOf(model), writer, rayJob });
+}
+
+function withLiveness(model: RunModel, liveness: Liveness): unknown {
+  return { ...(model.toJson() as Record<string, unknown>), liveness: livenessJson(liveness) };
+}
+
+function livenessLine(l: Liveness): string {
+  return `state: ${livenessLabel(l)} · ${lastLineLabel(l.lastLineAgoMs)} · ${l.why}`;
+}
+
+/**
+ * Whole-file ingestion for --once: segments scanned by worker threads on large files (SWEGYM_MONITOR_WORKERS=N
+ * sets how many; 1 scans on the main thread).
+ */
 async function ingestOnce(ctx: CommandContext, file: string, name: string): Promise<RunModel> {
   const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
-  if (workers === 1) return (await ingestFile(file, { name, final: true, signal: ctx.signal })).model;
   await statLogFile(file);
-  const model = new RunModel({ name });
-  const r = await scanFileParallel(file, (l) => model.ingestLine(l), Number.isInteger(workers) && workers > 1 ? { workers } : {});
-  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes with ${r.workers} worker thread(s)`);
-  return model;
+  // An explicit count of 2 or more uses the workers on any file (small ones too).
+  const r = await ingestOnceFile(file, { name, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
+  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s)`);
+  return r.model;
 }
 
 async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromStart: boolean): Promise<number> {
@@ -139,11 +175,30 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     onError: (err) => note(ctx, `read error: ${(err as Error).message}`),
   });
   follower.start();
+  // The run's state (writer, Ray, the log's silence) every 5 s: printed when it changes; the follow ends with the run.
+  let state: Liveness | undefined;
+  let checking = false;
+  const check = async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      const l = await onceLiveness(ctx, target, model);
+      if (!state || livenessLabel(l) !== livenessLabel(state)) say(ctx, `${new Date().toISOString().slice(11, 19)} ${livenessLine(l)}`);
+      state = l;
+    } catch {
+    } finally {
+      checking = false;
+    }
+  };
+  await check();
   await new Promise<void>((resolve) => {
+    let ticks = 0;
     const timer = setInterval(() => {
       print();
+      if (++ticks % 5 === 0) void check();
       const phase = model.phase.kind;
-      if (phase === 'finished' || phase === 'failed') {
+      const ended = state && (state.state === 'finished' || state.state === 'crashed' || state.state === 'exited');
+      if (phase === 'finished' || phase === 'failed' || ended) {
         clearInterval(timer);
         resolve();
       }
@@ -154,5 +209,6 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     });
   });
   await follower.stop();
-  return model.phase.kind === 'failed' ? ExitCode.failed : ExitCode.ok;
+  const failed = model.phase.kind === 'failed' || state?.state === 'crashed' || (state?.state === 'exited' && state.exitCode !== undefined && state.exitCode !== 0);
+  return failed ? ExitCode.failed : ExitCode.ok;
 }

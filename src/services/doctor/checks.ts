@@ -1,6 +1,7 @@
 // Every prerequisite and every known trap of the recipe (reference §1.0, §8), as independent checks.
 // Checks never print a secret value: they say "set (N chars)" at most.
-import { readFile, readdir, statfs } from 'node:fs/promises';
+import { access, readFile, readdir, statfs } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { exists } from '../util/fs.js';
 import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 import path from 'node:path';
@@ -37,6 +38,21 @@ async function probe(ctx: CheckContext, file: string, args: string[], input?: st
   const r = await runProcess(file, args, { cwd: ctx.paths.root, env: ctx.env, extendEnv: false, timeoutMs: ctx.timeoutMs, input, note: 'doctor' });
   if (r.spawnError) return undefined;
   return r;
+}
+
+/**
+ * Whether `file` is an executable on the check's PATH, without starting it: the shell-tools check only needs
+ * presence, and each `--version` start was one more process before the home screen is complete.
+ */
+async function onPath(ctx: CheckContext, file: string): Promise<boolean> {
+  for (const dir of (ctx.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      await access(path.join(dir, file), constants.X_OK);
+      return true;
+    } catch {}
+  }
+  return false;
 }
 
 /** The launcher's own local-only rule (reference §8.1) plus the private ranges E2B cannot reach either. */
@@ -442,8 +458,7 @@ export const CHECKS: CheckDef[] = [
       const missing: string[] = [];
       await Promise.all(
         needed.map(async (tool) => {
-          const r = await probe(ctx, tool, ['--version']);
-          if (!r) missing.push(tool);
+          if (!(await onPath(ctx, tool))) missing.push(tool);
         }),
       );
       return missing.length

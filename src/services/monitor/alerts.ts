@@ -7,6 +7,7 @@ import type { ProxyHealth } from './proxy.js';
 import type { SandboxSnapshot } from './sandboxes.js';
 import type { GpuSample } from './gpu.js';
 import { gpuLevels } from './gpu.js';
+import type { Liveness } from './liveness.js';
 
 export interface Alert {
   id: string;
@@ -30,6 +31,8 @@ export interface AlertInputs {
   gpus?: GpuSample[];
   /** True while following a live log (no-progress alerts make no sense for a finished log read offline). */
   live: boolean;
+  /** The run's liveness (liveness.ts): a stall is judged against the run's own cadence. */
+  liveness?: Liveness;
 }
 
 export function computeAlerts(i: AlertInputs, t = ALERT_DEFAULTS): Alert[] {
@@ -49,10 +52,14 @@ export function computeAlerts(i: AlertInputs, t = ALERT_DEFAULTS): Alert[] {
     else if (zeroStdGroups(last.metrics) >= m.groupsPerRollout) out.push({ id: 'zero-std', level: 'warn', text: `rollout ${last.rollout}: every group has zero reward variance` });
     if (last.failures.failed_groups > 0) out.push({ id: 'failed-groups', level: 'warn', text: `rollout ${last.rollout}: ${last.failures.failed_groups} group(s) marked failed (no gradient)` });
   }
-  if (i.live && m.lastProgressClock !== undefined && (phase.kind === 'generating' || phase.kind === 'training')) {
+  const l = i.liveness;
+  if (l && i.live && l.state === 'stalled') out.push({ id: 'no-progress', level: 'warn', text: `stalled: ${l.why}` });
+  else if (!l && i.live && m.lastProgressClock !== undefined && (phase.kind === 'generating' || phase.kind === 'training')) {
     const idle = i.now - m.lastProgressClock;
     if (idle > t.noProgressMs) out.push({ id: 'no-progress', level: 'warn', text: `no progress in the log for ${Math.round(idle / 60_000)} min` });
   }
+  if (l && l.state === 'crashed' && phase.kind !== 'failed') out.push({ id: 'crashed', level: 'fail', text: `run crashed: ${l.why}` });
+  if (l && l.state === 'exited' && l.exitCode !== undefined && l.exitCode !== 0) out.push({ id: 'exited', level: 'fail', text: `run exited (${l.exitCode}): ${l.why}` });
   if (i.proxy && i.proxy.consecutiveFailures >= t.proxyFailures) {
     out.push({ id: 'proxy-down', level: 'fail', text: `Dressage proxy /health failing (${i.proxy.last?.error ?? 'down'}); agents cannot reach the model` });
   }

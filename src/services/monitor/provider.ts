@@ -1,9 +1,6 @@
 // The provider behind the sandboxes panel. Dressage's training sandboxes are created with DRESSAGE_E2B_API_KEY
 // (recipe §8 trap 2); listing works with any key of the same E2B team, so that key is preferred, then E2B_API_KEY.
 import type { SandboxProvider } from '../sandbox/types.js';
-import { MonitorService, type MonitorServiceOptions } from './session.js';
-import { createMonitorStore } from '../../state/monitor.js';
-import type { RecipePaths } from '../workspace/paths.js';
 
 export async function openMonitorProvider(name: 'e2b' | 'local', env: NodeJS.ProcessEnv): Promise<SandboxProvider | undefined> {
   if (name !== 'e2b') return undefined; // Dressage's local_bwrap sandboxes are not listed through a console provider.
@@ -23,16 +20,4 @@ export function sandboxLimitFromEnv(env: NodeJS.ProcessEnv): number {
 export function refreshMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const v = Number(env.SWEGYM_DASHBOARD_REFRESH_MS);
   return Number.isFinite(v) && v >= 250 && v <= 60_000 ? v : undefined;
-}
-
-export function createMonitorService(paths: RecipePaths, provider: 'e2b' | 'local', env: NodeJS.ProcessEnv, extra: Partial<MonitorServiceOptions> = {}): MonitorService {
-  return new MonitorService({
-    paths,
-    store: createMonitorStore(),
-    env,
-    provider: () => openMonitorProvider(provider, env),
-    sandboxLimit: sandboxLimitFromEnv(env),
-    refreshMs: refreshMsFromEnv(env),
-    ...extra,
-  });
 }

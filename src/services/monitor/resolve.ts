@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { DEFAULT_RUN_NAME } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
-import { hasSimulationManifest } from '../simulator/names.js';
+import { hasSimulationManifest } from './simulatedRun.js';
 
 export interface MonitorTarget {
   /** Display name (registry name, RUN_NAME or file name). */
@@ -22,6 +22,8 @@ export interface MonitorTarget {
   checkpointDir: string | undefined;
   /** Proxy URL from the registry config, when known. */
   proxyUrl: string | undefined;
+  /** The run registry entry (.swegym-console/runs/<name>), when opened through it. */
+  registryName?: string;
 }
 
 interface RegistryLike {
@@ -77,6 +79,7 @@ function fromRegistry(rec: RegistryLike, fallbackName: string, paths: RecipePath
     runName,
     checkpointDir: str(rec.checkpointDir) ?? (runName ? paths.checkpointDir(runName) : undefined),
     proxyUrl: str(cfg['DRESSAGE_PROXY_URL']),
+    registryName: fallbackName,
   };
 }
 

@@ -1,6 +1,7 @@
-// The live monitor of one run: reads the log (tail or from start), follows it, polls GPUs, the Ray dashboard, the
-// Dressage proxy and the sandbox provider, and publishes a snapshot into the monitor store at most `hz` times a
-// second when something changed. Nothing here touches React; the dashboard only reads the store.
+// The live monitor of one run: reads the log (tail or from start), follows it, polls the run's live sources (GPUs,
+// the Ray dashboard, the Dressage proxy, the sandboxes, the writer: sources/types.ts, picked once per run by the
+// composition root) and publishes a snapshot into the monitor store at most `hz` times a second when something
+// changed. Nothing here touches React; the dashboard only reads the store.
 import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
@@ -11,13 +12,18 @@ import { metricNumber } from './lines.js';
 import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { SkipFirstLine } from './ingest.js';
-import { GpuMonitor, nvidiaSmiRunner, fetchRayNodes, type GpuRunner, type RayNode } from './gpu.js';
-import { fetchProxyHealth, proxyUrlFrom, type ProxyHealth } from './proxy.js';
-import { endingOf, listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot, type StreamEventView } from './sandboxes.js';
+import { GpuMonitor, type GpuRunner } from './gpu.js';
+import { proxyUrlFrom, type ProxyHealth } from './proxy.js';
+import type { SandboxSnapshot, StreamEventView } from './sandboxes.js';
 import type { StreamJsonProgress } from '../agent/streamJson.js';
-import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
-import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { deriveLiveness, progressTimesOf, type Liveness, type RayJobStatus, type WriterStatus } from './liveness.js';
+import { rayDashboardUrlFrom } from './rayCluster.js';
+import { ClusterGpuHistory, clusterGpuAlerts, gpuPanelView } from './clusterGpus.js';
+import { RealRunSources } from './sources/real.js';
+import type { RunSources, RunSourcesPicker } from './sources/types.js';
+import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { redact } from '../secrets.js';
 
@@ -64,12 +70,14 @@ export interface MonitorServiceOptions {
   /** E2B concurrent sandbox limit of the plan (Hobby 20, Pro 100). */
   sandboxLimit?: number;
   rayDashboardUrl?: string;
+  /** Picks the run's live sources when it is opened (src/app/monitorSources.ts); the real sources by default. */
+  sources?: RunSourcesPicker;
   /** The `ray` executable (for `ray job logs -f`). */
   rayBin?: string;
   fetchImpl?: typeof fetch;
   /** Start live reads this far from the end unless fromStart (1 GiB: whole-run curves for almost every run). */
   tailBytes?: number;
-  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number; simulation?: number };
+  pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number; sources?: number; writer?: number; cluster?: number };
   /** Agent sandboxes whose Claude Code log is read per refresh (steps, last tool call). */
   agentProgressBatch?: number;
 }
@@ -87,19 +95,23 @@ export class MonitorService {
   private proxyLast: ProxyHealth | undefined;
   private proxyFailures = 0;
   private sandboxes: SandboxSnapshot | undefined;
-  private rayNodes: RayNode[] | undefined;
+  private sources: RunSources | undefined;
+  private readonly cluster = new ClusterGpuHistory();
+  private writer: WriterStatus | undefined;
+  private rayJob: RayJobStatus | undefined;
+  /** Epoch ms the log last grew (its mtime; the clock of the last streamed line for `ray job logs`). */
+  private lastLineAt: number | undefined;
   private stream: DrillStream | undefined;
   private trajectories: TrajectoryEntry[] = [];
+  /** Remembers what was listed: each refresh lists only what is new. */
+  private trajIndex: TrajectoryIndex | undefined;
   private trajectory: TrajectoryView | undefined;
   private live = false;
   private simulated = false;
-  /** A live simulated run: its live.json stands in for E2B, the proxy and nvidia-smi (simulator/liveSources.ts). */
-  private sim: { dir: string; sources: typeof import('../simulator/liveSources.js'); state: SimLiveState | undefined } | undefined;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
   private rayJobAbort: AbortController | undefined;
   private rayJobError: string | undefined;
-  private providerPromise: Promise<SandboxProvider | undefined> | undefined;
   readonly clock: () => number;
 
   constructor(private readonly opts: MonitorServiceOptions) {
@@ -126,26 +138,28 @@ export class MonitorService {
       return;
     }
     const simulated = await isSimulatedRun(target);
+    const sources = await (this.opts.sources ?? ((t: MonitorTarget) => Promise.resolve(this.defaultSources(t))))(target);
     if (gen !== this.generation) return;
     this.target = target;
     this.simulated = simulated;
-    const simDir = simulated ? (target.logFile ? path.dirname(target.logFile) : target.runDir) : undefined;
-    if (simDir) {
-      const sources = await import('../simulator/liveSources.js');
-      if (gen !== this.generation) return;
-      this.sim = { dir: simDir, sources, state: await sources.readSimLiveState(simDir) };
-    }
+    this.sources = sources;
     const model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
     this.model = model;
     this.live = opts.live ?? true;
     await this.readCheckpoint();
     try {
-      if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, TRAJ_KEEP);
+      if (target.runDir) {
+        this.trajIndex = new TrajectoryIndex(target.runDir, target.runName);
+        this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
+      }
       if (target.rayJob) {
         // `ray job logs -f`: the child streams the job's output from its start; it ends with the job (or close()).
         const ac = new AbortController();
         this.rayJobAbort = ac;
-        void followRayJob(target.rayJob, (l) => model.ingestLine(l), {
+        void followRayJob(target.rayJob, (l) => {
+          this.lastLineAt = this.clock();
+          model.ingestLine(l);
+        }, {
           cwd: this.opts.paths.root,
           signal: ac.signal,
           address: this.opts.rayDashboardUrl,
@@ -180,6 +194,9 @@ export class MonitorService {
       return;
     }
     if (gen !== this.generation) return;
+    // Whether the run is alive is known before the first frame (a finished log must not show `running` first).
+    await this.pollLiveness().catch(() => {});
+    if (gen !== this.generation) return;
     store.getState().set({ status: this.live ? 'live' : 'offline', loading: undefined });
     if (this.live) this.startPollers();
     this.startTicker();
@@ -191,18 +208,16 @@ export class MonitorService {
     return this.open(this.lastOpen?.arg, this.lastOpen?.opts ?? {});
   }
 
+  /** The real sources built from this service's options (when no picker is given). */
+  private defaultSources(target: MonitorTarget): RunSources {
+    const o = this.opts;
+    return new RealRunSources({ paths: o.paths, target, provider: o.provider, rayDashboardUrl: rayDashboardUrlFrom(o.env ?? {}, o.rayDashboardUrl), gpuRunner: o.gpuRunner, fetchImpl: o.fetchImpl, clock: this.clock, agentProgressBatch: o.agentProgressBatch });
+  }
+
   private startPollers(): void {
     const p = this.opts.pollMs ?? {};
-    const sim = this.sim;
-    const simulatedGpus: GpuRunner | undefined =
-      sim &&
-      (() =>
-        Promise.resolve(
-          sim.state
-            ? { ok: true, stdout: sim.sources.simulatedGpuCsv(sim.state, this.clock()) }
-            : { ok: false, stdout: '', error: 'simulated run without live.json: GPUs are simulated only while the simulator writes' },
-        ));
-    this.gpu = new GpuMonitor(this.opts.gpuRunner ?? simulatedGpus ?? nvidiaSmiRunner(this.opts.paths.root), { intervalMs: p.gpu ?? 2000, clock: this.clock });
+    const sources = this.sources as RunSources;
+    this.gpu = new GpuMonitor(this.opts.gpuRunner ?? sources.localGpus, { intervalMs: p.gpu ?? 2000, clock: this.clock });
     this.gpu.start();
     const every = (ms: number, f: () => Promise<void>) => {
       let busy = false;
@@ -221,121 +236,84 @@ export class MonitorService {
       t.unref?.();
       this.timers.push(t);
     };
-    if (sim) every(p.simulation ?? 1000, () => this.pollSimulation());
+    if (sources.refresh) every(p.sources ?? 1000, () => sources.refresh!());
     every(p.proxy ?? 5000, () => this.pollProxy());
     // E2B's list every 10 s of the run's time: a simulation played faster is listed faster, or its sandboxes would
     // be gone before they are shown.
-    every(p.sandboxes ?? Math.round(10_000 / Math.max(1, sim?.state?.speed ?? 1)), () => this.pollSandboxes());
+    every(p.sandboxes ?? Math.round(10_000 / sources.speed), () => this.pollSandboxes());
     every(p.ray ?? 15_000, () => this.pollRay());
+    every(p.cluster ?? 5000, () => this.pollCluster());
+    every(p.writer ?? 5000, () => this.pollLiveness());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
     every(p.trajectories ?? 120_000, () => this.refreshTrajectories());
-    if (!sim) every(p.agents ?? 30_000, () => this.pollAgentProgress());
+    if (sources.refreshAgentProgress) every(p.agents ?? 30_000, () => this.pollAgentProgress());
     every(p.stream ?? 3000, () => this.pollStream());
   }
 
-  /** Re-reads the simulator's live.json (a live simulated run only). */
-  async pollSimulation(): Promise<void> {
-    const sim = this.sim;
-    if (!sim) return;
-    const state = await sim.sources.readSimLiveState(sim.dir);
-    if (this.sim !== sim) return;
-    sim.state = state;
+  /** The writer's word and the log's growth: what the liveness in the header is derived from. */
+  async pollLiveness(): Promise<void> {
+    const sources = this.sources;
+    const file = this.target?.logFile;
+    if (file) {
+      try {
+        this.lastLineAt = (await stat(file)).mtimeMs;
+      } catch {}
+    }
+    const writer = await sources?.writer();
+    if (this.sources !== sources) return;
+    this.writer = writer;
+    this.dirty++;
+  }
+
+  /** The current liveness (exported for `monitor --once` and tests). */
+  liveness(): Liveness | undefined {
+    const m = this.model;
+    if (!m) return undefined;
+    const phase = m.phase;
+    return deriveLiveness({ now: this.clock(), phase: phase.kind, phaseDetail: phase.detail, logExitCode: m.launcherExit, lastLineAt: this.lastLineAt, progressTimes: progressTimesOf(m), writer: this.writer, rayJob: this.rayJob });
   }
 
   async pollProxy(): Promise<void> {
-    if (this.sim) {
-      const h = this.sim.sources.simulatedProxyHealth(this.sim.state, this.clock());
-      this.proxyLast = h;
-      this.proxyFailures = h.ok ? 0 : this.proxyFailures + 1;
-      this.dirty++;
-      return;
-    }
-    const url = proxyUrlFrom(this.model?.effective ?? {}, this.target?.proxyUrl);
-    if (!url) return;
-    const h = await fetchProxyHealth(url, { fetchImpl: this.opts.fetchImpl, clock: this.clock });
+    const sources = this.sources;
+    if (!sources) return;
+    const h = await sources.proxyHealth(proxyUrlFrom(this.model?.effective ?? {}, this.target?.proxyUrl));
+    if (!h || this.sources !== sources) return;
     this.proxyLast = h;
     this.proxyFailures = h.ok ? 0 : this.proxyFailures + 1;
     this.dirty++;
   }
 
-  private provider(): Promise<SandboxProvider | undefined> {
-    if (!this.opts.provider) return Promise.resolve(undefined);
-    this.providerPromise ??= this.opts.provider().catch(() => undefined);
-    return this.providerPromise;
-  }
-
   async pollSandboxes(): Promise<void> {
-    if (this.sim) {
-      const { sources, state } = this.sim;
-      this.sandboxes = sources.simulatedSandboxSnapshot(state, this.clock(), this.opts.sandboxLimit ?? 100);
-      // Every row's steps and last tool at once: here that is a local read, not one E2B command per sandbox.
-      const byId = new Map((state?.sandboxes ?? []).map((b) => [b.id, b]));
-      for (const r of this.sandboxes.rows) {
-        const b = byId.get(r.id);
-        if (b?.kind === 'agent') Object.assign(r, sources.simulatedAgentSummary(b));
-      }
-      this.dirty++;
-      return;
-    }
-    const provider = await this.provider();
-    if (!provider) return;
-    this.sandboxes = await listDressageSandboxes(provider, { limit: this.opts.sandboxLimit ?? 100, clock: this.clock });
-    this.applyAgentProgress();
+    const sources = this.sources;
+    if (!sources) return;
+    const snap = await sources.listSandboxes(this.opts.sandboxLimit ?? 100);
+    if (!snap || this.sources !== sources) return;
+    this.sandboxes = snap;
     this.dirty++;
   }
 
-  private agentProgress = new Map<string, { steps: number | undefined; lastTool: string | undefined; ending?: string; at: number }>();
-
-  /** Reads steps and the last tool call of a few agent sandboxes (least recently read first). */
+  /** Reads steps and the last tool call of a few agent sandboxes (real runs: one E2B command each). */
   async pollAgentProgress(): Promise<void> {
-    // A simulated run's rows get their progress in pollSandboxes.
-    if (this.sim) return;
-    const provider = await this.provider();
-    const rows = this.sandboxes?.rows.filter((r) => r.kind === 'agent') ?? [];
-    if (!provider || rows.length === 0) return;
-    const live = new Set(rows.map((r) => r.id));
-    for (const id of this.agentProgress.keys()) if (!live.has(id)) this.agentProgress.delete(id);
-    const batch = rows
-      .slice()
-      .sort((a, b) => (this.agentProgress.get(a.id)?.at ?? 0) - (this.agentProgress.get(b.id)?.at ?? 0))
-      .slice(0, this.opts.agentProgressBatch ?? 6);
-    await Promise.all(
-      batch.map(async (r) => {
-        try {
-          const p = await this.readProgress(r.id, provider, { tailBytes: 32768 });
-          this.agentProgress.set(r.id, { steps: p.steps, lastTool: p.lastTool, ending: endingOf(p.agent), at: this.clock() });
-        } catch {
-          this.agentProgress.set(r.id, { steps: undefined, lastTool: undefined, at: this.clock() });
-        }
-      }),
-    );
-    this.applyAgentProgress();
+    await this.sources?.refreshAgentProgress?.();
     this.dirty++;
   }
 
-  /** Steps and the Claude Code log of one agent sandbox: inside it (E2B commands), or from the simulation. */
-  private async readProgress(id: string, provider: SandboxProvider | undefined, opts: { tailBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }> {
-    if (this.sim) return this.sim.sources.simulatedAgentProgress(this.sim.state?.sandboxes.find((b) => b.id === id), opts.tailBytes);
-    if (!provider) throw new Error('no sandbox provider configured');
-    const sandbox = opts.sandbox ?? (await provider.connect(id));
-    return { ...(await readAgentProgress(sandbox, { tailBytes: opts.tailBytes })), sandbox };
-  }
-
-  private applyAgentProgress(): void {
-    for (const r of this.sandboxes?.rows ?? []) {
-      const p = this.agentProgress.get(r.id);
-      if (p) {
-        r.steps = p.steps;
-        r.lastTool = p.lastTool;
-        r.ending = p.ending;
-      }
-    }
-  }
-
+  /** Ray's job status (the run's job: named by the target or the log, else the newest submission). */
   async pollRay(): Promise<void> {
-    const url = this.opts.rayDashboardUrl ?? 'http://127.0.0.1:8265';
-    const r = await fetchRayNodes(url, { fetchImpl: this.opts.fetchImpl });
-    this.rayNodes = r.ok ? r.nodes : undefined;
+    const sources = this.sources;
+    const job = await sources?.rayJob(this.target?.rayJob ?? this.model?.jobEnd?.job);
+    if (this.sources !== sources) return;
+    this.rayJob = job;
+    this.dirty++;
+  }
+
+  /** Every node's GPUs from the Ray dashboard (this node's nvidia-smi stays the fallback). */
+  async pollCluster(): Promise<void> {
+    const sources = this.sources;
+    if (!sources) return;
+    const r = await sources.clusterGpus();
+    if (this.sources !== sources) return;
+    this.cluster.ingest(r, this.clock());
     this.dirty++;
   }
 
@@ -359,14 +337,10 @@ export class MonitorService {
     const s = this.stream;
     // A finished sample's transcript comes from its trajectory files, which do not change.
     if (!s || s.transcript) return;
-    const provider = this.sim ? undefined : await this.provider();
-    if (!provider && !this.sim) {
-      s.error = 'no sandbox provider configured';
-      this.dirty++;
-      return;
-    }
+    const sources = this.sources;
+    if (!sources) return;
     try {
-      const p = await this.readProgress(s.id, provider, { sandbox: s.sandbox });
+      const p = await sources.agentProgress(s.id, { sandbox: s.sandbox });
       if (this.stream !== s) return;
       s.sandbox = p.sandbox;
       s.events = p.events;
@@ -390,10 +364,10 @@ export class MonitorService {
     const safe = tid.replace(/[^A-Za-z0-9._-]/g, '_');
     const find = () => this.trajectories.find((e) => e.session === tid || e.session === safe);
     let entry = find();
-    // The listing is refreshed every 2 min; a sample that just finished is looked for at most every 10 s.
+    // The listing is refreshed every 2 min (incrementally); a sample that just finished is looked for at most every 10 s.
     if (!entry && this.clock() - (s.relistedAt ?? -Infinity) >= 10_000) {
       s.relistedAt = this.clock();
-      this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
+      if (this.trajIndex) this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
       entry = find();
     }
     if (!entry || this.stream !== s) return;
@@ -409,7 +383,7 @@ export class MonitorService {
 
   /** Re-lists the trajectory files (offline browser refresh). */
   async refreshTrajectories(): Promise<void> {
-    if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
+    if (this.trajIndex) this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
     this.dirty++;
     this.publish(true);
   }
@@ -493,6 +467,8 @@ export class MonitorService {
       mem[i] = h.mem.bucketMeans(GPU_SPARK_BUCKET);
     }
     const ck = m.lastCheckpoint;
+    const liveness = this.liveness();
+    const gpuPanel = gpuPanelView(this.cluster, { latest: gpuLatest, history: this.gpu?.history ?? new Map(), error: this.gpu?.error, bucket: GPU_SPARK_BUCKET }, this.sources?.localNodeLabel ?? 'this node (nvidia-smi)');
     return {
       version: m.version,
       header: {
@@ -505,11 +481,13 @@ export class MonitorService {
         samplesDone: m.pending.total,
         samplesPerRollout: m.samplesPerRollout,
         elapsedMs: m.firstAt !== undefined && m.lastAt !== undefined ? m.lastAt - m.firstAt : undefined,
-        etaSec: m.etaSeconds(),
+        // An ETA only while the run runs: a stalled, crashed or finished run has none.
+        etaSec: liveness?.state === 'running' ? m.etaSeconds() : undefined,
         lastCheckpoint: ck ? `iter ${ck.iteration}` : this.checkpointFromDisk,
         rayNodes: m.rayNodes ? `${m.rayNodes.count}/${m.rayNodes.expected}` : undefined,
         router: m.router ? `${m.router.host}:${m.router.port}` : undefined,
         simulated: this.simulated,
+        liveness,
       },
       charts,
       rollouts,
@@ -520,10 +498,13 @@ export class MonitorService {
       tasks: { always: ts.always, sometimes: ts.sometimes, never: ts.never, rows: taskRows },
       alerts: [
         ...(this.rayJobError ? [{ id: 'ray-job-logs', level: 'fail' as const, text: this.rayJobError }] : []),
-        ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuLatest, live: this.live }),
+        // GPU thresholds over what the panel shows: every node's GPUs when Ray gives them, else this node's.
+        ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuPanel.source === 'ray' ? [] : gpuLatest, live: this.live, liveness }),
+        ...(gpuPanel.source === 'ray' ? clusterGpuAlerts(gpuPanel) : []),
       ].map((a) => ({ ...a, text: redact(a.text) })),
       gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
-      rayNodes: this.rayNodes,
+      gpuPanel,
+      rayNodes: this.cluster.nodes.length ? this.cluster.nodes.map((n) => ({ id: n.id, ip: n.ip, name: n.hostname, state: n.state, isHead: n.isHead, gpus: n.gpus.length })) : undefined,
       proxy: { url: proxyUrlFrom(m.effective, this.target?.proxyUrl), last: this.proxyLast, failures: this.proxyFailures },
       sandboxes: this.sandboxes,
       sandboxStream: this.stream ? streamSnapshot(this.stream) : undefined,
@@ -561,10 +542,15 @@ export class MonitorService {
     this.stream = undefined;
     this.trajectory = undefined;
     this.trajectories = [];
+    this.trajIndex = undefined;
     this.sandboxes = undefined;
     this.proxyLast = undefined;
     this.proxyFailures = 0;
-    this.sim = undefined;
+    this.sources = undefined;
+    this.writer = undefined;
+    this.rayJob = undefined;
+    this.lastLineAt = undefined;
+    this.cluster.ingest({ ok: true, value: [] }, this.clock());
   }
 
   dispose(): void {

@@ -49,6 +49,8 @@ export interface SimLiveState {
   samplesPerRollout: number;
   /** GPUs of the node the dashboard runs on (nvidia-smi shows one node). */
   gpusPerNode: number;
+  /** Nodes of the simulated Ray cluster (absent in live.json files of older simulators: one). */
+  nodes?: number;
   /** Simulated seconds per wall-clock second: a reader scales its polling of the stand-in sources by it. */
   speed: number;
   sandboxes: SimLiveSandbox[];
@@ -238,14 +240,16 @@ const H200 = { name: 'NVIDIA H200', memTotal: 143771, powerLimit: 700, memClock:
  * hold a fixed share of memory per GPU, utilisation sits near 100 % while generating or training with the odd dip,
  * temperatures drift over minutes, and the power draw is what moves from one poll to the next.
  */
-export function simulatedGpuCsv(state: SimLiveState | undefined, now: number): string {
+export function simulatedGpuCsv(state: SimLiveState | undefined, now: number, node = 0): string {
   const count = Math.max(1, Math.min(16, state?.gpusPerNode ?? 8));
   const phase = state && isLiveStateCurrent(state, now) ? state.phase : 'stopped';
   const second = Math.floor(now / 1000);
   const rows: string[] = [];
   for (let i = 0; i < count; i++) {
-    const rng = new Rng((hash32(`gpu${i}`) ^ Math.imul(second, 0x85ebca6b)) >>> 0);
-    const uuid = `GPU-${new Rng(hash32(`uuid${i}`)).uuid4()}`;
+    // Node 0 keeps the seeds it always had; other nodes of a simulated cluster draw their own.
+    const tag = node === 0 ? '' : `n${node}`;
+    const rng = new Rng((hash32(`${tag}gpu${i}`) ^ Math.imul(second, 0x85ebca6b)) >>> 0);
+    const uuid = `GPU-${new Rng(hash32(`${tag}uuid${i}`)).uuid4()}`;
     // Minutes-long temperature drift, a different phase per GPU.
     const drift = Math.sin((2 * Math.PI * second) / 300 + i);
     let util: number, memUsed: number, power: number, temp: number, sm: number;

@@ -1,22 +1,2 @@
-// File names of a simulated run, shared with the monitor (which labels such runs) without loading the simulator.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-
-export const SIM_LOG_NAME = 'run.log';
-/** Written beside run.log; `simulated: true` marks the run as not real training output. */
-export const SIM_MANIFEST_NAME = 'simulation.json';
-/**
- * Written beside run.log about once a second while a live simulation runs: its live sandboxes, phase and GPUs, the
- * simulated stand-ins for E2B, the Dressage proxy and nvidia-smi (see simulator/liveSources.ts).
- */
-export const SIM_LIVE_NAME = 'live.json';
-
-/** Whether `dir` holds the simulator's manifest (`simulated: true`). A missing or unreadable one means no. */
-export async function hasSimulationManifest(dir: string): Promise<boolean> {
-  try {
-    const manifest = JSON.parse(await readFile(path.join(dir, SIM_MANIFEST_NAME), 'utf8')) as { simulated?: unknown } | null;
-    return manifest?.simulated === true;
-  } catch {
-    return false;
-  }
-}
+// The simulated run's file names live with the monitor, which recognises them (monitor/simulatedRun.ts).
+export { SIM_LOG_NAME, SIM_MANIFEST_NAME, SIM_LIVE_NAME, hasSimulationManifest } from '../monitor/simulatedRun.js';

@@ -490,6 +490,7 @@ export class LiveSimulator {
       samplesDone: snap.samplesDone,
       samplesPerRollout: snap.samplesPerRollout,
       gpusPerNode: this.model.config.gpusPerNode,
+      nodes: this.model.config.actorNumNodes,
       speed: this.speed,
       sandboxes: snap.sandboxes.map((b) => ({
         id: simulatedSandboxId(b.sessionId),

@@ -1,5 +1,6 @@
 // Drives template builds and smoke tests for the interactive app: one factory run at a time, registered in the
 // jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
+import { readJournalItems } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
@@ -8,7 +9,6 @@ import { templatesStatus, countRows, type TemplateStatusRow } from './status.js'
 import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './buildJob.js';
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
 import { templatesJournalFile, type TemplateRecord } from './records.js';
-import { readJsonFile } from '../workspace/atomic.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
@@ -222,7 +222,7 @@ export class TemplatesController {
   /** A finished build's log: the failure's last lines and reason, as kept in the journal. */
   private async journalLog(image: string): Promise<string[]> {
     const file = templatesJournalFile(this.opts.paths);
-    const data = await readJsonFile<{ items?: Record<string, TemplateRecord> }>(file).catch(() => undefined);
+    const data = await readJournalItems<TemplateRecord>(file).then((items) => ({ items }), () => undefined);
     const rec = data?.items?.[image];
     if (!rec) return ['(not built yet: no build log)'];
     const lines = [...(rec.logTail ?? [])];
