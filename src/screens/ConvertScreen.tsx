@@ -7,7 +7,7 @@ import type { ScreenModule, ScreenProps } from './types.js';
 import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
 import { formatAge, padEnd, truncate } from '../ui/text.js';
-import { formatBytes } from '../services/dataset/format.js';
+import { formatBytes } from '../services/util/format.js';
 import { is } from '../ui/keymap.js';
 import { CONVERT_FIELDS } from '../state/convert.js';
 import { previewLines } from '../services/convert/rows.js';

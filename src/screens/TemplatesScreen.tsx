@@ -10,7 +10,7 @@ import { T, toneFor } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
 import { is } from '../ui/keymap.js';
 import { filterRows } from '../state/templates.js';
-import { formatAge } from '../services/templates/format.js';
+import { formatElapsed } from '../services/util/format.js';
 import { manualBuildCommand } from '../services/templates/recipe.js';
 import { ARTIFACTS_LOG } from '../services/templates/controller.js';
 
@@ -56,7 +56,7 @@ function Templates({ services, width, height }: ScreenProps) {
   const header = [
     truncate('Build one E2B template per image (~293), recorded in data/e2b-template-map.json; smoke-test BBS /health on 31000.', width),
   ];
-  const eta = etaMs !== undefined ? ` · ETA ${formatAge(etaMs)}` : '';
+  const eta = etaMs !== undefined ? ` · ETA ${formatElapsed(etaMs)}` : '';
   const totals = `${counts.total} images: ${counts.built} built, ${counts.failed} failed, ${counts.building} building, ${counts.queued} to build · mapped ${counts.mapped} · smoke ${counts.smokePassed}✓ ${counts.smokeFailed}✗${running ? ` · ${active} running${eta}` : ''}${smoking ? ` · smoking ${smoking}` : ''}`;
 
   if (logImage) {
@@ -88,7 +88,7 @@ function Templates({ services, width, height }: ScreenProps) {
       </T>
       {visible.slice(start, end).map((r, i) => {
         const idx = start + i;
-        const line = `${idx === sel ? '›' : ' '} ${SYMBOL[r.state] ?? '?'} ${padEnd(r.state, 8)}${padEnd(r.template, nameW)} ${padEnd(r.durationMs ? formatAge(r.durationMs) : '', 7)} ${padEnd(r.smoke ?? '-', 6)} ${r.image}${r.error ? `  ${r.error}` : ''}`;
+        const line = `${idx === sel ? '›' : ' '} ${SYMBOL[r.state] ?? '?'} ${padEnd(r.state, 8)}${padEnd(r.template, nameW)} ${padEnd(r.durationMs ? formatElapsed(r.durationMs) : '', 7)} ${padEnd(r.smoke ?? '-', 6)} ${r.image}${r.error ? `  ${r.error}` : ''}`;
         return (
           <T key={r.image} tone={r.smoke === 'failed' ? 'fail' : toneFor(r.state)} inverse={idx === sel}>
             {truncate(line, width)}

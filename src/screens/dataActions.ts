@@ -86,7 +86,7 @@ export async function startDownload(services: AppServices, env: NodeJS.ProcessEn
   services.jobs.getState().start({ id, title: `download ${split}.parquet`, startedAt, cancel: () => ac.abort() });
   store.getState().set({ download: { split, startedAt, running: true } });
   try {
-    const [{ downloadSplit }, { formatBytes }] = await Promise.all([import('../services/dataset/split.js'), import('../services/dataset/format.js')]);
+    const [{ downloadSplit }, { formatBytes }] = await Promise.all([import('../services/dataset/split.js'), import('../services/util/format.js')]);
     const result = await downloadSplit({
       paths: services.paths,
       split,

@@ -2,10 +2,10 @@
 // the services own the launcher (detached), `ray status` and `ray stop`.
 import type { AppServices } from './services.js';
 import { GROUPS, SETTINGS, isSecretSetting, loadTrainSettings, saveTrainSettings, validateSetting } from '../services/train/settings.js';
-import { buildLaunchPlan, launchDetached, type LaunchPlan } from '../services/train/launch.js';
+import { buildLaunchPlan, type LaunchPlan } from '../services/train/launch.js';
 import { runLaunchChecks, staticChecks } from '../services/train/checks.js';
 import { findLatestCheckpoint, listRuns, resumeSettings } from '../services/train/registry.js';
-import { stopRun } from '../services/train/stop.js';
+import { runLaunchJob, runStopJob } from '../services/train/launchJob.js';
 import { redact } from '../services/secrets.js';
 
 /** Setting keys in form order (grouped). */
@@ -107,18 +107,16 @@ export async function launch(services: AppServices): Promise<void> {
   const store = services.train.getState();
   store.set({ confirm: undefined, busy: 'checking before launch…' });
   try {
-    const p = plan(services);
-    const checks = await runLaunchChecks(p, { log: services.commandLog });
-    services.train.getState().set({ checks, checkedAt: Date.now() });
-    const failing = checks.filter((c) => c.status === 'fail');
-    if (failing.length > 0) {
-      flash(services, `not launched: ${failing.length} blocking check(s) — ${failing[0]?.title}: ${failing[0]?.detail}`, 'error');
-      return;
-    }
-    const resumed = p.effective.RESUME_FROM_CKPT === '1' ? { root: p.effective.RESUME_CKPT_ROOT ?? '', ...(p.effective.RESUME_CKPT_STEP ? { step: Number(p.effective.RESUME_CKPT_STEP) } : {}) } : undefined;
-    const run = await launchDetached(p, { checks, log: services.commandLog, ...(resumed ? { resumedFrom: resumed } : {}) });
-    flash(services, `launched ${run.name} (pid ${run.pid}), detached: it keeps running when the console quits`);
-    await refreshRuns(services);
+    const outcome = await runLaunchJob({
+      plan: plan(services),
+      log: services.commandLog,
+      onEvent: (e) => {
+        if (e.type === 'checked') services.train.getState().set({ checks: e.checks, checkedAt: Date.now() });
+        else if (e.type === 'not-launched') flash(services, `not launched: ${e.failing.length} blocking check(s) — ${e.failing[0]?.title}: ${e.failing[0]?.detail}`, 'error');
+        else if (e.type === 'launched') flash(services, `launched ${e.run.name} (pid ${e.run.pid}), detached: it keeps running when the console quits`);
+      },
+    });
+    if (outcome.run) await refreshRuns(services);
   } catch (err) {
     flash(services, `launch failed: ${(err as Error).message}`, 'error');
   } finally {
@@ -131,9 +129,19 @@ export async function stop(services: AppServices, name: string, rayStop: boolean
   const jobId = `train-stop-${name}`;
   services.jobs.getState().start({ id: jobId, title: `stop ${name}`, startedAt: Date.now() });
   try {
-    const r = await stopRun(services.paths, name, { rayStop, log: services.commandLog, env: services.train.getState().env });
-    const how = r.signal === 'none' ? 'had already ended' : r.signal === 'KILL' ? 'stopped (needed KILL)' : 'stopped';
-    flash(services, `${name} ${how}${r.rayStop ? `; ${r.rayStop.detail}` : ''}`, r.rayStop && !r.rayStop.ok ? 'warn' : 'info');
+    await runStopJob({
+      paths: services.paths,
+      name,
+      rayStop,
+      log: services.commandLog,
+      env: services.train.getState().env,
+      onEvent: (e) => {
+        if (e.type !== 'stopped') return;
+        const r = e.result;
+        const how = r.signal === 'none' ? 'had already ended' : r.signal === 'KILL' ? 'stopped (needed KILL)' : 'stopped';
+        flash(services, `${name} ${how}${r.rayStop ? `; ${r.rayStop.detail}` : ''}`, r.rayStop && !r.rayStop.ok ? 'warn' : 'info');
+      },
+    });
   } catch (err) {
     flash(services, `stop failed: ${(err as Error).message}`, 'error');
   } finally {

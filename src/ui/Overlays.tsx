@@ -4,7 +4,7 @@ import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
 import type { CommandLogEntry } from '../services/process/commandLog.js';
-import { formatDuration } from '../services/process/commandLog.js';
+import { formatDuration } from '../services/util/format.js';
 import { padEnd, truncate } from './text.js';
 
 export function HelpOverlay({ sections, width, height }: { sections: { title: string; bindings: Binding[] }[]; width: number; height: number }) {

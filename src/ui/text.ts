@@ -28,12 +28,5 @@ export function visibleWindow(total: number, selected: number, rows: number): [n
   return [start, start + rows];
 }
 
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h${String(m % 60).padStart(2, '0')}m`;
-  return `${Math.floor(h / 24)}d${h % 24}h`;
-}
+/** The kit's screens show ages through the one formatting module. */
+export { formatAge } from '../services/util/format.js';

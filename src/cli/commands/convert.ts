@@ -9,7 +9,8 @@ import { ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { runConvert, type ConvertResult } from '../../services/convert/convert.js';
 import { defaultConvertOptions, type ConvertOptions } from '../../services/convert/options.js';
-import { readSmokeResults, readTemplateMap, verifyJsonl, type VerifyReport } from '../../services/convert/verify.js';
+import { readSmokeResults, verifyJsonl, type VerifyReport } from '../../services/convert/verify.js';
+import { readTemplateMapForChecks } from '../../services/templates/map.js';
 import { previewLines, previewRow, readRows } from '../../services/convert/rows.js';
 import type { Split } from '../../services/workspace/paths.js';
 
@@ -55,7 +56,7 @@ export async function convertCommand(ctx: CommandContext): Promise<number> {
   let result: ConvertResult | undefined;
   let verify: VerifyReport;
   if (optFlag(ctx, 'verify-only')) {
-    const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap) : undefined;
+    const map = options.sandboxImageMap ? await readTemplateMapForChecks(options.sandboxImageMap) : undefined;
     verify = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(ctx.paths, options)), templateMap: map, smoke: await readSmokeResults(ctx.paths) });
   } else {
     result = await runConvert({

@@ -8,7 +8,8 @@ import { displayPath } from '../../services/workspace/paths.js';
 import { DataValidationError } from '../../services/dataset/read.js';
 import { downloadSplit, loadSplit, parseExpectRows, parseSplit, writeSplitImages } from '../../services/dataset/split.js';
 import { instanceRecord, summarize, type Distribution } from '../../services/dataset/summary.js';
-import { formatBytes, formatProgress } from '../../services/dataset/format.js';
+import { formatProgress } from '../../services/dataset/format.js';
+import { formatBytes } from '../../services/util/format.js';
 import { formatProblem } from '../../services/dataset/types.js';
 import type { DownloadProgress } from '../../services/dataset/hub.js';
 

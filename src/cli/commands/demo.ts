@@ -9,7 +9,7 @@ import { createProvider, sandboxConsoleError } from '../../services/sandbox/inde
 import { runDemo } from '../../services/demo/demo.js';
 import { SAMPLE_LABEL } from '../../services/workspace/sample.js';
 import { startDemoSimulation } from '../../services/demo/simulation.js';
-import { formatDuration } from '../../services/process/commandLog.js';
+import { formatDuration } from '../../services/util/format.js';
 import path from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

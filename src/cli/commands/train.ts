@@ -6,11 +6,11 @@ import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { commandLog } from '../../services/process/commandLog.js';
 import { loadTrainSettings, parseAssignment, readEnvFile } from '../../services/train/settings.js';
 import { describeDerived } from '../../services/train/derive.js';
-import { buildLaunchPlan, formatDryRun, launchDetached, planSummary, type LaunchPlan } from '../../services/train/launch.js';
-import { runLaunchChecks, type LaunchCheck } from '../../services/train/checks.js';
-import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, resumeSettings, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
-import { stopRun } from '../../services/train/stop.js';
-import { formatAge } from '../../ui/text.js';
+import { buildLaunchPlan, formatDryRun, planSummary, type LaunchPlan } from '../../services/train/launch.js';
+import type { LaunchCheck } from '../../services/train/checks.js';
+import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
+import { resumePlan, runLaunchJob, runStopJob } from '../../services/train/launchJob.js';
+import { formatAge } from '../../services/util/format.js';
 
 const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
 
@@ -24,19 +24,9 @@ async function planFromOptions(ctx: CommandContext): Promise<{ plan: LaunchPlan;
     sets[k] = v;
   }
   const inputs = { paths: ctx.paths, env: ctx.env, saved: { ...saved.values, ...saved.secrets }, envFile, sets };
-  let plan = buildLaunchPlan(inputs);
-  if (!optFlag(ctx, 'resume')) return { plan };
-  const ckpt = await findLatestCheckpoint(plan.checkpointDir);
-  if (!ckpt) {
-    throw new ConsoleError({
-      what: `--resume: no checkpoint under ${plan.checkpointDir}`,
-      cause: 'no iter_NNNNNNN/ directory (checkpoints are saved every SAVE_INTERVAL rollouts)',
-      fix: 'launch without --resume, or set SAVE_ROOT to the earlier run’s checkpoint directory',
-      exitCode: ExitCode.precondition,
-    });
-  }
-  plan = buildLaunchPlan({ ...inputs, sets: { ...resumeSettings(ckpt), ...sets } });
-  return { plan, resumed: ckpt };
+  if (!optFlag(ctx, 'resume')) return { plan: buildLaunchPlan(inputs) };
+  const { plan, checkpoint } = await resumePlan(inputs);
+  return { plan, resumed: checkpoint };
 }
 
 function printChecks(ctx: CommandContext, checks: LaunchCheck[]): void {
@@ -49,13 +39,18 @@ function printChecks(ctx: CommandContext, checks: LaunchCheck[]): void {
 export async function trainLaunch(ctx: CommandContext): Promise<number> {
   const { plan, resumed } = await planFromOptions(ctx);
   const dryRun = optFlag(ctx, 'dry-run');
-  if (!ctx.global.json) note(ctx, 'checking the launch settings…');
-  const checks = await runLaunchChecks(plan, { log: commandLog });
-  const failing = checks.filter((c) => c.status === 'fail');
+  const { checks, failing, run } = await runLaunchJob({
+    plan,
+    dryRun,
+    log: commandLog,
+    onEvent: (e) => {
+      if (e.type === 'checking' && !ctx.global.json) note(ctx, 'checking the launch settings…');
+    },
+  });
   const derived = describeDerived(plan.derived);
   const summary = planSummary(plan);
 
-  if (dryRun || failing.length > 0) {
+  if (!run) {
     if (ctx.global.json) {
       writeJson(ctx, { dryRun, launched: false, ...summary, derived, checks, blocking: failing.length, ...(resumed ? { resume: resumed } : {}) });
     } else {
@@ -73,7 +68,6 @@ export async function trainLaunch(ctx: CommandContext): Promise<number> {
     return failing.length > 0 ? ExitCode.precondition : ExitCode.ok;
   }
 
-  const run = await launchDetached(plan, { checks, log: commandLog, ...(resumed ? { resumedFrom: { root: resumed.root, step: resumed.step } } : {}) });
   if (ctx.global.json) {
     writeJson(ctx, { dryRun: false, launched: true, ...summary, derived, checks, run: runJson(run as RunView) });
   } else {
@@ -195,7 +189,7 @@ export async function trainStop(ctx: CommandContext): Promise<number> {
       return ExitCode.failed;
     }
   }
-  const result = await stopRun(ctx.paths, run.name, { rayStop, log: commandLog, env: ctx.env, onProgress: (t) => note(ctx, t) });
+  const result = await runStopJob({ paths: ctx.paths, name: run.name, rayStop, log: commandLog, env: ctx.env, onEvent: (e) => (e.type === 'progress' ? note(ctx, e.text) : undefined) });
   if (ctx.global.json) {
     writeJson(ctx, { run: runJson(result.run), signal: result.signal, rayStop: result.rayStop ?? null });
   } else {

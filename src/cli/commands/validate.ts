@@ -15,7 +15,7 @@ import { validateAgent, type AgentProgress } from '../../services/validate/agent
 import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
 import { loadTrainSettings } from '../../services/train/settings.js';
 import { readRows } from '../../services/convert/rows.js';
-import { formatDuration } from '../../services/process/commandLog.js';
+import { formatDuration } from '../../services/util/format.js';
 
 function markerCell(m: Record<string, unknown> | null): string {
   if (!m) return '—';

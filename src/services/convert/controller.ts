@@ -9,7 +9,8 @@ import type { ConvertForm, ConvertStore } from '../../state/convert.js';
 import { ConsoleError, usageError } from '../errors.js';
 import { defaultConvertOptions, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
 import { runConvert } from './convert.js';
-import { readSmokeResults, readTemplateMap, verifyJsonl } from './verify.js';
+import { readSmokeResults, verifyJsonl } from './verify.js';
+import { readTemplateMapForChecks } from '../templates/map.js';
 import { previewRow, readRows } from './rows.js';
 import { countLines } from '../pipeline/pipeline.js';
 
@@ -146,7 +147,7 @@ export class ConvertController {
     const { store, paths } = this.opts;
     try {
       const options = optionsFromForm(paths, store.getState().form, this.opts.provider);
-      const map = options.sandboxImageMap ? await readTemplateMap(options.sandboxImageMap) : undefined;
+      const map = options.sandboxImageMap ? await readTemplateMapForChecks(options.sandboxImageMap) : undefined;
       const report = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(paths, options)), templateMap: map, smoke: await readSmokeResults(paths) });
       store.getState().set({ report, phase: report.ok ? 'done' : 'failed', message: { text: report.ok ? `verified ${report.rows} rows on disk` : `the JSONL on disk has problems`, tone: report.ok ? 'info' : 'error' } });
       await this.preview(options.output);

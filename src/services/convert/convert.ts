@@ -3,9 +3,9 @@
 // examples/data/swegym/prepare_swegym_data.py as a child process with its output streamed, maps its documented
 // errors to a cause and a fix, and then verifies the JSONL it wrote. The converter writes a temp file and renames,
 // so a failed run leaves the previous JSONL untouched.
-import { access, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { exists } from '../util/fs.js';
 import { withLock } from '../workspace/lock.js';
-import { constants } from 'node:fs';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { runProcess, type RunResult } from '../process/run.js';
@@ -14,7 +14,7 @@ import { ConsoleError, ExitCode, preconditionError } from '../errors.js';
 import { redact } from '../secrets.js';
 import { converterArgs, expectedRowCount, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
 import { readSmokeResults, verifyJsonl, type VerifyReport } from './verify.js';
-import { SWEGYM_HARNESS_COMMIT } from './schema.js';
+import { SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 import type { SweGymTask } from '../dataset/types.js';
 import type { ConvertPhase } from '../../state/types/convert.js';
 export type { ConvertPhase } from '../../state/types/convert.js';
@@ -74,14 +74,6 @@ export interface ConvertResult {
   outputTail: string[];
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.F_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function defaultLoadTasks(file: string, o: ConvertOptions): Promise<SweGymTask[]> {
   const { readSplit } = await import('../dataset/read.js');

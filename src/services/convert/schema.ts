@@ -2,8 +2,6 @@
 // and the task metadata (template, sanitizer, harness command, Claude Code options). Typed here for the verifier,
 // the row preview and validation, which runs the row's own commands.
 
-export const DATASET_ID = 'NovaSky-AI/SkyRL-v0-293-data';
-export const SWEGYM_HARNESS_COMMIT = '16dd480cce9b27bf111a362d280881c6def5d2a7';
 export const INTEGRITY_RULES =
   'Integrity rules:\n' +
   '- Do not modify tests, pytest configuration, or evaluation harness files.\n' +

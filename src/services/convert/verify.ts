@@ -1,20 +1,18 @@
 // Verifies a converted JSONL before anyone trains on it: row count, every row parses, no gold patch anywhere, every
 // template in the map (and smoke-passed when the templates journal knows), required metadata and commands present,
 // and the backend options exactly as requested. Streams the file (rows are tens of KB; the file tens of MB).
-import { readTemplateMapForChecks } from '../templates/map.js';
+import { SWEGYM_DATASET, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 import { readJournalItems } from '../workspace/journal.js';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import {
-  DATASET_ID,
   EXECUTE_CMD_KEYS,
   HARNESS_NAME,
   INTEGRITY_RULES,
   REQUIRED_METADATA_KEYS,
   SANITIZER_NAME,
-  SWEGYM_HARNESS_COMMIT,
   evalSlug,
   type DressageRow,
 } from './schema.js';
@@ -110,7 +108,7 @@ export function checkRow(row: unknown, rawLine: string, lineNo: number, exp: Ver
   eq('swegym_eval_mode', 'official_script_in_fresh_sandbox');
   eq('swegym_fresh_eval', true);
   eq('swegym_harness_commit', SWEGYM_HARNESS_COMMIT);
-  eq('dataset', DATASET_ID);
+  eq('dataset', SWEGYM_DATASET);
   if ('base_commit' in m && m.commit_hash !== m.base_commit) at('metadata', 'commit_hash differs from base_commit');
   if (typeof m.repo === 'string' && m.repo_name !== m.repo.split('/').pop()) at('metadata', `repo_name ${JSON.stringify(m.repo_name)} does not match repo ${m.repo}`);
   for (const k of ['FAIL_TO_PASS', 'PASS_TO_PASS']) {
@@ -237,11 +235,6 @@ export async function verifyJsonl(file: string, exp: VerifyExpectations = {}): P
   if (!exp.goldPatches) report.warnings.push('gold patches not available: checked for patch fields only, not for leaked patch text');
   report.ok = Object.keys(report.counts).length === 0;
   return report;
-}
-
-/** Reads the template map; undefined when absent. Throws a ConsoleError when it is not JSON. */
-export async function readTemplateMap(file: string): Promise<Record<string, string> | undefined> {
-  return readTemplateMapForChecks(file);
 }
 
 /**

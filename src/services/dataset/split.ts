@@ -7,7 +7,8 @@ import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { downloadHubFile, type DownloadProgress, type DownloadResult } from './hub.js';
 import { readSplit } from './read.js';
 import { writeImageList, type ImageListResult } from './images.js';
-import { DATASET_REPO, type SplitData } from './types.js';
+import type { SplitData } from './types.js';
+import { SWEGYM_DATASET } from '../recipe.js';
 import type { ImageListStatus } from '../../state/types/dataset.js';
 export type { ImageListStatus } from '../../state/types/dataset.js';
 
@@ -46,7 +47,7 @@ export interface DownloadSplitResult extends DownloadResult {
 export async function downloadSplit(o: DownloadSplitOptions): Promise<DownloadSplitResult> {
   const dir = o.dir ? path.resolve(o.dir) : o.paths.sourceDir;
   const result = await downloadHubFile({
-    repo: DATASET_REPO,
+    repo: SWEGYM_DATASET,
     filename: `${o.split}.parquet`,
     target: path.join(dir, `${o.split}.parquet`),
     env: o.env,

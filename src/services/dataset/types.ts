@@ -2,7 +2,6 @@
 import type { DataProblem } from '../../state/types/dataset.js';
 export type { SweGymTask, SplitData, TestListEncoding, DataProblem } from '../../state/types/dataset.js';
 
-export const DATASET_REPO = 'NovaSky-AI/SkyRL-v0-293-data';
 
 /** Renders a problem as one line: `row 12 (getmoto__moto-1): FAIL_TO_PASS: must be a list`. */
 export function formatProblem(p: DataProblem): string {

@@ -5,7 +5,8 @@
 // command) and a small grading program that reads pytest-style `-rA` summary lines (`PASSED <test id>`) and
 // prints the marker with the fields of §5.2 by the same rule (resolved = every F2P and P2P test PASSED or XFAIL).
 import { deflateSync } from 'node:zlib';
-import { DATASET_ID, HARNESS_NAME, INTEGRITY_RULES, SANITIZER_NAME, SWEGYM_HARNESS_COMMIT, evalSlug, type DressageRow } from '../convert/schema.js';
+import { HARNESS_NAME, INTEGRITY_RULES, SANITIZER_NAME, evalSlug, type DressageRow } from '../convert/schema.js';
+import { SWEGYM_DATASET, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 
 export interface SampleTaskSpec {
   instance_id: string;
@@ -139,7 +140,7 @@ export function sampleRow(t: SampleTaskSpec, o: SampleRowOptions = {}): Dressage
       commit_hash: t.base_commit,
       workdir,
       task_type: 'swe-gym',
-      dataset: DATASET_ID,
+      dataset: SWEGYM_DATASET,
       dataset_split: o.split ?? 'train',
       reward_fn: 'swegym_harness_marker',
       swegym_harness_commit: SWEGYM_HARNESS_COMMIT,

@@ -2,6 +2,8 @@
 // Checks never print a secret value: they say "set (N chars)" at most.
 import { access, readFile, readdir, statfs } from 'node:fs/promises';
 import { constants } from 'node:fs';
+import { exists } from '../util/fs.js';
+import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
@@ -25,19 +27,11 @@ export interface CheckDef {
   run: (ctx: CheckContext) => Promise<CheckResult | CheckResult[]>;
 }
 
-export const SWEGYM_HARNESS_COMMIT = '16dd480cce9b27bf111a362d280881c6def5d2a7';
 export const BBS_VERSION = '1.1.0';
-export const BLACKBOX_PORT = '31000';
+/** The port as the environment spells it (DRESSAGE_E2B_BLACKBOX_PORT). */
+const BLACKBOX_PORT = String(RECIPE_BLACKBOX_PORT);
 export const BOOTSTRAP_URL_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.F_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs a probe program; undefined when it is not installed. */
 async function probe(ctx: CheckContext, file: string, args: string[], input?: string) {

@@ -68,12 +68,3 @@ export class CommandLog {
 /** The process-wide command log shown in the console's command-log panel. */
 export const commandLog = new CommandLog();
 
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(Math.floor(s % 60)).padStart(2, '0')}s`;
-  const h = Math.floor(m / 60);
-  return `${h}h${String(m % 60).padStart(2, '0')}m`;
-}

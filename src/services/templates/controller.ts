@@ -6,15 +6,13 @@ import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
 import type { JobsStore } from '../../state/jobs.js';
 import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
-import { TemplateFactory, E2B_BUILD_LIMIT, defaultConcurrency } from './factory.js';
-import { smokeMany } from './smoke.js';
-import { templatesJournal, templatesJournalFile, type TemplateRecord } from './records.js';
-import { acquireLock } from '../workspace/lock.js';
+import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './buildJob.js';
+import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
+import { templatesJournalFile, type TemplateRecord } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
-import { localBaseResolver } from './localBases.js';
-import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample.js';
+import { sampleWorkspaceLabel } from '../workspace/sample.js';
 
 export interface TemplatesControllerOptions {
   paths: RecipePaths;
@@ -39,11 +37,12 @@ function message(err: unknown): string {
 }
 
 export class TemplatesController {
-  private factory?: TemplateFactory;
+  private factory?: TemplateBuildJob;
   private timer?: ReturnType<typeof setInterval>;
   private lastVersion = -1;
   private base: TemplateStatusRow[] = [];
   private smokeCtl?: AbortController;
+  private lastFailure?: SmokeJobResult;
   private artifactsCtl?: AbortController;
   private artifactLines: string[] = [];
   constructor(private readonly opts: TemplatesControllerOptions) {}
@@ -96,6 +95,7 @@ export class TemplatesController {
     if (!f || f.version === this.lastVersion) return;
     this.lastVersion = f.version;
     const snap = f.snapshot();
+    if (!snap) return;
     const rows = this.merge();
     const st = this.opts.store.getState();
     st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt });
@@ -108,52 +108,42 @@ export class TemplatesController {
   async build(opts: { only?: string[]; rebuild?: boolean } = {}): Promise<void> {
     const { store, jobs, paths } = this.opts;
     if (this.factory) return;
-    if (sampleWorkspaceLabel(paths)) {
-      // The recipe's build needs the real artifacts; the sample's templates carry local stand-ins instead.
-      store.getState().set({ message: { text: SAMPLE_TEMPLATES_NOTE, tone: 'info' } });
-      return;
-    }
+    const job = (this.factory = new TemplateBuildJob({
+      paths,
+      env: this.opts.env ?? process.env,
+      openProvider: this.opts.openProvider,
+      only: opts.only,
+      rebuild: opts.rebuild,
+      concurrency: this.opts.concurrency,
+      onEvent: (e) => this.onBuildEvent(job, e),
+    }));
     try {
-      const provider = await this.opts.openProvider();
-      const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);
-      const max = provider.name === 'e2b' ? E2B_BUILD_LIMIT : 64;
-      this.factory = new TemplateFactory({
-        provider,
-        paths,
-        artifacts: { artifactDir: config.artifactDir, versions: config },
-        only: opts.only,
-        rebuild: opts.rebuild,
-        concurrency: Math.min(max, this.opts.concurrency ?? defaultConcurrency(provider)),
-        maxConcurrency: max,
-        baseFor: provider.name === 'local' ? localBaseResolver(paths) : undefined,
-      });
-    } catch (err) {
-      store.getState().set({ message: { text: message(err), tone: 'error' } });
-      return;
-    }
-    const factory = this.factory;
-    jobs.getState().start({ id: JOB_ID, title: 'template builds', startedAt: Date.now(), cancel: () => factory.abandon() });
-    store.getState().set({ running: true, stopping: false, abandoning: false, message: undefined });
-    this.timer = setInterval(() => this.publish(), Math.round(1000 / Math.min(10, this.opts.publishHz ?? 10)));
-    try {
-      const result = await factory.run();
+      const { result } = await job.run();
+      if (!result) return;
       this.publish();
-      store.getState().set({
-        message: {
-          text: `${result.built} built, ${result.skipped} already there, ${result.failed} failed${result.notStarted + result.abandoned ? `, ${result.notStarted + result.abandoned} not built (stopped)` : ''}${result.fatal ? ` — ${result.fatal}` : ''}`,
-          tone: result.failed || result.fatal ? 'warn' : 'info',
-        },
-      });
+      store.getState().set({ message: { text: `${buildSummary(result)}${result.fatal ? ` — ${result.fatal}` : ''}`, tone: result.failed || result.fatal ? 'warn' : 'info' } });
     } catch (err) {
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     } finally {
-      clearInterval(this.timer);
-      this.timer = undefined;
       this.factory = undefined;
-      jobs.getState().finish(JOB_ID);
-      store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined });
-      await this.refresh();
+      if (this.timer) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+        jobs.getState().finish(JOB_ID);
+        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined });
+        await this.refresh();
+      }
     }
+  }
+
+  /** The screen's listener: the job's progress reaches the store through the ≤10 Hz sampler, never per event. */
+  private onBuildEvent(job: TemplateBuildJob, e: TemplateBuildEvent): void {
+    const { store, jobs } = this.opts;
+    if (e.type === 'sample') return store.getState().set({ message: { text: e.note, tone: 'info' } });
+    if (e.type !== 'started') return;
+    jobs.getState().start({ id: JOB_ID, title: 'template builds', startedAt: Date.now(), cancel: () => job.abandon() });
+    store.getState().set({ running: true, stopping: false, abandoning: false, message: undefined });
+    this.timer = setInterval(() => this.publish(), Math.round(1000 / Math.min(10, this.opts.publishHz ?? 10)));
   }
 
   /** Rebuild the failed images only. */
@@ -248,27 +238,31 @@ export class TemplatesController {
     const targets = rows.filter((r) => r.state === 'built').map((r) => ({ image: r.image, template: r.template }));
     if (targets.length === 0) return store.getState().set({ message: { text: 'select a built template to smoke', tone: 'warn' } });
     if (this.factory || this.smokeCtl) return store.getState().set({ message: { text: 'wait for the running job to finish', tone: 'warn' } });
-    let lock;
-    try {
-      lock = await acquireLock(paths.lockFile, 'templates smoke');
-    } catch (err) {
-      return store.getState().set({ message: { text: message(err), tone: 'error' } });
-    }
     const ctl = (this.smokeCtl = new AbortController());
-    jobs.getState().start({ id: SMOKE_JOB_ID, title: 'smoke tests', startedAt: Date.now(), cancel: () => ctl.abort() });
-    store.getState().set({ smoking: targets.length });
     try {
-      const provider = await this.opts.openProvider();
-      const journal = await templatesJournal(paths).load();
-      const results = await smokeMany({ provider, journal, targets, signal: ctl.signal, onResult: () => store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1) }) });
-      await journal.flush();
-      const failed = results.filter((r) => !r.ok);
-      store.getState().set({ message: { text: failed.length ? `smoke: ${failed.length} failed — ${failed[0]?.template}: ${failed[0]?.error}` : `smoke: ${results.length} passed`, tone: failed.length ? 'warn' : 'info' } });
+      await runSmokeJob({
+        paths,
+        openProvider: this.opts.openProvider,
+        targets,
+        signal: ctl.signal,
+        onEvent: (e) => {
+          if (e.type === 'started') {
+            jobs.getState().start({ id: SMOKE_JOB_ID, title: 'smoke tests', startedAt: Date.now(), cancel: () => ctl.abort() });
+            store.getState().set({ smoking: targets.length });
+          } else if (e.type === 'result') {
+            if (!e.result.ok) this.lastFailure ??= e.result;
+            store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1) });
+          } else {
+            const first = this.lastFailure;
+            store.getState().set({ message: { text: e.failed ? `smoke: ${e.failed} failed — ${first?.template}: ${first?.error}` : `smoke: ${e.passed} passed`, tone: e.failed ? 'warn' : 'info' } });
+          }
+        },
+      });
     } catch (err) {
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     } finally {
-      await lock.release();
       this.smokeCtl = undefined;
+      this.lastFailure = undefined;
       jobs.getState().finish(SMOKE_JOB_ID);
       store.getState().set({ smoking: 0 });
       await this.refresh();

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { TemplateSpec } from '../sandbox/types.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 import { binaryFileName, runtimeFileName, type ArtifactVersions } from '../artifacts/versions.js';
 
-export const BLACKBOX_PORT = 31000;
 export const HEALTH_PATH = '/health';
 export const DEFAULT_CPU_COUNT = 4;
 export const DEFAULT_MEMORY_MB = 8192;

@@ -6,7 +6,8 @@ import { SandboxError } from '../sandbox/types.js';
 import { redact } from '../secrets.js';
 import { sleep } from '../util/sleep.js';
 import type { Journal } from '../workspace/journal.js';
-import { BLACKBOX_PORT, HEALTH_PATH, CLAUDE_BIN, BBS_LOG } from './recipe.js';
+import { HEALTH_PATH, CLAUDE_BIN, BBS_LOG } from './recipe.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 import { diagnose } from './diagnose.js';
 import type { TemplateRecord } from './records.js';
 

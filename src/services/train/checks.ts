@@ -7,7 +7,8 @@ import path from 'node:path';
 import { describeSecret, redact } from '../secrets.js';
 import { runProcess } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
-import { verifyJsonl, readTemplateMap } from '../convert/verify.js';
+import { verifyJsonl } from '../convert/verify.js';
+import { readTemplateMapForChecks } from '../templates/map.js';
 import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, LAUNCHER_CHECKED_TOGGLES, OWN_CHECK, SETTING_BY_KEY, SLIME_KL_LOSS_TYPES, validateSetting } from './settings.js';
 import type { LaunchPlan } from './launch.js';
 import { findActiveRuns, findLatestCheckpoint } from './registry.js';
@@ -410,7 +411,7 @@ async function checkPromptData(plan: LaunchPlan): Promise<LaunchCheck | undefine
   if (!(await isFile(file))) return fail('prompt-data', t, `${file} does not exist`, 'convert the data first (swegym-console convert)');
   let templateMap: Record<string, string> | undefined;
   try {
-    templateMap = plan.effective.DRESSAGE_SANDBOX_PROVIDER === 'e2b' ? await readTemplateMap(plan.paths.templateMap) : undefined;
+    templateMap = plan.effective.DRESSAGE_SANDBOX_PROVIDER === 'e2b' ? await readTemplateMapForChecks(plan.paths.templateMap) : undefined;
   } catch (err) {
     return fail('prompt-data', t, (err as ConsoleError).what ?? String(err), (err as ConsoleError).fix ?? 'fix the template map');
   }

@@ -4,7 +4,8 @@
 // writes when the launcher ends (recipe reference §6.3, §7). Each file has one writer, so concurrent consoles (a
 // TUI polling, a CLI stopping) never lose each other's updates: run.json (the launch), exit.json (the wrapper),
 // stop.json (stop), status.json (derived status cache, idempotent).
-import { open, readFile, readdir, stat } from 'node:fs/promises';
+import { open, readFile, readdir } from 'node:fs/promises';
+import { exists } from '../util/fs.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
@@ -51,14 +52,6 @@ export async function newRunName(paths: RecipePaths, runName: string, now = new 
   return name;
 }
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function writeRun(paths: RecipePaths, record: RunRecord): Promise<void> {
   await writeJsonAtomic(runFile(paths, record.name), record, { mode: 0o600 });

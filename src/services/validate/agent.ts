@@ -11,9 +11,9 @@ import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, 
 import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
 import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
 import { sleep } from '../util/sleep.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 import { readStreamJson, type AgentStatus, type StreamJsonProgress } from '../agent/streamJson.js';
 
-export const BLACKBOX_PORT = 31000;
 export const E2B_RUNTIME_ROOT = DEFAULT_SERVER_CONFIG.runtime_root;
 
 export interface AgentProgress {

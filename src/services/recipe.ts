@@ -1,0 +1,11 @@
+// The recipe's fixed facts, in one place (from Dressage's SWE-Gym recipe and its E2B blackbox templates): every
+// service that needs one imports it from here, so a new pin changes one line.
+
+/** The Hugging Face dataset the recipe trains on. */
+export const SWEGYM_DATASET = 'NovaSky-AI/SkyRL-v0-293-data';
+
+/** The SWE-Bench-Package commit whose harness and log parsers grade the tasks. */
+export const SWEGYM_HARNESS_COMMIT = '16dd480cce9b27bf111a362d280881c6def5d2a7';
+
+/** The fixed port of the Blackbox Server inside an E2B blackbox template. */
+export const BLACKBOX_PORT = 31000;

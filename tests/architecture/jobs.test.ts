@@ -1,0 +1,223 @@
+// Every job is written once: the headless command and the screen's controller are two listeners of the same job.
+// Each test runs one job through both faces (on identical workspaces and fakes) and asserts that the job emitted
+// the same event sequence to each, and that each face turned those events into its own output.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { CommandContext } from '../../src/cli/context.js';
+import { tapJobEvents } from '../../src/services/jobs/events.js';
+import { setTemplatesProviderForTests, templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
+import { TemplatesController } from '../../src/services/templates/controller.js';
+import { templateNameForImage } from '../../src/services/templates/naming.js';
+import { createTemplatesStore } from '../../src/state/templates.js';
+import { createJobsStore } from '../../src/state/jobs.js';
+import { trainLaunch, trainStop } from '../../src/cli/commands/train.js';
+import { launch as screenLaunch, stop as screenStop } from '../../src/screens/trainActions.js';
+import { createAppServices } from '../../src/app/domain.js';
+import { findRun } from '../../src/services/train/registry.js';
+import { CommandLog } from '../../src/services/process/commandLog.js';
+import type { RecipePaths } from '../../src/services/workspace/paths.js';
+import { FakeProvider } from '../templates/fakeProvider.js';
+import { imageNames, templateWorkspace } from '../templates/helpers.js';
+import { killGroupIfOurs, trainWorkspace } from '../train/helpers.js';
+import { removeDir } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait.js';
+
+const dirs: string[] = [];
+
+/** A TERM before the launcher has set its traps ends it some other way: stop once it is past its start. */
+async function launcherStarted(logFile: string): Promise<void> {
+  await waitFor(async () => /^Current Ray node count/m.test(await readFile(logFile, 'utf8').catch(() => '')), { timeoutMs: 30_000 });
+}
+const groups: { pgid?: number; procStart?: string }[] = [];
+after(async () => {
+  for (const g of groups) await killGroupIfOurs(g.pgid, g.procStart);
+  for (const d of dirs) await removeDir(d);
+});
+
+function headless(paths: RecipePaths, command: string[], options: CommandContext['options'], env: NodeJS.ProcessEnv = {}, json = false) {
+  let out = '';
+  let err = '';
+  const sink = (add: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { add(String(chunk)); cb(); } });
+  const ctx: CommandContext = {
+    command,
+    positionals: [],
+    options,
+    global: { workspace: paths.root, provider: 'e2b', debug: false, color: false, json },
+    paths,
+    stdout: sink((s) => (out += s)),
+    stderr: sink((s) => (err += s)),
+    env,
+    signal: new AbortController().signal,
+  };
+  return { ctx, out: () => out, err: () => err };
+}
+
+/** The events `job` emits while `body` runs. */
+async function eventsOf<T>(job: string, body: () => Promise<T>): Promise<{ events: any[]; value: T }> {
+  const events: any[] = [];
+  const untap = tapJobEvents((name, e) => (name === job ? events.push(e) : undefined));
+  try {
+    return { events, value: await body() };
+  } finally {
+    untap();
+  }
+}
+
+/** A build event without its timing (durations, timestamps, log lines differ run to run). */
+function buildShape(e: any): string {
+  if (e.type === 'state') return `state ${e.image} ${e.record.state}${e.skipped ? ' skipped' : ''}${e.record.reason ? ` (${e.record.reason.split(':')[0]})` : ''}`;
+  if (e.type === 'started') return `started total=${e.total} concurrency=${e.concurrency}`;
+  if (e.type === 'finished') return `finished built=${e.result.built} skipped=${e.result.skipped} failed=${e.result.failed} mapComplete=${e.mapComplete}`;
+  return e.type;
+}
+
+async function buildFixture() {
+  const images = imageNames(4);
+  const { ws, paths } = await templateWorkspace(images);
+  dirs.push(ws);
+  const provider = new FakeProvider({ buildMs: 2 });
+  // Built by hand earlier (in the map and on E2B): adopted, not rebuilt.
+  provider.templates.add(templateNameForImage(images[1]!));
+  await writeFile(paths.templateMap, JSON.stringify({ [images[1]!]: templateNameForImage(images[1]!) }));
+  provider.scripts.set(templateNameForImage(images[2]!), { fail: 'Dockerfile step failed' });
+  return { images, paths, provider };
+}
+
+test('templates build: the CLI and the Templates screen get the same events from one build job', { timeout: 60_000 }, async () => {
+  const cli = await buildFixture();
+  setTemplatesProviderForTests(async () => cli.provider);
+  const h = headless(cli.paths, ['templates', 'build'], { concurrency: '1' });
+  let fromCli;
+  try {
+    fromCli = await eventsOf('templates build', () => templatesBuildCommand(h.ctx));
+  } finally {
+    setTemplatesProviderForTests(undefined);
+  }
+
+  const screen = await buildFixture();
+  const store = createTemplatesStore();
+  const jobs = createJobsStore();
+  const controller = new TemplatesController({ paths: screen.paths, store, jobs, env: {}, concurrency: 1, openProvider: async () => screen.provider });
+  const fromScreen = await eventsOf('templates build', () => controller.build());
+
+  const shapes = fromCli.events.filter((e) => e.type !== 'log').map(buildShape);
+  assert.deepEqual(fromScreen.events.filter((e) => e.type !== 'log').map(buildShape), shapes);
+  assert.equal(shapes[0], 'started total=4 concurrency=1');
+  assert.equal(shapes.at(-1), 'finished built=2 skipped=1 failed=1 mapComplete=false');
+  assert.ok(shapes.includes(`state ${cli.images[1]} built skipped (adopted)`), shapes.join('\n'));
+
+  // Each listener turned them into its face: progress lines and a summary; rows and a message in the store.
+  assert.equal(fromCli.value, 1);
+  assert.match(h.err(), /\[1\/4\] built {5}swegym-/);
+  assert.match(h.err(), /FAILED {4}swegym-\S+: .*Dockerfile step failed/);
+  assert.match(h.out(), /^2 built, 1 already there, 1 failed in /m);
+  assert.equal(store.getState().message?.text, '2 built, 1 already there, 1 failed');
+  assert.deepEqual(store.getState().rows.map((r) => r.state), ['built', 'built', 'failed', 'built']);
+  assert.deepEqual(Object.keys(jobs.getState().jobs), [], 'the job is finished in the jobs store');
+});
+
+async function smokeFixture() {
+  const f = await buildFixture();
+  const names = f.images.slice(0, 2).map((i) => templateNameForImage(i));
+  for (const n of names) f.provider.templates.add(n);
+  // A missing Claude Code binary fails at once (a closed port would be retried for seconds).
+  f.provider.smoke.set(names[1]!, { claude: { exitCode: 127, stdout: '', stderr: 'bash: claude: No such file or directory', timedOut: false } });
+  await writeFile(f.paths.templateMap, JSON.stringify({ [f.images[0]!]: names[0], [f.images[1]!]: names[1] }));
+  return { ...f, names };
+}
+
+function smokeShape(e: any): string {
+  if (e.type === 'result') return `result ${e.result.template} ${e.result.ok ? 'ok' : e.result.code} killed=${e.result.killed}`;
+  if (e.type === 'finished') return `finished passed=${e.passed} failed=${e.failed} notRun=${e.notRun} notKilled=${e.notKilled.length}`;
+  return `${e.type} ${e.targets}`;
+}
+
+test('templates smoke: the CLI and the Templates screen get the same events from one smoke job', { timeout: 60_000 }, async () => {
+  const cli = await smokeFixture();
+  setTemplatesProviderForTests(async () => cli.provider);
+  const h = headless(cli.paths, ['templates', 'smoke'], { template: cli.names, concurrency: '1' });
+  let fromCli;
+  try {
+    fromCli = await eventsOf('templates smoke', () => templatesSmokeCommand(h.ctx));
+  } finally {
+    setTemplatesProviderForTests(undefined);
+  }
+
+  const screen = await smokeFixture();
+  const store = createTemplatesStore();
+  const controller = new TemplatesController({ paths: screen.paths, store, jobs: createJobsStore(), env: {}, openProvider: async () => screen.provider });
+  const rows = screen.images.slice(0, 2).map((image, i) => ({ image, template: screen.names[i]!, state: 'built' as const, smoke: null, error: '', mapped: true }));
+  const fromScreen = await eventsOf('templates smoke', () => controller.smoke(rows));
+
+  // Results arrive in completion order; the screen smokes 4 at a time, the CLI here one at a time.
+  const sorted = (events: any[]) => events.map(smokeShape).sort();
+  assert.deepEqual(sorted(fromScreen.events), sorted(fromCli.events));
+  assert.deepEqual(sorted(fromCli.events), [`finished passed=1 failed=1 notRun=0 notKilled=0`, `result ${cli.names[0]} ok killed=true`, `result ${cli.names[1]} claude_binary killed=true`, 'started 2'].sort());
+  assert.equal(fromCli.value, 1);
+  assert.match(h.err(), new RegExp(`FAILED  ${cli.names[1]}: `));
+  assert.match(h.out(), /^1 passed, 1 failed$/m);
+  assert.match(store.getState().message?.text ?? '', new RegExp(`^smoke: 1 failed — ${screen.names[1]}: `));
+});
+
+test('train launch (blocked, then launched) and stop: the CLI and the Train screen get the same events', { timeout: 120_000 }, async () => {
+  const extra = { FAKE_LAUNCHER_ROLLOUTS: '0', FAKE_LAUNCHER_HOLD: '1' };
+  const faces = [];
+  for (const face of ['cli', 'screen'] as const) {
+    const w = await trainWorkspace();
+    dirs.push(w.root);
+    const env = { ...w.env, ...extra };
+    const launchEvents: string[] = [];
+    const stopEvents: string[] = [];
+    const untap = tapJobEvents((job, e: any) => {
+      if (job === 'train launch') launchEvents.push(e.type === 'checked' ? `checked blocking=${e.blocking}` : e.type === 'not-launched' ? `not-launched ${e.reason} ${e.failing.map((c: { id: string }) => c.id).join(',')}` : e.type);
+      // Progress texts carry the pid; their kinds are what must agree.
+      if (job === 'train stop') stopEvents.push(e.type === 'progress' ? `progress ${e.text.replace(/\d+/g, 'N')}` : `stopped ${e.result.signal} ${e.result.run.status}`);
+    });
+    let seen: string;
+    try {
+      if (face === 'cli') {
+        const blocked = headless(w.paths, ['train', 'launch'], { set: ['USE_TIS=yes'] }, env, true);
+        assert.equal(await trainLaunch(blocked.ctx), 3);
+        const launched = headless(w.paths, ['train', 'launch'], {}, env, true);
+        assert.equal(await trainLaunch(launched.ctx), 0, launched.err());
+        const name = JSON.parse(launched.out()).run.name as string;
+        const run = await findRun(w.paths, name);
+        groups.push({ pgid: run.pgid, procStart: run.procStart });
+        await launcherStarted(run.logFile);
+        const stopped = headless(w.paths, ['train', 'stop'], { yes: true }, env, true);
+        stopped.ctx.positionals = [name];
+        assert.equal(await trainStop(stopped.ctx), 0, stopped.err());
+        seen = JSON.parse(stopped.out()).signal;
+      } else {
+        const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
+        const flashes: string[] = [];
+        services.app.subscribe((s) => (s.flash && flashes.at(-1) !== s.flash.text ? flashes.push(s.flash.text) : undefined));
+        services.train.getState().set({ env, values: { USE_TIS: 'yes' } });
+        await screenLaunch(services);
+        services.train.getState().set({ values: {} });
+        await screenLaunch(services);
+        const run = services.train.getState().runs[0]!;
+        groups.push({ pgid: run.pgid, procStart: (await findRun(w.paths, run.name)).procStart });
+        await launcherStarted(run.logFile);
+        await screenStop(services, run.name, false);
+        assert.match(flashes[0] ?? '', /^not launched: 1 blocking check\(s\) — /);
+        assert.match(flashes[1] ?? '', new RegExp(`^launched ${run.name} \\(pid \\d+\\)`));
+        assert.equal(flashes[2], `${run.name} stopped`);
+        seen = 'TERM';
+      }
+    } finally {
+      untap();
+    }
+    faces.push({ face, launchEvents, stopEvents, seen });
+  }
+  const [cli, screen] = faces;
+  assert.deepEqual(screen!.launchEvents, cli!.launchEvents);
+  assert.deepEqual(screen!.stopEvents, cli!.stopEvents);
+  assert.equal(cli!.launchEvents[0], 'checking');
+  assert.match(cli!.launchEvents[2]!, /^not-launched blocked \S+/);
+  assert.deepEqual(cli!.launchEvents.slice(3), ['checking', 'checked blocking=0', 'launched']);
+  assert.deepEqual(cli!.stopEvents, ['progress sending TERM to process group N', 'stopped TERM stopped']);
+  assert.equal(cli!.seen, 'TERM');
+});
