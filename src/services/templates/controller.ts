@@ -1,6 +1,7 @@
 // Drives template builds and smoke tests for the interactive app: one factory run at a time, registered in the
 // jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
 import type { RecipePaths } from '../workspace/paths.js';
+import { buildLogPath, readBuildLog } from './buildLogs.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
 import type { JobsStore } from '../../state/jobs.js';
@@ -223,8 +224,9 @@ export class TemplatesController {
     if (image === ARTIFACTS_LOG) return st.set({ logImage: image, logLines: [...this.artifactLines] });
     const live = this.factory?.logFor(image);
     if (live && live.length) return st.set({ logImage: image, logLines: live });
-    st.set({ logImage: image, logLines: ['(reading the journal…)'] });
-    void this.journalLog(image).then((lines) => {
+    st.set({ logImage: image, logLines: ['(reading the build log…)'] });
+    // The whole log of the last build, kept on disk; the journal's tail for builds from before logs were kept.
+    void readBuildLog(this.opts.paths.consoleDir, image).then(async (saved) => saved?.length ? [`(build log ${buildLogPath(this.opts.paths.consoleDir, image)})`, ...saved] : this.journalLog(image)).then((lines) => {
       if (this.opts.store.getState().logImage === image) this.opts.store.getState().set({ logLines: lines });
     });
   }
