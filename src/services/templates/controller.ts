@@ -226,7 +226,7 @@ export class TemplatesController {
     if (live && live.length) return st.set({ logImage: image, logLines: live });
     st.set({ logImage: image, logLines: ['(reading the build log…)'] });
     // The whole log of the last build, kept on disk; the journal's tail for builds from before logs were kept.
-    void readBuildLog(this.opts.paths.consoleDir, image).then(async (saved) => saved?.length ? [`(build log ${buildLogPath(this.opts.paths.consoleDir, image)})`, ...saved] : this.journalLog(image)).then((lines) => {
+    void this.journalLog(image).then((lines) => {
       if (this.opts.store.getState().logImage === image) this.opts.store.getState().set({ logLines: lines });
     });
   }
@@ -236,11 +236,14 @@ export class TemplatesController {
     const file = templatesJournalFile(this.opts.paths);
     const data = await readJsonFile<{ items?: Record<string, TemplateRecord> }>(file).catch(() => undefined);
     const rec = data?.items?.[image];
-    if (!rec) return ['(not built yet: no build log)'];
-    const lines = [...(rec.logTail ?? [])];
+    // The whole log of the last build is kept on disk; the journal's tail serves builds from before that.
+    const saved = await readBuildLog(this.opts.paths.consoleDir, image);
+    if (!rec && !saved) return ['(not built yet: no build log)'];
+    const lines = saved?.length ? [`(build log ${buildLogPath(this.opts.paths.consoleDir, image)})`, ...saved] : [...(rec?.logTail ?? [])];
+    if (!rec) return lines;
     if (rec.reason) lines.push(`${rec.state}: ${rec.reason}`);
     if (rec.smokeError) lines.push(`smoke failed: ${rec.smokeError}`);
-    if (lines.length === 0) lines.push(`${rec.state}${rec.durationMs ? ` in ${Math.round(rec.durationMs / 1000)}s` : ''}; the full log is kept only while the console that built it runs`);
+    if (lines.length === 0) lines.push(`${rec.state}${rec.durationMs ? ` in ${Math.round(rec.durationMs / 1000)}s` : ''}`);
     return lines;
   }
 
