@@ -206,10 +206,23 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
         return typeof v === 'function' ? v.bind(target) : v;
       },
     });
+    const jr = await load<typeof import('../src/services/templates/records.js')>('../src/services/templates/records.js', ['templatesJournal']);
+    const journal = jr.ok ? await jr.mod.templatesJournal(paths).load() : undefined;
+    // What rewriting the whole journal on every (coalesced) write, as before, would have written: each write's
+    // journal size, from the records it held then.
+    let rewriteRecords = 0;
+    if (journal && 'putMany' in journal) {
+      const putMany = journal.putMany.bind(journal);
+      journal.putMany = async (records) => {
+        await putMany(records);
+        rewriteRecords += journal.entries().length;
+      };
+    }
     const t0 = performance.now();
     const out = await within(300_000, 'template factory', fac.mod.runTemplateFactory({
       provider,
       paths,
+      ...(journal ? { journal } : {}),
       artifacts: { artifactDir: paths.artifactDir, versions: helpers.mod.VERSIONS },
       concurrency,
       maxConcurrency: concurrency,
@@ -222,6 +235,13 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
     res.metrics.push({ label: 'wall time (incl. journal + map writes)', value: fmt(wall, 0), unit: 'ms' });
     res.metrics.push({ label: 'ideal ceil(N/C) × build time', value: ideal, unit: 'ms' });
     res.metrics.push({ label: 'overhead per build', value: fmt((wall - ideal) / n, 1), unit: 'ms' });
+    if (journal && 'bytesWritten' in journal) {
+      const finalBytes = Buffer.byteLength(JSON.stringify({ items: Object.fromEntries(journal.entries()) }, null, 2));
+      const rewrites = (rewriteRecords * finalBytes) / Math.max(1, journal.entries().length);
+      res.metrics.push({ label: 'journal bytes written (appends + compactions)', value: fmt(Number(journal.bytesWritten) / 1e6, 2), unit: `MB for a ${fmt(finalBytes / 1e6, 2)} MB journal` });
+      res.metrics.push({ label: 'a whole rewrite per coalesced write (before) would have written', value: fmt(rewrites / 1e6, 0), unit: 'MB' });
+      res.metrics.push({ label: 'journal write ratio append-only / whole rewrites', value: fmt(Number(journal.bytesWritten) / rewrites, 3), unit: '×' });
+    }
     if (out.built !== n) res.notes.push(`expected ${n} built, got ${out.built}${out.fatal ? ` (${out.fatal})` : ''}`);
     res.ratio = { value: wall / ideal, what: 'factory wall ÷ ideal' };
     return res;
@@ -231,5 +251,56 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
     return res;
   } finally {
     await rm(ws, { recursive: true, force: true });
+  }
+}
+
+// ---- trajectory listing ----------------------------------------------------------------------------
+
+/**
+ * The dashboard's trajectory listing on a run of `sessions` sessions (64,000: a 500-rollout run) in /tmp: the first
+ * listing, a refresh after one rollout's 128 new sessions, and `find` over the same tree as the floor.
+ */
+export async function benchTrajectories(sessions: number): Promise<BenchResult> {
+  const res = result('trajectories', `trajectory listing at ${sessions.toLocaleString('en-US')} sessions`);
+  const ix = await load<typeof import('../src/services/monitor/trajIndex.js')>('../src/services/monitor/trajIndex.js', ['TrajectoryIndex']);
+  if (!ix.ok) {
+    res.status = 'not available yet';
+    res.notes.push(ix.why);
+    return res;
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'swegym-bench-traj-'));
+  try {
+    const root = path.join(dir, 'traj_payload', 'run');
+    const instances = 2344;
+    const write = async (i: number) => {
+      const d = path.join(root, `repo__task-${i % instances}`, `bbs-${i}`);
+      await mkdir(d, { recursive: true });
+      await writeFile(path.join(d, 'session.json'), '{}');
+    };
+    for (let i = 0; i < sessions; i += 256) await Promise.all(Array.from({ length: Math.min(256, sessions - i) }, (_, k) => write(i + k)));
+    const find = await timed('find', [root, '-name', 'session.json']);
+    const index = new ix.mod.TrajectoryIndex(dir, 'run');
+    let t0 = performance.now();
+    const first = await index.refresh(5000);
+    const firstMs = performance.now() - t0;
+    const firstStats = index.lastWork.stats;
+    // Ageing the tree stands in for the 120 s between refreshes (a directory changed within 2 s is re-read).
+    await new Promise((r) => setTimeout(r, 2100));
+    for (let i = sessions; i < sessions + 128; i++) await write(i);
+    await new Promise((r) => setTimeout(r, 2100));
+    t0 = performance.now();
+    const next = await index.refresh(5000);
+    const refreshMs = performance.now() - t0;
+    t0 = performance.now();
+    await new ix.mod.TrajectoryIndex(dir, 'run').refresh(5000);
+    const fullMs = performance.now() - t0;
+    res.metrics.push({ label: 'find -name session.json (floor)', value: fmt(find.ms, 0), unit: 'ms' });
+    res.metrics.push({ label: 'first listing', value: fmt(firstMs, 0), unit: `ms (${firstStats} stats, ${first.length} kept)` });
+    res.metrics.push({ label: 'refresh after 128 new sessions', value: fmt(refreshMs, 0), unit: `ms (${index.lastWork.stats} stats; newest ${next[0]?.session})` });
+    res.metrics.push({ label: 'a full listing of the same tree (what each refresh did before)', value: fmt(fullMs, 0), unit: 'ms' });
+    res.ratio = { value: refreshMs / fullMs, what: 'refresh ÷ full listing' };
+    return res;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,35 +1,58 @@
-// Benchmark 1: log ingestion. `swegym-console monitor LOG --once --json` on a ≥ 1 GB simulated log versus
-// `grep -c 'SWE-Gym reward='` on the same file, both with the file in the page cache, process start-up
-// excluded (each tool's time on a tiny log with the same content is subtracted). Goal: within 3× of grep.
-import { existsSync, readFileSync, createReadStream, createWriteStream } from 'node:fs';
+// Benchmark 1: log ingestion. `swegym-console monitor LOG --once --json` against `grep -c 'SWE-Gym reward=' LOG`
+// on the same file, side by side in one run: a dense log (300k per-sample lines over 39k instances in 200 MB), a
+// sparse one (90k in 1 GB) and the simulator's default run (1 GB), then a 4 GB log (the dense one 20 times over,
+// in /tmp, deleted after) for peak memory and linear time. Both tools write their output to a file (GNU grep stops
+// at the first match when its output is /dev/null). Runs alternate; medians; each tool's time on the first 5,000
+// lines of the same log is subtracted (process start-up). Goals (issue #17): dense ≤ 3× and ≤ 300 MiB, sparse
+// ≤ 3×, simulator ≤ 2×, 4 GB ≤ 300 MiB in time linear in the size.
+import { createReadStream, createWriteStream, openSync, closeSync, readFileSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateOffline, SIM_LOG_NAME, SIM_MANIFEST_NAME, type SimManifest } from '../src/services/simulator/writer.js';
-import { NODE, OUT, result, timeCommand, timed, fmt, type BenchResult, type Bundle, type Run } from './lib.js';
+import { NODE, OUT, result, fmt, median, type BenchResult, type Bundle } from './lib.js';
+import { benchLog, repeatedLog, type BenchLog, type LogKind } from './logs.js';
 
 export interface IngestOptions {
+  /** Size of the simulator's log (the dense and sparse logs have fixed sizes). */
   bytes: number;
   runs: number;
   seed: number;
+  /** Also the 4 GB memory run. */
+  big: boolean;
 }
 
-/** The simulated log, generated once and cached in bench/out/logs (gitignored). */
-export async function simulatedLog(bytes: number, seed: number, log: (s: string) => void): Promise<{ file: string; manifest: SimManifest; generatedMs?: number }> {
-  const dir = path.join(OUT, 'logs', `sim-${Math.round(bytes / 1e6)}MB-seed${seed}`);
-  const manifestFile = path.join(dir, SIM_MANIFEST_NAME);
-  if (existsSync(manifestFile) && existsSync(path.join(dir, SIM_LOG_NAME))) {
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as SimManifest;
-    const size = (await stat(path.join(dir, SIM_LOG_NAME))).size;
-    if (size === manifest.counts.bytes && size >= bytes) return { file: path.join(dir, SIM_LOG_NAME), manifest };
-  }
-  await rm(dir, { recursive: true, force: true });
-  log(`  generating a ${fmt(bytes / 1e9, 2)} GB simulated log in ${path.relative(process.cwd(), dir)} …`);
-  const t0 = performance.now();
-  const manifest = await generateOffline({ dir, targetBytes: bytes, config: { seed } });
-  return { file: path.join(dir, SIM_LOG_NAME), manifest, generatedMs: performance.now() - t0 };
+interface Timed {
+  ms: number;
+  cpuMs: number;
+  rssMiB: number;
+  code: number | null;
+  out: string;
+  stderr: string;
 }
 
-/** The first `lines` lines of a log, for the start-up-only runs. */
+/** One run under /usr/bin/time with stdout going to a file: wall, CPU (user+system), peak RSS. */
+function timedToFile(cmd: string, args: string[], outFile: string): Promise<Timed> {
+  const timeFile = path.join(OUT, `.time-${process.pid}`);
+  return new Promise((resolve, reject) => {
+    const fd = openSync(outFile, 'w');
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, cmd, ...args], { stdio: ['ignore', fd, 'pipe'] });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      clearTimeout(timer);
+      closeSync(fd);
+      const [u, s, m] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+      resolve({ ms, cpuMs: ((u ?? NaN) + (s ?? NaN)) * 1000, rssMiB: (m ?? NaN) / 1024, code, out: readFileSync(outFile, 'utf8'), stderr });
+    });
+  });
+}
+
+/** The first `lines` lines of a log, for the start-up runs. */
 async function headOf(file: string, out: string, lines: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const w = createWriteStream(out);
@@ -66,79 +89,161 @@ async function warmCache(file: string): Promise<void> {
   });
 }
 
-/**
- * Runs a command `runs` times and keeps the best wall time and the best CPU time: the runs least disturbed
- * by the other work on this shared machine. CPU time (user+system) is the steadier figure under load.
- */
-async function best(runs: number, cmd: string, args: string[]): Promise<Run & { all: number[] }> {
-  let keep: Run | undefined;
-  const all: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = await timed(cmd, args);
-    all.push(r.ms);
-    if (r.code !== 0) return { ...r, all };
-    if (!keep) keep = r;
-    else keep = { ...keep, ms: Math.min(keep.ms, r.ms), cpuMs: Math.min(keep.cpuMs, r.cpuMs), rssMiB: Math.max(keep.rssMiB, r.rssMiB) };
-  }
-  return { ...(keep as Run), all };
+interface Doc {
+  samples?: { total?: number; reward_one?: number };
+  rollouts?: unknown[];
+  series?: unknown;
 }
 
-export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: string) => void): Promise<BenchResult> {
-  const res = result('ingest', `log ingestion: monitor --once --json vs grep -c (${fmt(opts.bytes / 1e9, 2)} GB)`);
-  const { file, manifest, generatedMs } = await simulatedLog(opts.bytes, opts.seed, log);
-  const size = (await stat(file)).size;
-  res.metrics.push({ label: 'log size', value: fmt(size / 1e6, 0), unit: 'MB' });
-  res.metrics.push({ label: 'lines / per-sample lines', value: `${manifest.counts.lines} / ${manifest.counts.sampleLines}` });
-  if (generatedMs !== undefined) res.metrics.push({ label: 'simulator generation', value: fmt(size / 1e6 / (generatedMs / 1000), 0), unit: 'MB/s' });
-  const small = path.join(path.dirname(file), 'head.log');
+interface Pair {
+  grepNet: number;
+  grepCpu: number;
+  monNet: number;
+  monCpu: number;
+  monRss: number;
+  monRuns: number[];
+  grepRuns: number[];
+  grepCount: number;
+  doc: Doc | undefined;
+  failed?: string;
+}
+
+/** grep and the monitor on `file`, alternating, `runs` times each on the log and on its head. */
+async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<Pair> {
+  const dir = path.dirname(file);
+  const small = path.join(dir, 'head.log');
   await headOf(file, small, 5000);
   await warmCache(file);
-
-  // grep, the reference.
-  const grepBig = await best(opts.runs, 'grep', ['-c', 'SWE-Gym reward=', file]);
-  const grepSmall = await best(opts.runs, 'grep', ['-c', 'SWE-Gym reward=', small]);
-  const grepCount = Number(grepBig.stdout.trim());
-  if (grepCount !== manifest.counts.sampleLines) res.notes.push(`grep counted ${grepCount}, the simulator wrote ${manifest.counts.sampleLines} per-sample lines`);
-  const grepNet = Math.max(1, grepBig.ms - grepSmall.ms);
-  const grepCpu = Math.max(1, grepBig.cpuMs - grepSmall.cpuMs);
-  res.metrics.push({ label: 'grep -c wall (net of start-up)', value: fmt(grepNet, 0), unit: `ms = ${fmt(size / 1e6 / (grepNet / 1000), 0)} MB/s` });
-  res.metrics.push({ label: 'grep -c CPU (net of start-up)', value: fmt(grepCpu, 0), unit: `ms = ${fmt(size / 1e6 / (grepCpu / 1000), 0)} MB/s` });
-
-  // The console's headless monitor.
-  const probe = await timeCommand(NODE, [bundle.bin, 'monitor', small, '--once', '--json'], { timeoutMs: 120_000 });
-  if (probe.code !== 0) {
-    const why = (probe.stderr.trim().split('\n')[0] ?? '').slice(0, 200);
-    res.status = /not implemented|unknown command/.test(probe.stderr) ? 'not available yet' : 'failed';
-    res.notes.push(`monitor --once --json exited ${probe.code}: ${why}`);
-    return res;
+  const grepOut = path.join(OUT, `.grep-${process.pid}.txt`);
+  const monOut = path.join(OUT, `.monitor-${process.pid}.json`);
+  const grep = (f: string) => timedToFile('grep', ['-c', 'SWE-Gym reward=', f], grepOut);
+  const mon = (f: string) => timedToFile(NODE, [bundle.bin, 'monitor', f, '--once', '--json'], monOut);
+  const g: Timed[] = [];
+  const gs: Timed[] = [];
+  const m: Timed[] = [];
+  const ms: Timed[] = [];
+  let doc: Doc | undefined;
+  for (let i = 0; i < runs; i++) {
+    g.push(await grep(file));
+    gs.push(await grep(small));
+    const r = await mon(file);
+    if (r.code !== 0) return { grepNet: 0, grepCpu: 0, monNet: 0, monCpu: 0, monRss: 0, monRuns: [], grepRuns: [], grepCount: 0, doc: undefined, failed: `monitor exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+    m.push(r);
+    try {
+      doc = JSON.parse(r.out) as Doc;
+    } catch {
+      doc = undefined;
+    }
+    ms.push(await mon(small));
   }
-  const monSmall = await best(opts.runs, NODE, [bundle.bin, 'monitor', small, '--once', '--json']);
-  const monBig = await best(opts.runs, NODE, [bundle.bin, 'monitor', file, '--once', '--json']);
-  if (monBig.code !== 0) {
-    res.status = 'failed';
-    res.notes.push(`monitor on the big log exited ${monBig.code}: ${monBig.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`);
-    return res;
-  }
-  const monNet = Math.max(1, monBig.ms - monSmall.ms);
-  const monCpu = Math.max(1, monBig.cpuMs - monSmall.cpuMs);
-  res.metrics.push({ label: 'monitor --once --json wall (net of start-up)', value: fmt(monNet, 0), unit: `ms = ${fmt(size / 1e6 / (monNet / 1000), 0)} MB/s` });
-  res.metrics.push({ label: 'monitor --once --json CPU (net of start-up)', value: fmt(monCpu, 0), unit: `ms = ${fmt(size / 1e6 / (monCpu / 1000), 0)} MB/s` });
-  res.metrics.push({ label: 'monitor start-up (5,000-line log), wall / CPU', value: `${fmt(monSmall.ms, 0)} / ${fmt(monSmall.cpuMs, 0)}`, unit: 'ms' });
-  res.metrics.push({ label: 'monitor peak RSS on the big log', value: fmt(monBig.rssMiB, 0), unit: 'MiB' });
-  res.metrics.push({ label: 'runs (monitor big, wall ms)', value: monBig.all.map((x) => fmt(x, 0)).join(', ') });
-  res.metrics.push({ label: 'CPU-time ratio monitor / grep', value: fmt(monCpu / grepCpu, 2), unit: '×' });
-  // Correctness: what the monitor counted must be what the simulator wrote.
-  try {
-    const doc = JSON.parse(monBig.stdout) as { samples?: { total?: number; reward_one?: number }; rollouts?: unknown[] };
-    const total = doc.samples?.total;
-    res.metrics.push({ label: 'monitor samples.total / expected', value: `${total} / ${manifest.counts.sampleLines}` });
-    if (total !== manifest.counts.sampleLines) res.notes.push(`monitor counted ${total} per-sample lines, expected ${manifest.counts.sampleLines} (grep: ${grepCount})`);
-    if (doc.samples?.reward_one !== undefined && doc.samples.reward_one !== manifest.counts.rewardOne) res.notes.push(`monitor reward_one ${doc.samples.reward_one}, expected ${manifest.counts.rewardOne}`);
-    if (Array.isArray(doc.rollouts)) res.metrics.push({ label: 'monitor rollouts / expected', value: `${doc.rollouts.length} / ${manifest.counts.rollouts}` });
-  } catch {
+  const med = (xs: Timed[], k: 'ms' | 'cpuMs') => median(xs.map((x) => x[k]));
+  return {
+    grepNet: Math.max(1, med(g, 'ms') - med(gs, 'ms')),
+    grepCpu: Math.max(1, med(g, 'cpuMs') - med(gs, 'cpuMs')),
+    monNet: Math.max(1, med(m, 'ms') - med(ms, 'ms')),
+    monCpu: Math.max(1, med(m, 'cpuMs') - med(ms, 'cpuMs')),
+    monRss: Math.max(...m.map((x) => x.rssMiB)),
+    monRuns: m.map((x) => x.ms),
+    grepRuns: g.map((x) => x.ms),
+    grepCount: Number((g[0] as Timed).out.trim()),
+    doc,
+  };
+}
+
+const TITLES: Record<LogKind, string> = {
+  dense: 'ingestion, dense log (300k per-sample lines, 39k instances)',
+  sparse: 'ingestion, sparse log (90k per-sample lines)',
+  simulator: "ingestion, the simulator's run",
+};
+const GOALS: Record<LogKind, number> = { dense: 3, sparse: 3, simulator: 2 };
+
+function checkCounts(res: BenchResult, doc: Doc | undefined, l: BenchLog, grepCount: number, times = 1): void {
+  const want = l.manifest.counts.sampleLines * times;
+  if (grepCount !== want) res.notes.push(`grep counted ${grepCount}, the simulator wrote ${want} per-sample lines`);
+  if (!doc) {
     res.notes.push('monitor --json output is not one JSON document');
+    res.status = 'failed';
+    return;
   }
-  const ratio = monNet / grepNet;
-  res.ratio = { value: ratio, what: 'monitor wall / grep wall', goal: 3, pass: ratio <= 3 };
-  return res;
+  const total = doc.samples?.total;
+  res.metrics.push({ label: 'samples.total / grep / simulator', value: `${total} / ${grepCount} / ${want}` });
+  if (total !== want) {
+    res.notes.push(`monitor counted ${total} per-sample lines, expected ${want}`);
+    res.status = 'failed';
+  }
+  if (doc.samples?.reward_one !== l.manifest.counts.rewardOne * times) res.notes.push(`reward_one ${doc.samples?.reward_one}, expected ${l.manifest.counts.rewardOne * times}`);
+  if (times === 1 && Array.isArray(doc.rollouts)) res.metrics.push({ label: 'rollouts listed / simulator', value: `${doc.rollouts.length} / ${l.manifest.counts.rollouts}` });
+}
+
+export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: string) => void): Promise<BenchResult[]> {
+  const out: BenchResult[] = [];
+  const logs: [LogKind, number][] = [
+    ['dense', 200e6],
+    ['sparse', 1e9],
+    ['simulator', opts.bytes],
+  ];
+  let dense: { log: BenchLog; pair: Pair } | undefined;
+  for (const [kind, bytes] of logs) {
+    const l = await benchLog(kind, bytes, opts.seed, log);
+    const size = (await stat(l.file)).size;
+    const res = result(`ingest-${kind}`, `${TITLES[kind]}, ${fmt(size / 1e9, 2)} GB`);
+    out.push(res);
+    log(`  ${kind}: ${fmt(size / 1e6, 0)} MB, ${l.manifest.counts.sampleLines} per-sample lines …`);
+    if (l.generatedMs !== undefined) res.metrics.push({ label: 'simulator generation', value: fmt(size / 1e6 / (l.generatedMs / 1000), 0), unit: 'MB/s' });
+    const p = await sideBySide(bundle, l.file, opts.runs);
+    if (p.failed) {
+      res.status = 'failed';
+      res.notes.push(p.failed);
+      continue;
+    }
+    if (kind === 'dense') dense = { log: l, pair: p };
+    res.metrics.push({ label: 'lines / per-sample lines', value: `${l.manifest.counts.lines} / ${l.manifest.counts.sampleLines}` });
+    res.metrics.push({ label: 'grep -c wall / CPU (net of start-up)', value: `${fmt(p.grepNet, 0)} / ${fmt(p.grepCpu, 0)}`, unit: `ms (${fmt(size / 1e6 / (p.grepNet / 1000), 0)} MB/s)` });
+    res.metrics.push({ label: 'monitor --once --json wall / CPU (net of start-up)', value: `${fmt(p.monNet, 0)} / ${fmt(p.monCpu, 0)}`, unit: `ms (${fmt(size / 1e6 / (p.monNet / 1000), 0)} MB/s)` });
+    res.metrics.push({ label: 'monitor peak RSS', value: fmt(p.monRss, 0), unit: 'MiB' });
+    res.metrics.push({ label: 'runs, wall ms (grep | monitor)', value: `${p.grepRuns.map((x) => fmt(x, 0)).join(', ')} | ${p.monRuns.map((x) => fmt(x, 0)).join(', ')}` });
+    res.metrics.push({ label: 'CPU-time ratio monitor / grep', value: fmt(p.monCpu / p.grepCpu, 2), unit: '×' });
+    checkCounts(res, p.doc, l, p.grepCount);
+    const ratio = p.monNet / p.grepNet;
+    res.ratio = { value: ratio, what: 'monitor wall / grep wall', goal: GOALS[kind], pass: ratio <= GOALS[kind] && (kind !== 'dense' || p.monRss <= 300) };
+    if (kind === 'dense') res.metrics.push({ label: 'memory goal', value: `${fmt(p.monRss, 0)} MiB ≤ 300 MiB: ${p.monRss <= 300 ? 'met' : 'NOT met'}` });
+  }
+  if (opts.big && dense) out.push(await bigRun(bundle, dense.log, dense.pair, log));
+  return out;
+}
+
+/** The dense log 20 times over (4 GB) in /tmp: peak RSS and time against 20 × the 200 MB run. */
+async function bigRun(bundle: Bundle, dense: BenchLog, pair: Pair, log: (s: string) => void): Promise<BenchResult> {
+  const times = 20;
+  const res = result('ingest-4gb', `ingestion, 4 GB (the dense log ${times}× over): memory and linear time`);
+  const file = path.join(tmpdir(), `swegym-bench-4gb-${process.pid}.log`);
+  try {
+    log(`  writing ${file} …`);
+    await repeatedLog(dense.file, file, times);
+    const size = (await stat(file)).size;
+    await warmCache(file).catch(() => {});
+    const g = await timedToFile('grep', ['-c', 'SWE-Gym reward=', file], path.join(OUT, `.grep-${process.pid}.txt`));
+    const m = await timedToFile(NODE, [bundle.bin, 'monitor', file, '--once', '--json'], path.join(OUT, `.monitor-${process.pid}.json`));
+    if (m.code !== 0) {
+      res.status = 'failed';
+      res.notes.push(`monitor exited ${m.code}: ${m.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
+      return res;
+    }
+    res.metrics.push({ label: 'log size', value: fmt(size / 1e9, 2), unit: 'GB' });
+    res.metrics.push({ label: 'grep -c wall / monitor wall', value: `${fmt(g.ms, 0)} / ${fmt(m.ms, 0)}`, unit: `ms (${fmt(m.ms / g.ms, 1)}×)` });
+    res.metrics.push({ label: 'monitor CPU', value: fmt(m.cpuMs, 0), unit: 'ms' });
+    res.metrics.push({ label: 'monitor peak RSS', value: fmt(m.rssMiB, 0), unit: `MiB (200 MB log: ${fmt(pair.monRss, 0)} MiB)` });
+    // Linear: the 4 GB wall time against 20 × the 200 MB log's (start-up counted once).
+    const linear = m.ms / (pair.monNet * times);
+    res.metrics.push({ label: 'wall / (20 × the 200 MB log, net)', value: fmt(linear, 2), unit: '× (1.0 = linear)' });
+    let doc: Doc | undefined;
+    try {
+      doc = JSON.parse(m.out) as Doc;
+    } catch {}
+    checkCounts(res, doc, dense, Number(g.out.trim()), times);
+    res.ratio = { value: m.rssMiB / 300, what: 'peak RSS / 300 MiB', goal: 1, pass: m.rssMiB <= 300 && linear <= 1.5 };
+    return res;
+  } finally {
+    await rm(file, { force: true });
+  }
 }

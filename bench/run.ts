@@ -10,24 +10,26 @@ import path from 'node:path';
 import { OUT, buildBundle, fmt, machine, type BenchResult, type Bundle } from './lib.js';
 import { benchIngest } from './ingest.js';
 import { benchDashboard, benchStartup } from './terminal.js';
-import { benchFactory, benchLocalSandbox, benchParquet } from './components.js';
+import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from './components.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     size: { type: 'string', default: '1GB' },
-    'ingest-runs': { type: 'string', default: '2' },
+    'ingest-runs': { type: 'string', default: '3' },
+    'no-4gb': { type: 'boolean' },
     'dashboard-seconds': { type: 'string', default: '60' },
     'htop-seconds': { type: 'string', default: '20' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
-    'factory-builds': { type: 'string', default: '64' },
-    'factory-concurrency': { type: 'string', default: '8' },
-    'factory-build-ms': { type: 'string', default: '250' },
+    'factory-builds': { type: 'string', default: '2344' },
+    'factory-concurrency': { type: 'string', default: '20' },
+    'factory-build-ms': { type: 'string', default: '50' },
+    'trajectory-sessions': { type: 'string', default: '64000' },
     seed: { type: 'string', default: '1' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -79,11 +81,16 @@ async function main(): Promise<void> {
     try {
       if ((id === 'ingest' || id === 'dashboard' || id === 'startup') && !bundle) {
         r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
-      } else if (id === 'ingest') r = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed') }, log);
+      } else if (id === 'ingest') {
+        const rows = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed'), big: !values['no-4gb'] }, log);
+        results.push(...rows.slice(0, -1));
+        r = rows[rows.length - 1] as BenchResult;
+      }
       else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128 }, log);
       else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
+      else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
       r = { id, title: id, status: 'failed', metrics: [], notes: [(err as Error).stack?.split('\n').slice(0, 3).join(' ') ?? String(err)] };

@@ -219,7 +219,12 @@ for (const p of uiPatches) {
 
 const main = await build({
   ...common,
-  entryPoints: { 'swegym-console': path.join(root, 'src/cli/main.ts'), 'warm-ui-cache': path.join(root, 'src/cli/warmUiCache.tsx') },
+  // The `monitor --once` scan workers run their own entry (src/services/monitor/parallel.ts finds it beside this one).
+  entryPoints: {
+    'swegym-console': path.join(root, 'src/cli/main.ts'),
+    'warm-ui-cache': path.join(root, 'src/cli/warmUiCache.tsx'),
+    'monitor-scan-worker': path.join(root, 'src/services/monitor/scanWorker.ts'),
+  },
   outdir,
   splitting: true,
   format: 'esm',

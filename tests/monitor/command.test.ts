@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { monitorCommand } from '../../src/cli/commands/monitor.js';
+import { RunModel } from '../../src/services/monitor/model.js';
 import type { CommandContext } from '../../src/cli/context.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { ConsoleError } from '../../src/services/errors.js';
@@ -129,5 +130,32 @@ test('monitor raysubmit_<id> --once --json reads `ray job logs <id>` (fake ray),
     await assert.rejects(monitorCommand(bad.ctx), /ray job logs raysubmit_zzz` failed/);
   } finally {
     await removeDir(ws);
+  }
+});
+
+test('monitor --once --json through the built binary: the bundled scan workers give the document of classifying every line', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const noise = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56';
+    const lines: string[] = [...EFFECTIVE_LINES];
+    for (let r = 0; r < 40; r++) for (const l of rolloutLines(r, 32)) lines.push(l, noise, noise);
+    // Several segments (2 MiB), so that both workers scan and the results are put back in order.
+    const body = lines.join('\n') + '\n';
+    await writeFile(file, body.repeat(Math.ceil((9 * 1024 * 1024) / body.length)));
+    const reference = new RunModel({ name: 'run.log' });
+    for (const l of (body.repeat(Math.ceil((9 * 1024 * 1024) / body.length))).split('\n').slice(0, -1)) reference.ingestLine(l);
+    const { execFile } = await import('node:child_process');
+    const bin = path.resolve('bin/swegym-console');
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [bin, '--debug', 'monitor', file, '--once', '--json'], { env: { ...process.env, SWEGYM_MONITOR_WORKERS: '2' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /in ([3-9]|\d\d+) segments with 2 thread\(s\)/);
+    assert.deepEqual(JSON.parse(result.stdout), JSON.parse(JSON.stringify(reference.toJson())));
+  } finally {
+    await removeDir(dir);
   }
 });

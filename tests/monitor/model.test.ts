@@ -119,12 +119,15 @@ test('memory stays bounded: many rollouts, tasks and samples keep every buffer c
     m.ingestLine(metricLine('perf', r, { 'rollout/raw_reward_trajectory_mean': 0.5 }));
     m.ingestLine(metricLine('step', r, { 'train/loss': r }));
   }
-  assert.equal(m.steps.size, 50);
-  assert.equal(m.rollouts.size, 50);
+  // Steps and rollouts are thinned, not cut: every 8th of 400 plus the newest; counts stay exact.
+  assert.equal(m.steps.size, 51);
+  assert.equal(m.rollouts.size, 51);
+  assert.equal(m.steps.count, 400);
+  assert.equal(m.rollouts.count, 400);
   assert.equal(m.feed.size, 100);
   assert.equal(m.failures.size, 20);
   assert.ok(m.tasks.size <= 30);
-  assert.equal(m.sortedSteps()[0]?.step, 350, 'the newest are kept');
+  assert.deepEqual([m.sortedSteps()[0]?.step, m.sortedSteps()[1]?.step, m.sortedSteps().at(-1)?.step], [0, 8, 399], 'the whole run, thinned, and the newest');
   assert.equal(m.totals.total, 400 * 16);
   const t = new RunModel({ limits: { taskHistory: 5 } });
   for (let r = 0; r < 40; r++) {

@@ -2,30 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { scanFileParallel, lineAlignedCuts } from '../../src/services/monitor/parallel.js';
+import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { RunModel } from '../../src/services/monitor/model.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
-import { EFFECTIVE_LINES, rolloutLines, sampleLine } from './builders.js';
+import { EFFECTIVE_LINES, RM, metricLine, pyLog, rolloutLines, sampleLine } from './builders.js';
 
 const NOISE = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56 é';
 
-test('cuts fall on line starts', async () => {
-  const dir = await tempDir();
-  try {
-    const file = path.join(dir, 'a.log');
-    const text = Array.from({ length: 1000 }, (_, i) => `line ${i} ${'x'.repeat(i % 37)}`).join('\n') + '\n';
-    await writeFile(file, text);
-    const size = Buffer.byteLength(text);
-    const cuts = await lineAlignedCuts(file, size, 7);
-    assert.equal(cuts[0], 0);
-    assert.equal(cuts[cuts.length - 1], size);
-    for (const c of cuts.slice(1, -1)) assert.equal(text[c - 1], '\n');
-  } finally {
-    await removeDir(dir);
-  }
-});
-
-test('the parallel scan gives the same document as the sequential one (worker threads, cuts inside rollouts, no final newline)', async () => {
+test('the segment scan on worker threads gives the document of classifying every line (segments cut inside lines, no final newline)', async () => {
   const dir = await tempDir();
   try {
     const file = path.join(dir, 'run.log');
@@ -35,15 +19,71 @@ test('the parallel scan gives the same document as the sequential one (worker th
     await writeFile(file, lines.join('\n')); // no trailing newline
     const seq = new RunModel();
     for (const l of lines) seq.ingestLine(l);
-    for (const workers of [2, 3, 5]) {
-      const par = new RunModel();
-      const r = await scanFileParallel(file, (l) => par.ingestLine(l), { workers, minBytes: 0 });
-      assert.equal(r.workers, workers, 'ran on worker threads');
-      assert.deepEqual(par.toJson(), seq.toJson(), `workers=${workers}`);
+    for (const [workers, segmentBytes] of [[2, 4096], [3, 997], [5, 65_536], [2, 64]]) {
+      const par = await ingestOnceFile(file, { workers, minBytes: 0, segmentBytes, aheadPerWorker: 1 });
+      assert.equal(par.workers, workers, 'ran on worker threads');
+      assert.deepEqual(par.model.toJson(), seq.toJson(), `workers=${workers} segments of ${segmentBytes}`);
     }
-    const small = new RunModel();
-    assert.equal((await scanFileParallel(file, (l) => small.ingestLine(l))).workers, 1, 'small files stay on the main thread');
-    assert.deepEqual(small.toJson(), seq.toJson());
+    const small = await ingestOnceFile(file);
+    assert.equal(small.workers, 1, 'small files stay on the main thread');
+    assert.deepEqual(small.model.toJson(), seq.toJson());
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('--once task totals are exact past the dashboard cap, and a rollout in progress does not count yet', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines: string[] = [];
+    // 3 rollouts × 30 tasks, 2 samples each; task t is solved in every attempt when t % 3 = 0, in one of two when 1.
+    for (let r = 0; r < 3; r++) {
+      for (let t = 0; t < 30; t++) for (let k = 0; k < 2; k++) lines.push(sampleLine({ reward: t % 3 === 0 || (t % 3 === 1 && k === 0) ? 1 : 0, instance: `task__t-${t}` }), NOISE);
+      lines.push(metricLine('rollout', r, { 'rollout/raw_reward_trajectory_mean': 0.5 }));
+    }
+    // In progress: a new task, not closed by a summary line.
+    lines.push(sampleLine({ reward: 1, instance: 'task__late-1' }));
+    await writeFile(file, lines.join('\n') + '\n');
+    const capped = new RunModel({ limits: { tasks: 10 } });
+    for (const l of lines) capped.ingestLine(l);
+    assert.equal(capped.taskSummary().seen, 10, 'the dashboard model keeps at most its cap');
+    for (const workers of [1, 2]) {
+      const { model } = await ingestOnceFile(file, { workers, minBytes: 0, segmentBytes: 2000 });
+      const s = model.taskSummary();
+      assert.deepEqual({ seen: s.seen, always: s.always, sometimes: s.sometimes, never: s.never }, { seen: 30, always: 10, sometimes: 10, never: 10 }, `workers=${workers}`);
+    }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a log with more steps and rollouts than the limits: counts exact, series thinned, and the document says so', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines: string[] = [];
+    for (let r = 0; r < 300; r++) {
+      lines.push(sampleLine({ reward: r % 2, instance: `t-${r}` }));
+      lines.push(metricLine('rollout', r, { 'rollout/raw_reward_trajectory_mean': r / 300 }));
+      lines.push(RM + pyLog('rollout.py', 1, `perf ${r}: {'perf/rollout_time': 1.5}`));
+      lines.push(metricLine('step', r, { 'train/loss': r }));
+    }
+    await writeFile(file, lines.join('\n') + '\n');
+    const m = new RunModel({ limits: { steps: 40, rollouts: 40 } });
+    for (const l of lines) m.ingestLine(l);
+    const doc = m.toJson() as { steps: { step: number }[]; rollouts: { rollout: number; samples: { total: number } }[]; samples: { total: number }; series?: Record<string, { count: number; listed: number; every: number }> };
+    assert.equal(doc.samples.total, 300);
+    assert.deepEqual(doc.series, { steps: { count: 300, listed: doc.steps.length, every: 8 }, rollouts: { count: 300, listed: doc.rollouts.length, every: 8 } });
+    assert.ok(doc.rollouts.length <= 41);
+    assert.equal(doc.rollouts[0]?.rollout, 0);
+    assert.equal(doc.rollouts[doc.rollouts.length - 1]?.rollout, 299, 'the newest rollout is always listed');
+    assert.ok(doc.rollouts.every((r) => r.samples.total === 1), 'a perf line after a thinned rollout does not open it again');
+    assert.equal(m.inProgressRollout, 300);
+    // Under the limits nothing is thinned and the document has no `series`.
+    const { model } = await ingestOnceFile(file, { workers: 2, minBytes: 0, segmentBytes: 5000 });
+    assert.equal((model.toJson() as { series?: unknown }).series, undefined);
+    assert.equal((model.toJson() as { rollouts: unknown[] }).rollouts.length, 300);
   } finally {
     await removeDir(dir);
   }

@@ -6,8 +6,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LINE_MARKERS, parseLine, type LogEvent } from '../../src/services/monitor/lines.js';
 import { LineScanner, scanFile } from '../../src/services/monitor/tail.js';
-import { scanFileParallel } from '../../src/services/monitor/parallel.js';
+import { SegmentApplier, ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { RunModel } from '../../src/services/monitor/model.js';
+import { SegmentScanner } from '../../src/services/monitor/segmentScan.js';
 import { generateOffline } from '../../src/services/simulator/writer.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { EFFECTIVE_LINES, RM, TRAIN, metricLine, perfMetrics, pyLog, sampleLine, stepMetrics } from './builders.js';
@@ -154,10 +155,13 @@ test('differential on simulated runs: scanner, small chunks, CRLF/ANSI variants 
       const seq = new RunModel({ name: 'x' });
       await scanFile(file, new LineScanner((l) => seq.ingestLine(l)), { final: true, chunkBytes: 1000 });
       assert.deepStrictEqual(JSON.stringify(seq.toJson()), JSON.stringify(wantJson), `${label}: scanFile`);
-      const par = new RunModel({ name: 'x' });
-      const r = await scanFileParallel(file, (l) => par.ingestLine(l), { workers: 3, minBytes: 0 });
+      const r = await ingestOnceFile(file, { name: 'x', workers: 3, minBytes: 0, segmentBytes: 8191 });
       assert.equal(r.workers, 3);
-      assert.deepStrictEqual(JSON.stringify(par.toJson()), JSON.stringify(wantJson), `${label}: parallel`);
+      assert.ok(r.segments > 10, 'many segments, cut inside lines');
+      assert.deepStrictEqual(JSON.stringify(r.model.toJson()), JSON.stringify(wantJson), `${label}: parallel`);
+      const one = await ingestOnceFile(file, { name: 'x', workers: 1, segmentBytes: 100_003 });
+      assert.equal(one.workers, 1);
+      assert.deepStrictEqual(JSON.stringify(one.model.toJson()), JSON.stringify(wantJson), `${label}: segments on the main thread`);
     }
   } finally {
     await removeDir(dir);
@@ -186,6 +190,7 @@ test('differential on fuzz inputs: look-alikes, binary, ANSI, CR and marker frag
     s.push(bytes);
     s.end();
     assert.deepStrictEqual(JSON.stringify(m.toJson()), JSON.stringify(referenceJson(text)), `round ${round} json`);
+    assert.deepStrictEqual(JSON.stringify(segmentJson(bytes, 1 + Math.floor(rnd() * 500))), JSON.stringify(referenceJson(text)), `round ${round} segments`);
   }
 });
 
@@ -212,3 +217,23 @@ test('scanFile reads ahead while scanning: an abort stops at a chunk edge, a thr
     await removeDir(dir);
   }
 });
+
+/** The --once segment scan of `bytes` cut into segments of `size` bytes, applied in order (as the workers' results are). */
+function segmentJson(bytes: Buffer, size: number): unknown {
+  const applier = new SegmentApplier(undefined);
+  const scanner = new SegmentScanner();
+  for (let start = 0, index = 0; start < bytes.length; start += size, index++) {
+    const end = Math.min(bytes.length, start + size);
+    // The lines that start in [start, end), whole (as readSegment cuts a file).
+    let from = start;
+    if (start > 0 && bytes[start - 1] !== 10) {
+      const nl = bytes.indexOf(10, start);
+      if (nl < 0 || nl + 1 >= end) continue;
+      from = nl + 1;
+    }
+    let stop = bytes.indexOf(10, end - 1);
+    if (stop < 0) stop = bytes.length;
+    applier.apply(0, scanner.scan(index, bytes, from, stop));
+  }
+  return applier.model.toJson();
+}

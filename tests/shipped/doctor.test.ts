@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fakeDressageCheckout, removeDir, tempDir } from '../helpers/workspace.js';
 import { BIN, explain, runShipped } from '../helpers/shipped.js';
@@ -60,9 +62,20 @@ test('shipped: a reader that closes the pipe early (`| head`) ends the console q
   }
 });
 
-test('shipped: from the project folder, `npx swegym-console` (the README way) runs the built console; stdout is the command output only', { timeout: 120_000 }, async () => {
+// Not `npx swegym-console`: for a package's own folder npm packs it first, which runs `prepare` (the build) and
+// replaces dist/ under every other running console.
+test('shipped: on PATH by name (bin/ itself, or a symlink to it as `npm link` makes), from any folder, on the machine\'s own Node', { timeout: 120_000 }, async () => {
   const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
-  const r = await sh('npx --no-install swegym-console --version', path.resolve('.'));
-  assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, `${version}\n`);
+  const elsewhere = await tempDir('swegym-path-');
+  try {
+    await symlink(BIN, path.join(elsewhere, 'swegym-console'));
+    // /usr/bin first: where the machine's Node is older than 22.12, bin/ re-runs itself on the project's Node 24.
+    for (const dir of [path.dirname(BIN), elsewhere]) {
+      const r = await sh(`PATH="${dir}:/usr/bin:/bin:$PATH" swegym-console --version`, tmpdir());
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, `${version}\n`, `from ${dir}`);
+    }
+  } finally {
+    await removeDir(elsewhere);
+  }
 });

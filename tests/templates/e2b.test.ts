@@ -13,7 +13,7 @@ import { assignTemplateNames } from '../../src/services/templates/naming.js';
 import { readTemplateMap } from '../../src/services/templates/map.js';
 import { smokeMany } from '../../src/services/templates/smoke.js';
 import { templatesJournal } from '../../src/services/templates/records.js';
-import { templateWorkspace, imageNames, VERSIONS, readJson } from './helpers.js';
+import { templateWorkspace, imageNames, VERSIONS, readJson, readJournal } from './helpers.js';
 import { removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 import { BIN } from '../helpers/shipped.js';
@@ -169,7 +169,7 @@ test('smoke through the real adapter: healthy BBS passes, a template without the
     assert.equal(bad.code, 'no_start_command');
     assert.match(bad.error ?? '', /start command is missing or failed/);
     assert.equal(fake.alive().length, 0, 'every smoke sandbox was killed');
-    const saved = await readJson(journal.file);
+    const saved = await readJournal(journal.file);
     assert.equal(saved.items[images[0]!].smoke, 'passed');
     assert.equal(saved.items[images[1]!].smoke, 'failed');
   } finally {

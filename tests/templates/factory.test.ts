@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
-import { writeFile, mkdir } from 'node:fs/promises';
+import { writeFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { TemplateFactory, retryDelayMs, DEFAULT_RETRY, type FactoryConfig } from '../../src/services/templates/factory.js';
 import { assignTemplateNames } from '../../src/services/templates/naming.js';
@@ -10,6 +10,12 @@ import { acquireLock } from '../../src/services/workspace/lock.js';
 import { ConsoleError } from '../../src/services/errors.js';
 import { FakeProvider } from './fakeProvider.js';
 import { templateWorkspace, imageNames, VERSIONS, readJson } from './helpers.js';
+import { journalLogFile, readJournalItems } from '../../src/services/workspace/journal.js';
+
+/** The templates journal as readers see it (snapshot + appended log). */
+async function readTemplatesJournal(paths: { journalsDir: string }): Promise<any> {
+  return { items: (await readJournalItems(path.join(paths.journalsDir, 'templates.json'))) ?? {} };
+}
 import { removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -56,7 +62,7 @@ test('builds every image with bounded concurrency; the map is valid JSON after e
     assert.deepEqual(Object.keys(map), images, 'map keys follow the image list');
     const names = assignTemplateNames(images);
     for (const image of images) assert.equal(map[image], names.get(image));
-    const journal = await readJson(path.join(paths.journalsDir, 'templates.json'));
+    const journal = await readTemplatesJournal(paths);
     for (const image of images) {
       const rec = journal.items[image];
       assert.equal(rec.state, 'built');
@@ -103,7 +109,7 @@ test('429 storms are retried after Retry-After (all workers pause); real failure
     assert.equal(provider.attempts.get(names.get(images[0]!)!), 4);
     assert.equal(provider.attempts.get(names.get(images[7]!)!), 3);
     assert.equal(retries.filter((i) => i === images[0]).length, 3);
-    const journal = await readJson(path.join(paths.journalsDir, 'templates.json'));
+    const journal = await readTemplatesJournal(paths);
     const failed = journal.items[images[6]!];
     assert.equal(failed.state, 'failed');
     assert.equal(failed.code, 'pull_denied');
@@ -183,7 +189,7 @@ test('abandon() stops waiting for running builds and queues them again', async (
     const result = await running;
     assert.equal(result.abandoned, 2);
     assert.equal(result.built, 0);
-    const journal = await readJson(path.join(paths.journalsDir, 'templates.json'));
+    const journal = await readTemplatesJournal(paths);
     const abandoned = Object.values(journal.items) as { state: string; reason: string }[];
     assert.equal(abandoned.length, 2);
     for (const r of abandoned) {
@@ -203,8 +209,10 @@ test('a journal left in "building" (kill -9) is rebuilt; a changed artifact rebu
     await new TemplateFactory(config(provider, paths)).run();
     assert.equal(provider.builds.length, 3);
     const jf = path.join(paths.journalsDir, 'templates.json');
-    const journal = await readJson(jf);
+    const journal = await readTemplatesJournal(paths);
     journal.items[images[0]!].state = 'building';
+    // Killed mid-build: the journal says `building` (a snapshot, as a compaction leaves it).
+    await rm(journalLogFile(jf), { force: true });
     await writeFile(jf, JSON.stringify(journal));
     provider.templates.delete(journal.items[images[1]!].template);
     const r2 = await new TemplateFactory(config(provider, paths)).run();
@@ -295,7 +303,9 @@ test('secrets in build logs and failure messages never reach the journal', async
   try {
     const result = await new TemplateFactory(config(provider, paths)).run();
     assert.equal(result.failed, 1);
-    const text = readFileSync(path.join(paths.journalsDir, 'templates.json'), 'utf8');
+    const jf = path.join(paths.journalsDir, 'templates.json');
+    const text = [jf, journalLogFile(jf)].filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8')).join('\n');
+    assert.ok(text.length > 0);
     assert.ok(!text.includes(secret), text);
     assert.match(text, /\*\*\*\*/);
   } finally {

@@ -1,4 +1,5 @@
 // Shared setup for template tests: a fake checkout with an image list and artifacts.
+import { readJournalItems } from '../../src/services/workspace/journal.js';
 import { mkdir, writeFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
@@ -20,6 +21,11 @@ export async function templateWorkspace(images: string[]): Promise<{ ws: string;
   await writeFile(path.join(paths.artifactDir, binaryFileName(VERSIONS)), 'fake claude binary\n');
   await writeFile(path.join(paths.artifactDir, runtimeFileName(VERSIONS)), 'fake runtime tarball\n');
   return { ws, paths };
+}
+
+/** A journal as its readers see it (snapshot + appended log), in the snapshot's shape. */
+export async function readJournal(file: string): Promise<any> {
+  return { items: (await readJournalItems(file)) ?? {} };
 }
 
 export async function readJson(file: string): Promise<any> {

@@ -13,7 +13,7 @@ import { templatesJournal } from '../../src/services/templates/records.js';
 import { readTemplateMap } from '../../src/services/templates/map.js';
 import { localBaseResolver, localImagesFile } from '../../src/services/templates/localBases.js';
 import { writeSampleArtifacts } from '../../src/services/artifacts/sample.js';
-import { templateWorkspace, VERSIONS, readJson } from './helpers.js';
+import { templateWorkspace, VERSIONS, readJournal } from './helpers.js';
 import { removeDir } from '../helpers/workspace.js';
 
 function hasBwrap(): boolean {
@@ -63,7 +63,7 @@ test('local provider: directory templates built by the factory, smoke runs for r
       assert.equal(r.killed, true);
     }
     assert.deepEqual(await provider.list({}), [], 'no sandbox left running');
-    const saved = await readJson(journal.file);
+    const saved = await readJournal(journal.file);
     assert.equal(saved.items[images[0]!].smoke, 'passed');
   } finally {
     await removeDir(ws);

@@ -10,7 +10,7 @@ import { renderInk, KEYS } from '../helpers/ink.js';
 import { removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 import { FakeProvider } from './fakeProvider.js';
-import { templateWorkspace, imageNames, readJson } from './helpers.js';
+import { templateWorkspace, imageNames, readJournal } from './helpers.js';
 import { createHash } from 'node:crypto';
 
 const ENV = { CLAUDE_CODE_BINARY_SHA256: createHash('sha256').update('fake claude binary\n').digest('hex') };
@@ -54,7 +54,7 @@ test('Templates screen: table, build all with live progress, filter, build log, 
     await ui.press(KEYS.enter);
     await ui.press('s');
     await ui.waitForText('smoke: 1 passed', 20_000);
-    const journal = await readJson(`${paths.journalsDir}/templates.json`);
+    const journal = await readJournal(`${paths.journalsDir}/templates.json`);
     assert.equal(journal.items[images[0]!].smoke, 'passed');
     assert.equal(provider.liveSandboxes(), 0);
   } finally {
@@ -86,7 +86,7 @@ test('Templates screen: x stops launching while builds run; a abandons them', { 
     await ui.press('X');
     await ui.waitForText('not built (stopped)', 20_000);
     assert.equal(provider.builds.length, 2);
-    const journal = await readJson(`${paths.journalsDir}/templates.json`);
+    const journal = await readJournal(`${paths.journalsDir}/templates.json`);
     assert.equal(Object.values(journal.items).filter((r: any) => /abandoned/.test(r.reason)).length, 2);
   } finally {
     ui.unmount();

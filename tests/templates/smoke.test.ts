@@ -1,10 +1,11 @@
 import { test } from 'node:test';
+import { readJournalItems } from '../../src/services/workspace/journal.js';
 import assert from 'node:assert/strict';
 import { smokeTemplate, smokeMany } from '../../src/services/templates/smoke.js';
 import { templatesJournal } from '../../src/services/templates/records.js';
 import { SandboxError } from '../../src/services/sandbox/types.js';
 import { FakeProvider } from './fakeProvider.js';
-import { templateWorkspace, imageNames, readJson } from './helpers.js';
+import { templateWorkspace, imageNames } from './helpers.js';
 import { removeDir } from '../helpers/workspace.js';
 
 test('a healthy template passes; the sandbox is killed (awaited)', async () => {
@@ -61,7 +62,7 @@ test('smokeMany records results in the journal under each image', async () => {
       smoke: { healthAttempts: 1 },
     });
     assert.equal(results.length, 3);
-    const saved = await readJson(journal.file);
+    const saved = { items: (await readJournalItems<any>(journal.file)) ?? {} };
     assert.equal(saved.items[images[0]!].smoke, 'passed');
     assert.equal(saved.items[images[1]!].smoke, 'failed');
     assert.match(saved.items[images[1]!].smokeError, /start command/);

@@ -7,7 +7,7 @@ import { optFlag, say, note } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { ingestFile, statLogFile } from '../../services/monitor/ingest.js';
-import { scanFileParallel } from '../../services/monitor/parallel.js';
+import { ingestOnceFile } from '../../services/monitor/parallel.js';
 import { FileFollower, followRayJob } from '../../services/monitor/tail.js';
 import { RunModel, phaseLabel } from '../../services/monitor/model.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
@@ -20,7 +20,7 @@ function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
   const last = rs[rs.length - 1];
   const s = model.totals;
-  const parts = [`phase: ${phaseLabel(model.phase)}`, `rollouts: ${rs.length}`, `steps: ${model.steps.size}`, `samples: ${s.total} (reward=1: ${s.reward_one})`];
+  const parts = [`phase: ${phaseLabel(model.phase)}`, `rollouts: ${model.rollouts.count}`, `steps: ${model.steps.count}`, `samples: ${s.total} (reward=1: ${s.reward_one})`];
   if (last) {
     const v = last.metrics['rollout/raw_reward_trajectory_mean'];
     if (typeof v === 'number') parts.push(`last raw_reward_trajectory_mean: ${v.toFixed(3)}`);
@@ -82,22 +82,24 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
   say(ctx, rolloutLine(model));
   const tasks = model.taskSummary();
-  say(ctx, `tasks: ${tasks.tasks.length} seen · solved always ${tasks.always} · sometimes ${tasks.sometimes} · never ${tasks.never}`);
+  say(ctx, `tasks: ${tasks.seen} seen · solved always ${tasks.always} · sometimes ${tasks.sometimes} · never ${tasks.never}`);
   const reasons = Object.entries(model.totals.by_reason).sort((a, b) => b[1] - a[1]);
   if (reasons.length) say(ctx, `reasons: ${reasons.map(([r, n]) => `${r || '(resolved/none)'}=${n}`).join(', ')}`);
   for (const f of model.fatal.tail(3)) say(ctx, `error line: ${redact(f.text)}`);
   return ExitCode.ok;
 }
 
-/** Whole-file ingestion for --once: worker threads on large files (SWEGYM_MONITOR_WORKERS=1 turns them off). */
+/**
+ * Whole-file ingestion for --once: segments scanned by worker threads on large files (SWEGYM_MONITOR_WORKERS=N
+ * sets how many; 1 scans on the main thread).
+ */
 async function ingestOnce(ctx: CommandContext, file: string, name: string): Promise<RunModel> {
   const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
-  if (workers === 1) return (await ingestFile(file, { name, final: true, signal: ctx.signal })).model;
   await statLogFile(file);
-  const model = new RunModel({ name });
-  const r = await scanFileParallel(file, (l) => model.ingestLine(l), Number.isInteger(workers) && workers > 1 ? { workers } : {});
-  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes with ${r.workers} worker thread(s)`);
-  return model;
+  // An explicit count of 2 or more uses the workers on any file (small ones too).
+  const r = await ingestOnceFile(file, { name, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
+  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s)`);
+  return r.model;
 }
 
 async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromStart: boolean): Promise<number> {

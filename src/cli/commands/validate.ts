@@ -63,6 +63,8 @@ async function validateHarnessLocked(ctx: CommandContext, concurrency: number): 
   }).catch((err: unknown) => {
     throw sandboxConsoleError(err, 'harness validation stopped');
   });
+  // One snapshot with every result (the journal appended one line per task while they ran).
+  await journal.flush();
   if (ctx.signal.aborted) note(ctx, `interrupted: ${results.length} of ${tasks.length} task(s) finished and journaled`);
   const okCount = results.filter((r) => r.ok).length;
   if (ctx.global.json) writeJson(ctx, harnessResultsJson(results));

@@ -2,10 +2,10 @@
 // template in the map (and smoke-passed when the templates journal knows), required metadata and commands present,
 // and the backend options exactly as requested. Streams the file (rows are tens of KB; the file tens of MB).
 import { readTemplateMapForChecks } from '../templates/map.js';
+import { readJournalItems } from '../workspace/journal.js';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
-import { readJsonFile } from '../workspace/atomic.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import {
   DATASET_ID,
@@ -284,7 +284,8 @@ export async function readTemplateMap(file: string): Promise<Record<string, stri
 export async function readSmokeResults(paths: RecipePaths): Promise<Map<string, 'passed' | 'failed'> | undefined> {
   let data: { items?: Record<string, Record<string, unknown>> } | undefined;
   try {
-    data = await readJsonFile(path.join(paths.journalsDir, 'templates.json'));
+    const items = await readJournalItems<Record<string, unknown>>(path.join(paths.journalsDir, 'templates.json'));
+    data = items ? { items } : undefined;
   } catch {
     return undefined;
   }

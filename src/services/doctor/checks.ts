@@ -47,6 +47,21 @@ async function probe(ctx: CheckContext, file: string, args: string[], input?: st
   return r;
 }
 
+/**
+ * Whether `file` is an executable on the check's PATH, without starting it: the shell-tools check only needs
+ * presence, and each `--version` start was one more process before the home screen is complete.
+ */
+async function onPath(ctx: CheckContext, file: string): Promise<boolean> {
+  for (const dir of (ctx.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      await access(path.join(dir, file), constants.X_OK);
+      return true;
+    } catch {}
+  }
+  return false;
+}
+
 /** The launcher's own local-only rule (reference §8.1) plus the private ranges E2B cannot reach either. */
 export function classifyProxyUrl(url: string): { kind: 'invalid' | 'local' | 'private' | 'public'; host?: string } {
   let u: URL;
@@ -459,8 +474,7 @@ export const CHECKS: CheckDef[] = [
       const missing: string[] = [];
       await Promise.all(
         needed.map(async (tool) => {
-          const r = await probe(ctx, tool, ['--version']);
-          if (!r) missing.push(tool);
+          if (!(await onPath(ctx, tool))) missing.push(tool);
         }),
       );
       return missing.length

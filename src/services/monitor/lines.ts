@@ -132,7 +132,7 @@ function pair(text: string): [number, number] | undefined {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
-function pyNum(text: string): number {
+export function pyNum(text: string): number {
   const t = text.toLowerCase();
   if (t === 'nan') return NaN;
   if (t === 'inf') return Infinity;

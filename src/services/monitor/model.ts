@@ -3,7 +3,8 @@
 import type { PyDict } from './pyrepr.js';
 import { toJsonSafe } from './pyrepr.js';
 import { parseLine, metricNumber, type LogEvent, type SampleLine, type SummaryKind } from './lines.js';
-import { CappedMap, Ring } from './ring.js';
+import { CappedMap, Ring, ThinnedSeries } from './ring.js';
+import { TaskTally } from './taskTally.js';
 
 export interface SampleStats {
   total: number;
@@ -15,6 +16,15 @@ export interface SampleStats {
 
 export function emptyStats(): SampleStats {
   return { total: 0, reward_one: 0, raw_one: 0, integrity_violations: 0, by_reason: {} };
+}
+
+/** Adds the totals of `d` (sample lines reduced elsewhere, in order) to `s`: as addSample for each of them. */
+export function mergeStats(s: SampleStats, d: SampleStats): void {
+  s.total += d.total;
+  s.reward_one += d.reward_one;
+  s.raw_one += d.raw_one;
+  s.integrity_violations += d.integrity_violations;
+  for (const k in d.by_reason) s.by_reason[k] = (s.by_reason[k] ?? 0) + (d.by_reason[k] as number);
 }
 
 function addSample(s: SampleStats, x: SampleLine, times: number): void {
@@ -118,6 +128,10 @@ export interface ModelLimits {
   fatal: number;
 }
 
+/**
+ * Steps and rollouts are thinned past their limit (ThinnedSeries: every 2nd, 4th, … kept, counts exact); the other
+ * buffers keep their newest entries.
+ */
 export const DEFAULT_LIMITS: ModelLimits = {
   steps: 20_000,
   rollouts: 20_000,
@@ -135,8 +149,8 @@ export class RunModel {
   lines = 0;
   events = 0;
   effective: Record<string, Record<string, string>> = {};
-  readonly steps: CappedMap<number, StepRecord>;
-  readonly rollouts: CappedMap<number, RolloutRecord>;
+  readonly steps: ThinnedSeries<StepRecord>;
+  readonly rollouts: ThinnedSeries<RolloutRecord>;
   pending: SampleStats = emptyStats();
   pendingFailures: RolloutFailures = emptyFailures();
   pendingStartedAt: number | undefined;
@@ -144,6 +158,11 @@ export class RunModel {
   readonly feed: Ring<FeedItem>;
   readonly failures: Ring<FailureItem>;
   readonly tasks: CappedMap<string, TaskHistory>;
+  /**
+   * Exact per-task totals without per-task history, for `monitor --once` (the segment scan feeds it through
+   * applySamples); when set, taskSummary reads it and `tasks` stays empty.
+   */
+  readonly taskTally: TaskTally | undefined;
   readonly memory = new CappedMap<string, { rank: number | undefined; label: string; values: PyDict; at: number | undefined }>(64);
   readonly fatal: Ring<{ at: number | undefined; text: string }>;
   router: { host: string; port: number; prometheus: number | undefined } | undefined;
@@ -170,12 +189,13 @@ export class RunModel {
   launcherExit: number | undefined;
   readonly clock: () => number;
 
-  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string } = {}) {
+  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string; taskTally?: TaskTally } = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.clock = opts.clock ?? Date.now;
     this.name = opts.name;
-    this.steps = new CappedMap(this.limits.steps);
-    this.rollouts = new CappedMap(this.limits.rollouts);
+    this.steps = new ThinnedSeries(this.limits.steps);
+    this.rollouts = new ThinnedSeries(this.limits.rollouts);
+    this.taskTally = opts.taskTally;
     this.feed = new Ring(this.limits.feed);
     this.failures = new Ring(this.limits.failures);
     this.tasks = new CappedMap(this.limits.tasks);
@@ -237,14 +257,15 @@ export class RunModel {
         addSample(this.pending, ev, times);
         addSample(this.totals, ev, times);
         this.feed.push({ rollout, at: time, sample: ev });
-        const t = this.pendingTasks.get(ev.instance) ?? [0, 0];
-        t[0] += times;
-        if (ev.reward === 1) t[1] += times;
-        if (!this.pendingTasks.has(ev.instance) && this.pendingTasks.size < this.limits.tasks) this.pendingTasks.set(ev.instance, t);
-        this.errorStreak = 0;
-        this.progress();
-        this.savingDetail = undefined;
-        this.phaseState = { kind: 'generating', rollout, done: this.pending.total, total: this.samplesPerRollout };
+        if (this.taskTally) {
+          this.taskTally.add(this.taskTally.id(ev.instance), times, ev.reward === 1 ? times : 0);
+        } else {
+          const t = this.pendingTasks.get(ev.instance) ?? [0, 0];
+          t[0] += times;
+          if (ev.reward === 1) t[1] += times;
+          if (!this.pendingTasks.has(ev.instance) && this.pendingTasks.size < this.limits.tasks) this.pendingTasks.set(ev.instance, t);
+        }
+        this.afterSamples(rollout);
         break;
       }
       case 'summary':
@@ -333,6 +354,33 @@ export class RunModel {
     }
   }
 
+  /**
+   * Sample lines already reduced to their totals (by the --once segment scan, which has put their tasks into
+   * taskTally): the same effect as `apply` of each in order, except the feed of recent samples (not printed by
+   * --once). `firstTime` is the first one's log time.
+   */
+  applySamples(d: SampleStats, firstTime: number | undefined): void {
+    if (d.total === 0) return;
+    this.events++;
+    this.version++;
+    if (firstTime !== undefined && Number.isFinite(firstTime)) {
+      if (this.firstAt === undefined || firstTime < this.firstAt) this.firstAt = firstTime;
+      if (this.lastAt === undefined || firstTime > this.lastAt) this.lastAt = firstTime;
+    }
+    if (this.pending.total === 0) this.pendingStartedAt = firstTime;
+    mergeStats(this.pending, d);
+    mergeStats(this.totals, d);
+    this.afterSamples(this.inProgressRollout);
+  }
+
+  /** What any sample line does besides its counts. */
+  private afterSamples(rollout: number): void {
+    this.errorStreak = 0;
+    this.progress();
+    this.savingDetail = undefined;
+    this.phaseState = { kind: 'generating', rollout, done: this.pending.total, total: this.samplesPerRollout };
+  }
+
   private progress(): void {
     this.lastProgressClock = this.clock();
   }
@@ -346,13 +394,14 @@ export class RunModel {
     if (type === 'step') {
       const prev = this.steps.get(n);
       if (prev) Object.assign(prev.metrics, metrics);
-      else this.steps.set(n, { step: n, metrics: { ...metrics }, at: time });
+      else if (!this.steps.seen(n)) this.steps.set(n, { step: n, metrics: { ...metrics }, at: time });
       if (this.lastStep === undefined || n >= this.lastStep) this.lastStep = n;
       this.afterStep();
       return;
     }
     let rec = this.rollouts.get(n);
-    if (!rec) {
+    // A rollout thinned out of the series was still seen: its later summary lines do not open it again.
+    if (!rec && !this.rollouts.seen(n)) {
       // The first summary line of rollout n closes its sample window.
       rec = { rollout: n, metrics: {}, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt };
       this.rollouts.set(n, rec);
@@ -362,7 +411,7 @@ export class RunModel {
       this.pendingStartedAt = undefined;
       if (this.lastSummaryRollout === undefined || n > this.lastSummaryRollout) this.lastSummaryRollout = n;
     }
-    Object.assign(rec.metrics, metrics);
+    if (rec) Object.assign(rec.metrics, metrics);
     // The rollout's train step has not been logged yet: it is training.
     if ((this.lastStep === undefined || this.lastStep < n) && n === this.lastSummaryRollout) {
       this.phaseState = { kind: 'training', rollout: n };
@@ -370,6 +419,7 @@ export class RunModel {
   }
 
   private closeTasks(rollout: number): void {
+    this.taskTally?.closeRollout();
     for (const [instance, [attempts, solved]] of this.pendingTasks) {
       let h = this.tasks.get(instance);
       if (!h) {
@@ -404,7 +454,8 @@ export class RunModel {
   }
 
   /** Task outcome across rollouts: always / sometimes / never solved (only tasks attempted at least once). */
-  taskSummary(): { always: number; sometimes: number; never: number; tasks: TaskHistory[] } {
+  taskSummary(): { seen: number; always: number; sometimes: number; never: number; tasks: TaskHistory[] } {
+    if (this.taskTally) return { ...this.taskTally.summary(), tasks: [] };
     let always = 0;
     let sometimes = 0;
     let never = 0;
@@ -415,7 +466,7 @@ export class RunModel {
       else if (t.solved === t.attempts) always++;
       else sometimes++;
     }
-    return { always, sometimes, never, tasks };
+    return { seen: tasks.length, always, sometimes, never, tasks };
   }
 
   sortedRollouts(): RolloutRecord[] {
@@ -463,6 +514,9 @@ export class RunModel {
 
   /** The `monitor --once --json` document (issue #8). */
   toJson(): unknown {
+    // Past the limits the step and rollout series are thinned; the counts stay exact, and the document says so.
+    const thinned = this.steps.every > 1 || this.rollouts.every > 1;
+    const series = (t: ThinnedSeries<unknown>) => ({ count: t.count, listed: t.size, every: t.every });
     return {
       run: { name: this.name ?? null, phase: phaseLabel(this.phase) },
       effective: this.effective,
@@ -470,6 +524,7 @@ export class RunModel {
       rollouts: this.sortedRollouts().map((r) => ({ rollout: r.rollout, metrics: toJsonSafe(r.metrics), samples: r.samples })),
       in_progress: { rollout: this.inProgressRollout, samples: this.pending },
       samples: this.totals,
+      ...(thinned ? { series: { steps: series(this.steps), rollouts: series(this.rollouts) } } : {}),
     };
   }
 }

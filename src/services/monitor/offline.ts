@@ -3,11 +3,12 @@
 //   traj_err/<RUN_NAME>/<instance_id>/<session_id>/error.json                                    (aborted sample)
 // The sample file is written before slime runs the reward, so the reward is recomputed here from the marker in
 // metadata.execute_cmds and the integrity flags, exactly as the reward function does.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MonitorTarget } from './resolve.js';
 import type { RunModel } from './model.js';
 import { redact } from '../secrets.js';
+import { TrajectoryIndex } from './trajIndex.js';
 
 export const MARKER = 'DRESSAGE_SWEGYM_REWARD_JSON=';
 
@@ -46,60 +47,9 @@ export interface TrajectoryView {
   problems: string[];
 }
 
-async function dirs(p: string): Promise<string[]> {
-  try {
-    const ents = await readdir(p, { withFileTypes: true });
-    return ents.filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
-    return [];
-  }
-}
-
-/** The directory holding <instance>/<session>/…: <base>/<RUN_NAME> when present, else <base>. */
-async function trajRoot(base: string, runName: string | undefined): Promise<string | undefined> {
-  if (runName) {
-    const nested = path.join(base, runName.replace(/[^A-Za-z0-9._-]/g, '_'));
-    if ((await dirs(nested)).length || (await exists(nested))) return nested;
-  }
-  return (await exists(base)) ? base : undefined;
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Files looked at, at most (a 500-rollout run writes 64 000 sessions). */
-const SCAN_CAP = 200_000;
-
-/** Lists trajectories, newest first, keeping the newest `limit`. */
+/** Lists trajectories, newest first, keeping the newest `limit` (one listing; TrajectoryIndex keeps one current). */
 export async function listTrajectories(runDir: string, runName: string | undefined, limit = 20_000): Promise<TrajectoryEntry[]> {
-  const out: TrajectoryEntry[] = [];
-  for (const [sub, kind, file] of [
-    ['traj_payload', 'payload', 'session.json'],
-    ['traj_err', 'error', 'error.json'],
-  ] as const) {
-    const root = await trajRoot(path.join(runDir, sub), runName);
-    if (!root) continue;
-    for (const instance of await dirs(root)) {
-      for (const session of await dirs(path.join(root, instance))) {
-        if (out.length >= SCAN_CAP) break;
-        const dir = path.join(root, instance, session);
-        let mtimeMs = 0;
-        try {
-          mtimeMs = (await stat(path.join(dir, file))).mtimeMs;
-        } catch {
-          continue; // still being written (atomic rename not done yet) or foreign
-        }
-        out.push({ instance, session, kind, dir, mtimeMs });
-      }
-    }
-  }
-  return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, limit);
+  return new TrajectoryIndex(runDir, runName).refresh(limit);
 }
 
 async function readJson(file: string, problems: string[]): Promise<any> {

@@ -1,203 +1,158 @@
-// Parallel scan of a large log for `monitor --once`: the file is cut at line boundaries into one range per core,
-// worker threads find the marked lines of their range (the same findMarkedLines as LineScanner), and the main
-// thread feeds them to the model in file order. Classification stays single-threaded (it needs order).
-// The worker body and the scan functions are self-contained functions serialised into an eval worker, so they run
-// the same from the sources and from the bundle. Any worker failure falls back to the sequential scan.
+// `monitor --once` ingestion: the log is cut into fixed segments that worker threads scan (segmentScan.ts) while
+// the main thread applies the results to the model in file order. The main thread hands a worker its next segment
+// only while fewer than `ahead` results wait to be applied (credit), so memory stays bounded by a few segments
+// whatever the size of the log, and the work is one pass over the bytes. One core, a small file, or a worker that
+// fails: the same segment scan on the main thread.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { open, stat } from 'node:fs/promises';
-import { LINE_MARKERS } from './lines.js';
-import { LineScanner, compileMarkers, findMarkedLines, scanFile } from './tail.js';
+import { stat } from 'node:fs/promises';
+import { RunModel } from './model.js';
+import { TaskTally } from './taskTally.js';
+import { readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
+import type { ScanWorkerData, ScanWorkerRequest } from './scanWorker.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
+export const SEGMENT_BYTES = 2 * 1024 * 1024;
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
 
-interface Job {
-  file: string;
-  start: number;
-  end: number;
-  markers: (readonly [string, string])[];
+export interface OnceIngestOptions {
+  name?: string;
+  workers?: number;
+  minBytes?: number;
+  segmentBytes?: number;
+  /** Results that may wait for the model, per worker. */
+  aheadPerWorker?: number;
 }
 
-/**
- * Runs inside the worker. Must not reference anything outside its own body (it is serialised with toString()).
- * Reads [start, end) (end is just after a newline or at EOF) and posts the candidate lines.
- */
-function workerMain(): void {
-  // process.getBuiltinModule, not require/import: a bundler would rewrite those into references outside this body.
-  const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
-  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs');
-  if (!parentPort) return;
-  // Put on globalThis by WORKER_SOURCE (the same functions LineScanner uses).
-  const g = globalThis as unknown as { __scanCompile: typeof compileMarkers; __scanFind: typeof findMarkedLines };
-  const job = workerData as Job;
-  const groups = g.__scanCompile(job.markers);
-  const find = g.__scanFind;
-  const fd = fs.openSync(job.file, 'r');
-  const CHUNK = 4 * 1024 * 1024;
-  const WINDOW = 256 * 1024;
-  const buf = Buffer.allocUnsafe(CHUNK);
-  let carry: Buffer | undefined;
-  let pos = job.start;
-  let out: string[] = [];
-  const starts: number[] = [];
-  const scanWindow = (b: Buffer, from: number, end: number) => {
-    starts.length = 0;
-    find(b, from, end, groups, starts);
-    for (const s of starts) {
-      let stop = b.indexOf(10, s);
-      if (stop < 0 || stop > end) stop = end;
-      out.push(b.toString('utf8', s, stop));
-    }
-  };
-  const scan = (b: Buffer, from: number, end: number) => {
-    let p = from;
-    while (p <= end) {
-      let stop = end;
-      if (end - p > WINDOW) {
-        const nl = b.lastIndexOf(10, p + WINDOW);
-        stop = nl >= p ? nl : b.indexOf(10, p + WINDOW);
-        if (stop < 0 || stop > end) stop = end;
-      }
-      scanWindow(b, p, stop);
-      p = stop + 1;
-    }
-  };
-  while (pos < job.end) {
-    const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, job.end - pos), pos);
-    if (n <= 0) break;
-    pos += n;
-    const chunk = buf.subarray(0, n);
-    let from = 0;
-    if (carry) {
-      const nl = chunk.indexOf(10);
-      if (nl < 0) {
-        carry = Buffer.concat([carry, chunk]);
-        continue;
-      }
-      const line = Buffer.concat([carry, chunk.subarray(0, nl + 1)]);
-      carry = undefined;
-      scan(line, 0, line.length - 1);
-      from = nl + 1;
-    }
-    const last = chunk.lastIndexOf(10);
-    if (last >= from) {
-      scan(chunk, from, last);
-      if (last + 1 < chunk.length) carry = Buffer.from(chunk.subarray(last + 1));
-    } else if (from < chunk.length) {
-      carry = Buffer.from(chunk.subarray(from));
-    }
-    // Small batches, so the main thread classifies range 0 while the workers still scan.
-    if (out.length >= 2000) {
-      parentPort.postMessage({ lines: out });
-      out = [];
-    }
+export interface OnceIngestResult {
+  model: RunModel;
+  bytes: number;
+  workers: number;
+  segments: number;
+}
+
+/** The worker's module: beside this one in the sources; the bundle's own entry in dist/. */
+function workerUrl(): URL {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) return new URL('./scanWorker.ts', here);
+  return new URL(/\/chunks\/[^/]*$/.test(here) ? '../monitor-scan-worker.mjs' : './monitor-scan-worker.mjs', here);
+}
+
+/** Applies segment results to one model, in file order; each scanner's local ids map to names and tally ids. */
+export class SegmentApplier {
+  readonly tally = new TaskTally();
+  readonly model: RunModel;
+  private readonly sources = new Map<number, { taskIds: number[]; reasons: string[] }>();
+  applied = 0;
+
+  constructor(name: string | undefined) {
+    this.model = new RunModel({ name, taskTally: this.tally });
   }
-  if (carry && carry.length) {
-    const line = Buffer.concat([carry, Buffer.from('\n')]);
-    scan(line, 0, line.length - 1);
+
+  apply(source: number, r: SegmentResult): void {
+    let src = this.sources.get(source);
+    if (!src) this.sources.set(source, (src = { taskIds: [], reasons: [] }));
+    const { taskIds, reasons } = src;
+    r.newNames.forEach((n, i) => (taskIds[r.firstNewId + i] = this.tally.id(n)));
+    r.newReasons.forEach((n, i) => (reasons[r.firstNewReason + i] = n));
+    const t = r.tasks;
+    const model = this.model;
+    const tally = this.tally;
+    readSegmentOps(
+      r,
+      (id) => reasons[id] as string,
+      (stats, firstTime, from, to) => {
+        for (let k = from; k < to; k += 3) tally.add(taskIds[t[k] as number] as number, t[k + 1] as number, t[k + 2] as number);
+        model.applySamples(stats, firstTime);
+      },
+      (event, time, repeat) => {
+        model.lines++;
+        model.apply(event, time, repeat);
+      },
+    );
+    this.applied++;
   }
-  fs.closeSync(fd);
-  parentPort.postMessage({ lines: out, done: true });
 }
 
-// `__name` is the helper esbuild/tsx insert to keep function names; the worker has no such global.
-const WORKER_SOURCE = [
-  'var __name = (f) => f;',
-  `globalThis.__scanCompile = (${compileMarkers.toString()});`,
-  `globalThis.__scanFind = (${findMarkedLines.toString()});`,
-  `(${workerMain.toString()})()`,
-].join('\n');
-
-/** Offsets that cut [0, size) into `n` ranges, each starting at a line start. */
-export async function lineAlignedCuts(file: string, size: number, n: number): Promise<number[]> {
-  const cuts = [0];
-  const fh = await open(file, 'r');
-  try {
-    const probe = Buffer.allocUnsafe(64 * 1024);
-    for (let i = 1; i < n; i++) {
-      let p = Math.floor((size * i) / n);
-      if (p <= (cuts[cuts.length - 1] as number)) continue;
-      // Find the next newline at or after p.
-      let found = -1;
-      while (p < size && found < 0) {
-        const { bytesRead } = await fh.read(probe, 0, probe.length, p);
-        if (bytesRead <= 0) break;
-        const nl = probe.subarray(0, bytesRead).indexOf(10);
-        if (nl >= 0) found = p + nl + 1;
-        else p += bytesRead;
-      }
-      if (found > 0 && found < size && found > (cuts[cuts.length - 1] as number)) cuts.push(found);
-    }
-  } finally {
-    await fh.close();
-  }
-  cuts.push(size);
-  return cuts;
-}
-
-function runWorker(job: Job, onLines: (lines: string[]) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: job });
-    let done = false;
-    w.on('message', (m: { lines: string[]; done?: boolean }) => {
-      onLines(m.lines);
-      if (m.done) done = true;
-    });
-    w.on('error', reject);
-    w.on('exit', (code) => (done && code === 0 ? resolve() : reject(new Error(`scan worker exited ${code}`))));
-  });
-}
-
-/**
- * Scans the whole file and calls `sink` for every candidate line in file order. Uses worker threads for large
- * files when more than one core is available; otherwise (or on any worker error) the sequential scanner.
- */
-export async function scanFileParallel(file: string, sink: (line: string) => void, opts: { workers?: number; minBytes?: number } = {}): Promise<{ bytes: number; workers: number }> {
+/** Reads a whole log into a new model for `monitor --once`. */
+export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {}): Promise<OnceIngestResult> {
   const size = (await stat(file)).size;
-  const cores = opts.workers ?? Math.min(8, availableParallelism());
-  if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) {
-    const r = await scanFile(file, new LineScanner(sink), { final: true });
-    return { bytes: r.bytes, workers: 1 };
-  }
-  const cuts = await lineAlignedCuts(file, size, cores);
-  const ranges = cuts.length - 1;
-  // Lines are fed in file order as soon as every earlier range is complete; later ranges wait in buffers.
-  const pending: string[][][] = Array.from({ length: ranges }, () => []);
-  const finished: boolean[] = new Array(ranges).fill(false);
-  let next = 0;
-  let fedAny = false;
-  const drain = () => {
-    while (next < ranges) {
-      for (const lines of (pending[next] as string[][]).splice(0)) {
-        if (lines.length) fedAny = true;
-        for (const l of lines) sink(l);
-      }
-      if (!finished[next]) return;
-      next++;
-    }
+  const segmentBytes = opts.segmentBytes ?? SEGMENT_BYTES;
+  const segments = Math.ceil(size / segmentBytes);
+  const cores = Math.min(opts.workers ?? Math.min(4, availableParallelism()), Math.max(1, segments));
+  const sequential = () => {
+    const a = new SegmentApplier(opts.name);
+    scanFileSegments(file, segmentBytes, (r) => a.apply(0, r));
+    return { model: a.model, bytes: size, workers: 1, segments };
   };
-  const workers = cuts.slice(1).map((end, i) =>
-    runWorker({ file, start: cuts[i] as number, end, markers: LINE_MARKERS.map(([t, b]) => [t, b] as const) }, (lines) => {
-      (pending[i] as string[][]).push(lines);
-      if (i === next) drain();
-    }).then(() => {
-      finished[i] = true;
-      if (i === next) drain();
-    }),
-  );
+  if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
+  const applier = new SegmentApplier(opts.name);
   try {
-    await Promise.all(workers);
+    await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 2, applier);
   } catch (err) {
     if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
-    // A worker failed. Before any line reached the sink, fall back to the sequential scan; after, the caller's
-    // model already holds part of the file, so say so (callers build a fresh model per scan).
-    if (!fedAny) {
-      const r = await scanFile(file, new LineScanner(sink), { final: true });
-      return { bytes: r.bytes, workers: 1 };
-    }
-    throw new Error('a parallel scan worker failed after lines were already ingested');
+    // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
+    return sequential();
   }
-  drain();
-  return { bytes: size, workers: ranges };
+  return { model: applier.model, bytes: size, workers: cores, segments };
+}
+
+function runWorkers(file: string, segments: number, cores: number, segmentBytes: number, aheadPerWorker: number, applier: SegmentApplier): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ahead = Math.max(cores, aheadPerWorker * cores);
+    const waiting = new Map<number, { source: number; result: SegmentResult }>();
+    const workers: Worker[] = [];
+    const idle: number[] = [];
+    let nextSegment = 0;
+    let nextApply = 0;
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      for (const w of workers) void w.terminate();
+      reject(err);
+    };
+    const dispatch = () => {
+      // Credit: a segment is handed out only while the results ahead of the model stay under `ahead`.
+      while (idle.length && nextSegment < segments && nextSegment - nextApply < ahead) {
+        const w = idle.shift() as number;
+        (workers[w] as Worker).postMessage({ segment: nextSegment++ } satisfies ScanWorkerRequest);
+      }
+    };
+    const data: ScanWorkerData = { file, segmentBytes };
+    for (let i = 0; i < cores; i++) {
+      // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
+      // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.
+      const w = new Worker(workerUrl(), { workerData: data, resourceLimits: WORKER_LIMITS });
+      workers.push(w);
+      idle.push(i);
+      w.on('message', (r: SegmentResult) => {
+        if (failed) return;
+        waiting.set(r.index, { source: i, result: r });
+        idle.push(i);
+        try {
+          for (let got = waiting.get(nextApply); got; got = waiting.get(nextApply)) {
+            waiting.delete(nextApply);
+            applier.apply(got.source, got.result);
+            nextApply++;
+          }
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (nextApply === segments) {
+          for (const x of workers) x.postMessage({ stop: true } satisfies ScanWorkerRequest);
+          resolve();
+          return;
+        }
+        dispatch();
+      });
+      w.on('error', fail);
+      w.on('exit', (code) => {
+        if (nextApply < segments) fail(new Error(`scan worker exited ${code} before the scan ended`));
+      });
+    }
+    dispatch();
+  });
 }

@@ -121,17 +121,118 @@ export class NumberRing {
   }
 }
 
-/** A Map that forgets its oldest-inserted keys beyond `capacity`. */
+/**
+ * A Map that forgets its oldest-inserted keys beyond `capacity`. Eviction keeps one long-lived key iterator: a fresh
+ * `keys().next()` walks V8's hash table from its start past every deleted slot, which made each insert at the cap
+ * cost time proportional to the evictions so far (quadratic over a long log). A Map iterator stays valid across
+ * inserts, deletes and rehashes and yields live keys in insertion order, so the one it is parked at is the oldest.
+ */
 export class CappedMap<K, V> extends Map<K, V> {
+  private oldest: MapIterator<K> | undefined;
+
   constructor(readonly capacity: number) {
     super();
   }
 
   override set(key: K, value: V): this {
-    if (!super.has(key) && super.size >= this.capacity) {
-      const oldest = super.keys().next();
-      if (!oldest.done) super.delete(oldest.value);
+    if (super.size >= this.capacity && !super.has(key)) {
+      this.oldest ??= super.keys();
+      let next = this.oldest.next();
+      // An iterator that ran off the end is spent for good (only when every key it passed was deleted elsewhere).
+      if (next.done) next = (this.oldest = super.keys()).next();
+      if (!next.done) super.delete(next.value);
     }
     return super.set(key, value);
+  }
+
+  override clear(): void {
+    super.clear();
+    this.oldest = undefined;
+  }
+}
+
+/** Keys below this are remembered in a bitset (2^26 bits = 8 MiB at most); larger ones, unusual, in a Set. */
+const SEEN_BITS_MAX = 1 << 26;
+
+/**
+ * Records under non-negative integer keys (steps, rollouts) that keeps at most about `capacity` of them without
+ * losing count: past the cap it thins the series, keeping the keys divisible by `every` (doubled each time it fills)
+ * and always the newest key. `count` is the exact number of distinct keys ever set; `seen(key)` answers for dropped
+ * ones too (a second summary line of a dropped rollout must not count as a new rollout).
+ */
+export class ThinnedSeries<V> {
+  private readonly kept = new Map<number, V>();
+  private latestKey = -1;
+  private latest: V | undefined;
+  private bits = new Uint8Array(1024);
+  private bigKeys: Set<number> | undefined;
+  /** Distinct keys ever set. */
+  count = 0;
+  /** Kept keys are the multiples of this (1 until the cap is first reached). */
+  every = 1;
+
+  constructor(readonly capacity: number) {}
+
+  seen(key: number): boolean {
+    if (key >= 0 && key < SEEN_BITS_MAX && Number.isInteger(key)) {
+      const byte = key >>> 3;
+      return byte < this.bits.length && ((this.bits[byte] as number) & (1 << (key & 7))) !== 0;
+    }
+    return this.bigKeys?.has(key) ?? false;
+  }
+
+  private markSeen(key: number): void {
+    if (key >= 0 && key < SEEN_BITS_MAX && Number.isInteger(key)) {
+      const byte = key >>> 3;
+      if (byte >= this.bits.length) {
+        const grown = new Uint8Array(Math.min(SEEN_BITS_MAX >>> 3, Math.max(byte + 1, this.bits.length * 2)));
+        grown.set(this.bits);
+        this.bits = grown;
+      }
+      this.bits[byte] = (this.bits[byte] as number) | (1 << (key & 7));
+      return;
+    }
+    (this.bigKeys ??= new Set()).add(key);
+  }
+
+  get(key: number): V | undefined {
+    return key === this.latestKey ? this.latest : this.kept.get(key);
+  }
+
+  set(key: number, value: V): void {
+    if (!this.seen(key)) {
+      this.markSeen(key);
+      this.count++;
+    }
+    if (key >= this.latestKey) {
+      this.latestKey = key;
+      this.latest = value;
+    }
+    if (key % this.every !== 0) {
+      this.kept.delete(key);
+      return;
+    }
+    this.kept.set(key, value);
+    if (this.kept.size > this.capacity) {
+      this.every *= 2;
+      for (const k of this.kept.keys()) if (k % this.every !== 0) this.kept.delete(k);
+    }
+  }
+
+  /** Kept records and the newest one (unordered). */
+  *values(): IterableIterator<V> {
+    yield* this.kept.values();
+    if (this.latest !== undefined && !this.kept.has(this.latestKey)) yield this.latest;
+  }
+
+  /** Keys of the records held now (unordered). */
+  *keys(): IterableIterator<number> {
+    yield* this.kept.keys();
+    if (this.latest !== undefined && !this.kept.has(this.latestKey)) yield this.latestKey;
+  }
+
+  /** Records held now (kept + the newest). */
+  get size(): number {
+    return this.kept.size + (this.latest !== undefined && !this.kept.has(this.latestKey) ? 1 : 0);
   }
 }

@@ -17,7 +17,8 @@ import { endingOf, listDressageSandboxes, readAgentProgress, type AgentProgress,
 import type { StreamJsonProgress } from '../agent/streamJson.js';
 import type { SimLiveState } from '../simulator/liveSources.js';
 import { computeAlerts } from './alerts.js';
-import { listTrajectories, loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
+import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { redact } from '../secrets.js';
 
@@ -90,6 +91,8 @@ export class MonitorService {
   private rayNodes: RayNode[] | undefined;
   private stream: DrillStream | undefined;
   private trajectories: TrajectoryEntry[] = [];
+  /** Remembers what was listed: each refresh lists only what is new. */
+  private trajIndex: TrajectoryIndex | undefined;
   private trajectory: TrajectoryView | undefined;
   private live = false;
   private simulated = false;
@@ -140,7 +143,10 @@ export class MonitorService {
     this.live = opts.live ?? true;
     await this.readCheckpoint();
     try {
-      if (target.runDir) this.trajectories = await listTrajectories(target.runDir, target.runName, TRAJ_KEEP);
+      if (target.runDir) {
+        this.trajIndex = new TrajectoryIndex(target.runDir, target.runName);
+        this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
+      }
       if (target.rayJob) {
         // `ray job logs -f`: the child streams the job's output from its start; it ends with the job (or close()).
         const ac = new AbortController();
@@ -390,10 +396,10 @@ export class MonitorService {
     const safe = tid.replace(/[^A-Za-z0-9._-]/g, '_');
     const find = () => this.trajectories.find((e) => e.session === tid || e.session === safe);
     let entry = find();
-    // The listing is refreshed every 2 min; a sample that just finished is looked for at most every 10 s.
+    // The listing is refreshed every 2 min (incrementally); a sample that just finished is looked for at most every 10 s.
     if (!entry && this.clock() - (s.relistedAt ?? -Infinity) >= 10_000) {
       s.relistedAt = this.clock();
-      this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
+      if (this.trajIndex) this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
       entry = find();
     }
     if (!entry || this.stream !== s) return;
@@ -409,7 +415,7 @@ export class MonitorService {
 
   /** Re-lists the trajectory files (offline browser refresh). */
   async refreshTrajectories(): Promise<void> {
-    if (this.target?.runDir) this.trajectories = await listTrajectories(this.target.runDir, this.target.runName, TRAJ_KEEP);
+    if (this.trajIndex) this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
     this.dirty++;
     this.publish(true);
   }
@@ -561,6 +567,7 @@ export class MonitorService {
     this.stream = undefined;
     this.trajectory = undefined;
     this.trajectories = [];
+    this.trajIndex = undefined;
     this.sandboxes = undefined;
     this.proxyLast = undefined;
     this.proxyFailures = 0;

@@ -42,6 +42,8 @@ export interface SimConfig {
   proxyUrl: string;
   /** Append the final `Job '…' succeeded` lines after the last rollout. */
   finish: boolean;
+  /** Distinct SWE-Gym instances in the prompt set (293: the SWE-Gym lite train split; more: several datasets). */
+  tasks: number;
 }
 
 export const DEFAULT_CONFIG: SimConfig = {
@@ -65,6 +67,7 @@ export const DEFAULT_CONFIG: SimConfig = {
   workspace: '/home/op/Dressage',
   proxyUrl: 'https://proxy.example.com',
   finish: true,
+  tasks: 293,
 };
 
 /** Failure reasons of the `reason=` field (marker `failure_reason` values, §5.2). */
@@ -174,7 +177,7 @@ export class RunModel {
 
   constructor(config: Partial<SimConfig> = {}) {
     this.config = { ...DEFAULT_CONFIG, ...config };
-    this.tasks = buildCatalog();
+    this.tasks = buildCatalog(this.config.tasks);
     this.rng = new Rng(this.config.seed);
     this.noiseRng = this.rng.fork(7);
     this.ips = Array.from({ length: this.config.actorNumNodes }, (_, i) => `10.128.0.${11 + i}`);
@@ -430,8 +433,11 @@ export class RunModel {
     for (let k = 0; k < 40; k++) {
       const mid = (lo + hi) / 2;
       let sum = 0;
-      for (const t of this.tasks) sum += sigmoid(mid + t.difficulty);
-      if (sum / this.tasks.length < p) lo = mid;
+      // A large catalogue (several datasets) is calibrated on its first 512 tasks: the same spread of difficulty,
+      // without 40 passes over tens of thousands of tasks per rollout.
+      const n = Math.min(this.tasks.length, 512);
+      for (let i = 0; i < n; i++) sum += sigmoid(mid + (this.tasks[i] as SimTask).difficulty);
+      if (sum / n < p) lo = mid;
       else hi = mid;
     }
     return (lo + hi) / 2;

@@ -1,5 +1,6 @@
 // Drives template builds and smoke tests for the interactive app: one factory run at a time, registered in the
 // jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
+import { readJournalItems } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { buildLogPath, readBuildLog } from './buildLogs.js';
 import type { SandboxProvider } from '../sandbox/types.js';
@@ -9,7 +10,6 @@ import { templatesStatus, countRows, type TemplateStatusRow } from './status.js'
 import { TemplateFactory, E2B_BUILD_LIMIT, defaultConcurrency } from './factory.js';
 import { smokeMany } from './smoke.js';
 import { templatesJournal, templatesJournalFile, type TemplateRecord } from './records.js';
-import { readJsonFile } from '../workspace/atomic.js';
 import { acquireLock } from '../workspace/lock.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
@@ -234,7 +234,7 @@ export class TemplatesController {
   /** A finished build's log: the failure's last lines and reason, as kept in the journal. */
   private async journalLog(image: string): Promise<string[]> {
     const file = templatesJournalFile(this.opts.paths);
-    const data = await readJsonFile<{ items?: Record<string, TemplateRecord> }>(file).catch(() => undefined);
+    const data = await readJournalItems<TemplateRecord>(file).then((items) => ({ items }), () => undefined);
     const rec = data?.items?.[image];
     // The whole log of the last build is kept on disk; the journal's tail serves builds from before that.
     const saved = await readBuildLog(this.opts.paths.consoleDir, image);

@@ -18,7 +18,6 @@ import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
 import { sweepLitter } from '../workspace/litter.js';
 import { sleep } from '../util/sleep.js';
 import path from 'node:path';
-import { writeJsonAtomic } from '../workspace/atomic.js';
 import { CoalescingWriter } from './coalesce.js';
 import type { Journal } from '../workspace/journal.js';
 import { ConsoleError, ExitCode } from '../errors.js';
@@ -169,6 +168,8 @@ export class TemplateFactory {
   private readonly order: string[] = [];
   /** The journal's records (all images, not only this run's), written through a coalescing writer. */
   private journalItems = new Map<string, TemplateRecord>();
+  /** Images whose record changed since the last journal write (each write appends only those). */
+  private journalDirty = new Set<string>();
   private readonly journalWriter = new CoalescingWriter(() => this.writeJournal());
   private readonly mapWriter = new CoalescingWriter(() => writeTemplateMap(this.config.paths.templateMap, { ...this.map }, this.order));
   private map: TemplateMap = {};
@@ -271,6 +272,7 @@ export class TemplateFactory {
     this.bump();
     if (persist && this.journal) {
       this.journalItems.set(image, record);
+      this.journalDirty.add(image);
       await this.journalWriter.request();
     }
     if (emit) this.config.onEvent?.({ type: 'state', image, record, skipped });
@@ -405,7 +407,11 @@ export class TemplateFactory {
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, images.length)) }, () => worker()));
       await this.mapWriter.request();
-      if (this.journal) await this.journalWriter.request();
+      if (this.journal) {
+        await this.journalWriter.request();
+        // One snapshot at the end of a run (the records were appended while it ran).
+        await this.journal.flush();
+      }
     } finally {
       this.runningFlag = false;
       this.bump();
@@ -578,10 +584,17 @@ export class TemplateFactory {
     await this.mapWriter.request();
   }
 
-  /** Same file format as Journal (version, updatedAt, items), rewritten atomically. */
+  /** Appends the records changed since the last write to the journal (append-only with compaction). */
   private async writeJournal(): Promise<void> {
     if (!this.journal) return;
-    await writeJsonAtomic(this.journal.file, { version: 1, updatedAt: nowIso(), items: Object.fromEntries(this.journalItems) });
+    const dirty = [...this.journalDirty];
+    this.journalDirty.clear();
+    try {
+      await this.journal.putMany(dirty.map((image) => [image, this.journalItems.get(image) as TemplateRecord] as const));
+    } catch (err) {
+      for (const image of dirty) this.journalDirty.add(image); // written by the next request
+      throw err;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // What `templates status` and the Templates screen show: every image with its template, state, smoke result
 // and error, derived from the files on disk (image list, journal, map) — never only from memory.
+import { readJournalItems } from '../workspace/journal.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { inspectTemplateMap } from './map.js';
@@ -57,7 +58,7 @@ export async function templatesStatus(paths: RecipePaths, prefix = DEFAULT_TEMPL
   } catch {
     imageListMissing = true;
   }
-  const journal = await readJsonFile<{ items?: Record<string, TemplateRecord> }>(templatesJournalFile(paths)).catch(() => undefined);
+  const journal = await readJournalItems<TemplateRecord>(templatesJournalFile(paths)).then((items) => ({ items }), () => undefined);
   const items = journal?.items ?? {};
   const check = await inspectTemplateMap(paths.templateMap, images.length ? images : undefined);
   const map = check.map;

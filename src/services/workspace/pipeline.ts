@@ -1,5 +1,6 @@
 // Derives where the operator stands in the recipe from the files on disk (never only from memory), so that
 // manual steps and console steps mix freely.
+import { readJournalItems } from './journal.js';
 import { stat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from './paths.js';
@@ -139,7 +140,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     screen: 'templates',
   });
 
-  const smoke = await readJsonFile<{ items?: Record<string, { smoke?: string }> }>(path.join(paths.journalsDir, 'templates.json')).catch(() => undefined);
+  const smoke = await readJournalItems<{ smoke?: string }>(path.join(paths.journalsDir, 'templates.json')).then((items) => ({ items }), () => undefined);
   const smokeItems = Object.values(smoke?.items ?? {});
   const smokePassed = smokeItems.filter((i) => i.smoke === 'passed').length;
   const smokeFailed = smokeItems.filter((i) => i.smoke === 'failed').length;
@@ -168,7 +169,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     screen: 'convert',
   });
 
-  const validation = await readJsonFile<{ items?: Record<string, { ok?: boolean }> }>(path.join(paths.journalsDir, 'validate-harness.json')).catch(() => undefined);
+  const validation = await readJournalItems<{ ok?: boolean }>(path.join(paths.journalsDir, 'validate-harness.json')).then((items) => ({ items }), () => undefined);
   const vItems = Object.values(validation?.items ?? {});
   const vOk = vItems.filter((i) => i.ok === true).length;
   steps.push({

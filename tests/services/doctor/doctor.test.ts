@@ -223,3 +223,26 @@ test('doctor --json through the built binary: shape, exit code 3 on failure, no 
     await removeDir(ws);
   }
 });
+
+test('shell tools are found on PATH without starting them: a missing or non-executable one is named', async () => {
+  const ws = await fakeDressageCheckout();
+  const bin = await fakeBin({ python: allInstalled });
+  try {
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(bin, 'curl'));
+    await chmod(path.join(bin, 'tar'), 0o644);
+    // A tool that exists only in a second PATH entry counts.
+    const other = await tempDir('swegym-bin2-');
+    await writeFile(path.join(other, 'sha256sum'), '#!/bin/sh\nexit 1\n');
+    await chmod(path.join(other, 'sha256sum'), 0o755);
+    await rm(path.join(bin, 'sha256sum'));
+    const checks = await runDoctor({ paths: recipePaths(ws), env: { PATH: `${bin}${path.delimiter}${other}` }, provider: 'local', timeoutMs: SLOW_MACHINE_MS });
+    const tools = byId(checks, 'tools');
+    assert.equal(tools.status, 'fail');
+    assert.match(tools.detail, /missing curl, tar \(/);
+    await removeDir(other);
+  } finally {
+    await removeDir(ws);
+    await removeDir(bin);
+  }
+});

@@ -1,0 +1,417 @@
+// The `monitor --once` scan of one segment of a log: marked lines found on the raw bytes (markers.ts), per-sample
+// lines reduced to totals on the bytes (sampleBytes.ts) and every other marked line classified by parseLine, the
+// one classifier. The result is small (totals, task tallies under integer ids, the non-sample events in order),
+// so segments can be scanned by worker threads in any order and applied to the model in file order.
+// Used by the scan workers (scanWorker.ts) and, for small files or one core, on the main thread.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { LINE_MARKERS, parseLine, type LogEvent } from './lines.js';
+import { compileMarkers, findMarkedLines } from './markers.js';
+import { emptySampleBytes, readSampleBytes } from './sampleBytes.js';
+import type { SampleStats } from './model.js';
+
+/**
+ * One segment's lines, reduced. `ops` holds records in file order:
+ *   a run of sample lines between two other events: OP_SAMPLES, total, reward_one, raw_one, integrity_violations,
+ *     has-time, first time, taskFrom, taskTo, reasons n, then n × (reason id, count) in order of first appearance;
+ *   any other event: OP_EVENT, has-time, time, repeat (the event itself is the next of `events`).
+ * Numbers in a typed array and strings once each: a worker's result crosses to the main thread as a few blocks
+ * instead of one object per line (structured cloning of objects cost more than scanning them).
+ */
+export interface SegmentResult {
+  index: number;
+  ops: Float64Array;
+  events: LogEvent[];
+  /** Triples (task id local to the scanner, attempts, solved) per sample line, in order. */
+  tasks: Float64Array;
+  /** Instance names that got their local id in this segment: local id = firstNewId + position. */
+  newNames: string[];
+  firstNewId: number;
+  /** The same for `reason=` texts. */
+  newReasons: string[];
+  firstNewReason: number;
+  /** Lines that held a marker (decoded or read on the bytes). */
+  candidates: number;
+}
+
+export const OP_SAMPLES = 0;
+export const OP_EVENT = 1;
+
+/** Reads a result's records back, with the scanner's local ids turned into names. */
+export function readSegmentOps(
+  r: SegmentResult,
+  reasonName: (id: number) => string,
+  onSamples: (stats: SampleStats, firstTime: number | undefined, taskFrom: number, taskTo: number) => void,
+  onEvent: (event: LogEvent, time: number | undefined, repeat: number) => void,
+): void {
+  const o = r.ops;
+  let e = 0;
+  for (let i = 0; i < o.length; ) {
+    if (o[i] === OP_SAMPLES) {
+      const by: Record<string, number> = {};
+      const n = o[i + 9] as number;
+      for (let k = 0; k < n; k++) {
+        const name = reasonName(o[i + 10 + 2 * k] as number);
+        by[name] = (by[name] ?? 0) + (o[i + 11 + 2 * k] as number);
+      }
+      const stats: SampleStats = { total: o[i + 1] as number, reward_one: o[i + 2] as number, raw_one: o[i + 3] as number, integrity_violations: o[i + 4] as number, by_reason: by };
+      onSamples(stats, o[i + 5] ? (o[i + 6] as number) : undefined, o[i + 7] as number, o[i + 8] as number);
+      i += 10 + 2 * n;
+    } else {
+      onEvent(r.events[e++] as LogEvent, o[i + 1] ? (o[i + 2] as number) : undefined, o[i + 3] as number);
+      i += 4;
+    }
+  }
+}
+
+const WINDOW = 256 * 1024;
+const NL = 10;
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+export class SegmentScanner {
+  private readonly groups = compileMarkers(LINE_MARKERS);
+  private readonly starts: number[] = [];
+  private readonly ids = new Map<string, number>();
+  /** Open addressing over `names` (id + 1; 0 = empty), keyed by the FNV-1a hash of the name's bytes. */
+  private slots = new Int32Array(1 << 12);
+  private readonly names: string[] = [];
+  private nextId = 0;
+  private readonly sb = emptySampleBytes();
+  private readonly cuts: number[] = [];
+  /** Reason texts seen on the byte path, with their bytes, so that the usual few are not decoded each time. */
+  private reasons: { bytes: Buffer; id: number }[] = [];
+
+  private readonly reasonIds = new Map<string, number>();
+  private nextReason = 0;
+
+  // Per segment:
+  private ops = new Float64Array(4096);
+  private opLen = 0;
+  private events: LogEvent[] = [];
+  private newReasons: string[] = [];
+  /** The run of samples being reduced (none: -1); its reasons in order of first appearance. */
+  private run = -1;
+  private readonly runReasons: number[] = [];
+  private readonly runCounts: number[] = [];
+  private tasks = new Float64Array(3 * 4096);
+  private taskLen = 0;
+  private newNames: string[] = [];
+  private candidates = 0;
+
+  /**
+   * Scans the lines of buf[from, stop] (from: a line start; stop: the index of the newline that ends the last
+   * line, or buf.length when the data ends without one).
+   */
+  scan(index: number, buf: Buffer, from: number, stop: number): SegmentResult {
+    this.opLen = 0;
+    this.events = [];
+    this.run = -1;
+    this.taskLen = 0;
+    this.newNames = [];
+    this.newReasons = [];
+    this.candidates = 0;
+    const firstNewId = this.nextId;
+    const firstNewReason = this.nextReason;
+    let pos = from;
+    while (pos <= stop && pos < buf.length) {
+      let end = stop;
+      if (end - pos > WINDOW) {
+        const nl = buf.lastIndexOf(NL, pos + WINDOW);
+        end = nl >= pos ? nl : buf.indexOf(NL, pos + WINDOW);
+        if (end < 0 || end > stop) end = stop;
+      }
+      this.window(buf, pos, end);
+      pos = end + 1;
+    }
+    this.closeRun();
+    return {
+      index,
+      ops: this.ops.slice(0, this.opLen),
+      events: this.events,
+      tasks: this.tasks.slice(0, this.taskLen),
+      newNames: this.newNames,
+      firstNewId,
+      newReasons: this.newReasons,
+      firstNewReason,
+      candidates: this.candidates,
+    };
+  }
+
+  private window(buf: Buffer, from: number, end: number): void {
+    const starts = this.starts;
+    starts.length = 0;
+    findMarkedLines(buf, from, end, this.groups, starts);
+    const sb = this.sb;
+    for (const s of starts) {
+      let le = buf.indexOf(NL, s);
+      if (le < 0 || le > end) le = end;
+      // As LineScanner: a line longer than this is not a line we parse (and decoding it would cost a worker's heap).
+      if (le - s > MAX_LINE_BYTES) continue;
+      this.candidates++;
+      // Read on the bytes; sample times are not (--once prints none).
+      if (readSampleBytes(buf, s, le, sb)) {
+        if (this.run < 0) this.openRun(false, 0);
+        this.addSample(1, sb.rewardOne, sb.rawOne, sb.integrity, this.reasonAt(buf, sb.reasonStart, sb.reasonEnd));
+        this.taskBytes(buf, sb.instanceStart, sb.instanceEnd, 1, sb.rewardOne ? 1 : 0);
+        continue;
+      }
+      const p = parseLine(this.decode(buf, s, le));
+      const ev = p.event;
+      if (!ev) continue;
+      if (ev.kind === 'sample') {
+        const times = Math.max(1, p.repeat);
+        if (this.run < 0) this.openRun(p.time !== undefined, p.time ?? 0);
+        // As addSample in model.ts.
+        this.addSample(times, ev.reward === 1, ev.raw === 1, ev.integrity, this.reasonId(ev.reason));
+        this.task(ev.instance, times, ev.reward === 1 ? times : 0);
+        continue;
+      }
+      this.closeRun();
+      this.op(OP_EVENT);
+      this.op(p.time === undefined ? 0 : 1);
+      this.op(p.time ?? 0);
+      this.op(p.repeat);
+      this.events.push(ev);
+    }
+  }
+
+  private op(v: number): void {
+    if (this.opLen >= this.ops.length) {
+      const o = new Float64Array(this.ops.length * 2);
+      o.set(this.ops);
+      this.ops = o;
+    }
+    this.ops[this.opLen++] = v;
+  }
+
+  private openRun(hasTime: boolean, time: number): void {
+    this.run = this.opLen;
+    this.op(OP_SAMPLES);
+    for (let k = 0; k < 4; k++) this.op(0);
+    this.op(hasTime ? 1 : 0);
+    this.op(time);
+    this.op(this.taskLen);
+    this.op(this.taskLen);
+    this.op(0);
+    this.runReasons.length = 0;
+    this.runCounts.length = 0;
+  }
+
+  private addSample(times: number, rewardOne: boolean, rawOne: boolean, integrity: boolean, reason: number): void {
+    const o = this.ops;
+    const r = this.run;
+    o[r + 1] = (o[r + 1] as number) + times;
+    if (rewardOne) o[r + 2] = (o[r + 2] as number) + times;
+    if (rawOne) o[r + 3] = (o[r + 3] as number) + times;
+    if (integrity) o[r + 4] = (o[r + 4] as number) + times;
+    const rr = this.runReasons;
+    let k = 0;
+    while (k < rr.length && rr[k] !== reason) k++;
+    if (k === rr.length) {
+      rr.push(reason);
+      this.runCounts.push(times);
+    } else this.runCounts[k] = (this.runCounts[k] as number) + times;
+  }
+
+  private reasonId(text: string): number {
+    let id = this.reasonIds.get(text);
+    if (id === undefined) {
+      id = this.nextReason++;
+      this.reasonIds.set(text, id);
+      this.newReasons.push(text);
+    }
+    return id;
+  }
+
+  /**
+   * The line as text. Colour codes (complete CSI sequences between ASCII bytes) are cut out on the bytes, which
+   * gives exactly what stripAnsi would leave and spares its regex; any other escape is left to stripAnsi.
+   */
+  private decode(buf: Buffer, s: number, e: number): string {
+    // On a view of the line: a search for a byte the log lacks must not run to the end of the buffer.
+    const line = buf.subarray(s, e);
+    const esc = (from: number) => {
+      const k = line.indexOf(27, from - s);
+      return k < 0 ? -1 : s + k;
+    };
+    let x = esc(s);
+    if (x < 0) return buf.toString('utf8', s, e);
+    const cuts = this.cuts;
+    cuts.length = 0;
+    while (x >= 0 && x < e) {
+      if (buf[x + 1] !== 91 || (x > s && (buf[x - 1] as number) >= 128)) return buf.toString('utf8', s, e);
+      let j = x + 2;
+      let b = buf[j] as number;
+      while (j < e && ((b >= 48 && b <= 57) || b === 59 || b === 63)) b = buf[++j] as number;
+      while (j < e && b >= 32 && b <= 47) b = buf[++j] as number;
+      if (j >= e || b < 64 || b > 126 || (j + 1 < e && (buf[j + 1] as number) >= 128)) return buf.toString('utf8', s, e);
+      cuts.push(x, j + 1);
+      x = esc(j + 1);
+    }
+    let out = '';
+    let p = s;
+    for (let k = 0; k < cuts.length; k += 2) {
+      if ((cuts[k] as number) > p) out += buf.toString('utf8', p, cuts[k] as number);
+      p = cuts[k + 1] as number;
+    }
+    if (p < e) out += buf.toString('utf8', p, e);
+    return out;
+  }
+
+  private closeRun(): void {
+    if (this.run < 0) return;
+    const r = this.run;
+    this.ops[r + 8] = this.taskLen;
+    this.ops[r + 9] = this.runReasons.length;
+    for (let k = 0; k < this.runReasons.length; k++) {
+      this.op(this.runReasons[k] as number);
+      this.op(this.runCounts[k] as number);
+    }
+    this.run = -1;
+  }
+
+  /** The id of the reason text buf[s, e) (printable ASCII); the usual few are matched on their bytes. */
+  private reasonAt(buf: Buffer, s: number, e: number): number {
+    const n = e - s;
+    for (const r of this.reasons) {
+      if (r.bytes.length !== n) continue;
+      let k = 0;
+      while (k < n && buf[s + k] === r.bytes[k]) k++;
+      if (k === n) return r.id;
+    }
+    const id = this.reasonId(buf.toString('latin1', s, e));
+    // A log whose reasons are free text would make this list long: keep the usual few only.
+    if (this.reasons.length < 32) this.reasons.push({ bytes: Buffer.from(buf.subarray(s, e)), id });
+    return id;
+  }
+
+  /** A task named by printable ASCII bytes: interned by a hash of its bytes, no string unless it is new. */
+  private taskBytes(buf: Buffer, s: number, e: number, attempts: number, solved: number): void {
+    let h = 0x811c9dc5;
+    for (let k = s; k < e; k++) h = Math.imul(h ^ (buf[k] as number), 16777619);
+    const mask = this.slots.length - 1;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const id = (this.slots[slot] as number) - 1;
+      if (id < 0) break;
+      const name = this.names[id] as string;
+      if (name.length !== e - s) continue;
+      let k = 0;
+      while (k < name.length && name.charCodeAt(k) === buf[s + k]) k++;
+      if (k === name.length) return this.tally(id, attempts, solved);
+    }
+    this.task(buf.toString('latin1', s, e), attempts, solved);
+  }
+
+  private hashSlot(name: string): number {
+    let h = 0x811c9dc5;
+    for (let k = 0; k < name.length; k++) h = Math.imul(h ^ (name.charCodeAt(k) & 0xff), 16777619);
+    return h;
+  }
+
+  private task(name: string, attempts: number, solved: number): void {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.ids.set(name, id);
+      this.newNames.push(name);
+      this.names.push(name);
+      // Only ASCII names go in the byte table (the byte path reads printable ASCII only).
+      if (/^[\x21-\x7e]*$/.test(name)) {
+        if (this.nextId * 2 > this.slots.length) this.rehash();
+        this.place(name, id);
+      }
+    }
+    this.tally(id, attempts, solved);
+  }
+
+  private place(name: string, id: number): void {
+    const mask = this.slots.length - 1;
+    let slot = this.hashSlot(name) & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = id + 1;
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    this.names.forEach((n, id) => /^[\x21-\x7e]*$/.test(n) && this.place(n, id));
+  }
+
+  private tally(id: number, attempts: number, solved: number): void {
+    if (this.taskLen + 3 > this.tasks.length) {
+      const t = new Float64Array(this.tasks.length * 2);
+      t.set(this.tasks);
+      this.tasks = t;
+    }
+    this.tasks[this.taskLen++] = id;
+    this.tasks[this.taskLen++] = attempts;
+    this.tasks[this.taskLen++] = solved;
+  }
+}
+
+/** A segment's bytes: the lines that start in [start, end) of the file, whole. */
+export interface SegmentBytes {
+  buf: Buffer;
+  from: number;
+  stop: number;
+}
+
+/**
+ * Reads the lines that start in [start, end) of an open file of `size` bytes (a line belongs to the segment where
+ * it starts; the last one is read to its newline, or to the end of the file). `buf` is reused when large enough.
+ */
+export function readSegment(fd: number, start: number, end: number, size: number, into: Buffer): SegmentBytes {
+  let buf: Buffer = into;
+  // From the byte before `start`: a newline there means a line starts at `start`.
+  const base = start > 0 ? start - 1 : 0;
+  let want = Math.min(size, end + 64 * 1024) - base;
+  if (buf.length < want) buf = Buffer.allocUnsafe(want);
+  let len = readFully(fd, buf, 0, want, base);
+  let from = 0;
+  if (start > 0) {
+    const nl = buf.subarray(0, Math.min(len, end - base)).indexOf(NL);
+    if (nl < 0) return { buf, from: 0, stop: -1 }; // no line starts in this segment
+    from = nl + 1;
+  }
+  if (from >= end - base) return { buf, from: 0, stop: -1 };
+  // The newline that ends the line holding byte end-1.
+  let stop = buf.subarray(0, len).indexOf(NL, end - 1 - base);
+  while (stop < 0 && base + len < size) {
+    want = Math.min(size - base, len * 2);
+    const grown = Buffer.allocUnsafe(want);
+    buf.copy(grown, 0, 0, len);
+    buf = grown;
+    const at = len;
+    len += readFully(fd, buf, len, want - len, base + len);
+    stop = buf.subarray(0, len).indexOf(NL, at);
+  }
+  if (stop < 0) stop = len; // the file ends without a newline: the last line is complete
+  return { buf: buf.subarray(0, Math.max(len, stop)), from, stop };
+}
+
+function readFully(fd: number, buf: Buffer, off: number, n: number, pos: number): number {
+  let got = 0;
+  while (got < n) {
+    const r = readSync(fd, buf, off + got, n - got, pos + got);
+    if (r <= 0) break;
+    got += r;
+  }
+  return got;
+}
+
+/** Scans a whole file on this thread, segment by segment (small files, one core, or the workers' fallback). */
+export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void): number {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const scanner = new SegmentScanner();
+    let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
+    let index = 0;
+    for (let start = 0; start < size; start += segmentBytes, index++) {
+      const seg = readSegment(fd, start, Math.min(size, start + segmentBytes), size, buf);
+      if (seg.buf.length > buf.length) buf = seg.buf;
+      onResult(seg.stop < 0 ? scanner.scan(index, seg.buf, 0, -1) : scanner.scan(index, seg.buf, seg.from, seg.stop));
+    }
+    return size;
+  } finally {
+    closeSync(fd);
+  }
+}
