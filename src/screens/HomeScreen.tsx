@@ -116,8 +116,7 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
           <T tone={toneFor(step.state)}>{truncate(`now: ${step.detail}`, leftWidth)}</T>
           {step.next ? <T tone="info">{truncate(`next: ${step.next}`, leftWidth)}</T> : <T tone="ok">done</T>}
           {step.outputs.length ? <T tone="dim">{truncate(`writes: ${step.outputs.join(', ')}`, leftWidth)}</T> : null}
-          <T tone="dim">{truncate(`manual: ${step.manual}`, leftWidth)}</T>
-          {[...`manual: ${step.manual}`].length > leftWidth ? <T tone="dim">{truncate('v shows the step whole (c copies its command)', leftWidth)}</T> : null}
+          <T tone="dim">{[...`manual: ${step.manual}`].length > leftWidth ? `${truncate(`manual: ${step.manual}`, leftWidth - 4)} (v)` : `manual: ${step.manual}`}</T>
         </Box>
       ) : null}
     </Box>

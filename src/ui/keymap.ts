@@ -104,11 +104,11 @@ export function dispatchKey(bindings: readonly Binding[], input: string, key: Ke
 }
 
 /**
- * A terminal sends Esc followed quickly by a character as one chunk, which Ink reads as Alt+character: the Esc is
- * lost and the character is ignored. Split it back into the two keys people pressed.
+ * A terminal sends Esc followed quickly by another key as one chunk, which Ink reads as Alt+key: the Esc is lost
+ * and the key is ignored. The console binds no Alt keys, so split it back into the two keys people pressed.
  */
 export function splitEscPrefix(input: string, key: Key): [Key, string][] | undefined {
-  if (!key.meta || key.ctrl || key.escape || [...input].length !== 1) return undefined;
+  if (!key.meta || key.ctrl || key.escape || [...input].length > 1) return undefined;
   const esc: Key = { ...key, meta: false, escape: true };
   return [
     [esc, ''],

@@ -89,4 +89,8 @@ test('Esc and a digit arriving together (Alt+digit) split into the two keys', ()
   assert.equal(split[1]![1], '3');
   assert.equal(split[1]![0].meta, false);
   assert.equal(splitEscPrefix('3', key({})), undefined);
+  // Esc then Tab: a named key (no input text) splits too.
+  const tab = splitEscPrefix('', key({ meta: true, tab: true }));
+  assert.equal(tab?.[1]![0].tab, true);
+  assert.equal(tab?.[1]![0].meta, false);
 });
