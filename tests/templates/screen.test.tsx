@@ -41,6 +41,8 @@ test('Templates screen: table, build all with live progress, filter, build log, 
     await ui.press(KEYS.enter);
     await ui.waitForText('Build log — ' + images[2]);
     await ui.waitForText('failed: access denied');
+    // The whole log was kept on disk by the factory (not only the journal's tail).
+    assert.match(ui.frame(), /\(build log .*\.swegym-console\/build-logs\//);
     assert.match(ui.frame(), /Requesting build for template: swegym-proj2_s_repo2-102/, 'the log tail kept in the journal');
     await ui.press(KEYS.escape);
     await ui.waitForText('(1/6)');
