@@ -57,3 +57,11 @@ test('build logs persist per image under .swegym-console/build-logs, rewritten b
     await removeDir(dir);
   }
 });
+
+test('OSC 52 only on a terminal that can take it', async () => {
+  const { supportsOsc52, osc52 } = await import('../../src/ui/clipboard.js');
+  assert.equal(supportsOsc52({ TERM: 'xterm-256color' }, true), true);
+  assert.equal(supportsOsc52({ TERM: 'xterm-256color' }, false), false);
+  assert.equal(supportsOsc52({ TERM: 'dumb' }, true), false);
+  assert.equal(osc52('hi'), '\u001B]52;c;aGk=\u0007');
+});
