@@ -8,6 +8,7 @@ import { startAppServices } from '../app/core.js';
 import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
+import { supportsOsc52 } from '../ui/clipboard.js';
 
 /** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
 async function runDemoInstead(global: GlobalOptions): Promise<number> {
@@ -50,7 +51,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
     void refreshHome(services);
     services.whenReady().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
-  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} />, CONSOLE_RENDER_OPTIONS);
+  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, CONSOLE_RENDER_OPTIONS);
   await instance.waitUntilExit();
   // A no-op when this start used a valid cache.
   finishCodeCache();

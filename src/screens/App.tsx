@@ -1,15 +1,16 @@
 // The app shell: header with the screen tabs, the current screen at a fixed height, the footer with the focused
 // panel's keys, and overlays (help, quit confirmation, command log). Keys come from binding tables only.
 import React, { useMemo, useState, useEffect } from 'react';
-import { Box, useApp, useInput, useWindowSize } from 'ink';
+import { Box, useApp, useInput, useStdout, useWindowSize, type Key } from 'ink';
 import type { AppServices } from './services.js';
 import { isLazyScreen, type ScreenEntry, type ScreenModule } from './types.js';
 import { SCREENS } from './registry.js';
 import { useSel, usePolledVersion } from '../ui/hooks.js';
-import { dispatchKey, is, type Binding } from '../ui/keymap.js';
+import { dispatchKey, shared, splitEscPrefix, type Binding } from '../ui/keymap.js';
 import { ColorContext, T } from '../ui/theme.js';
-import { CommandLogPanel, Footer, HelpOverlay, QuitConfirm } from '../ui/Overlays.js';
+import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, tabBarText, type HelpSection } from '../ui/Overlays.js';
 import { truncate } from '../ui/text.js';
+import { osc52 } from '../ui/clipboard.js';
 
 export const MIN_WIDTH = 40;
 export const MIN_HEIGHT = 10;
@@ -22,29 +23,66 @@ export interface AppProps {
   onExit?: () => void;
   /** Called once, after the first frame has been committed (work that must not delay it starts here). */
   onFirstFrame?: () => void;
+  /** Where copied commands go: OSC 52 written to the terminal when it takes it (cli/interactive decides). */
+  clipboard?: { osc52: boolean; write?: (bytes: string) => void };
 }
 
 export function globalBindings(services: AppServices, screens: ScreenEntry[], requestQuit: () => void, panels: number): Binding[] {
   const app = () => services.app.getState();
   return [
-    ...screens.map<Binding>((s) => ({
-      keys: [s.hotkey],
-      description: s.title,
-      match: is.char(s.hotkey),
-      run: () => app().go(s.id),
-      footer: false,
-    })),
-    { keys: ['Tab'], description: 'next panel', match: is.tab, run: () => app().cycleFocus(panels, 1), footer: panels > 1 },
-    { keys: ['Shift-Tab'], description: 'previous panel', match: is.shiftTab, run: () => app().cycleFocus(panels, -1), footer: false },
-    { keys: ['Esc'], description: 'back', match: is.escape, run: () => app().back(), footer: false },
-    { keys: ['L'], description: 'command log', match: is.char('L'), run: () => app().setOverlay(app().overlay === 'log' ? 'none' : 'log') },
-    { keys: ['?'], description: 'help', match: is.char('?'), run: () => app().setOverlay('help') },
-    { keys: ['q', 'Ctrl-C'], description: 'quit', match: (input, key) => is.char('q')(input, key) || (key.ctrl && input === 'c'), run: requestQuit },
+    ...screens.map<Binding>((s) => ({ keys: [s.hotkey], id: `go.${s.id}`, description: s.title, run: () => app().go(s.id), footer: false })),
+    { keys: ['Tab'], id: 'panel.next', description: 'next panel', run: () => app().cycleFocus(panels, 1), footer: panels > 1 },
+    { keys: ['Shift-Tab'], id: 'panel.previous', description: 'previous panel', run: () => app().cycleFocus(panels, -1), footer: false },
+    shared('back', 'back', () => app().back(), { footer: false }),
+    { keys: ['L'], id: 'overlay.log', description: 'command log', run: () => app().setOverlay(app().overlay === 'log' ? 'none' : 'log') },
+    { keys: ['?'], id: 'overlay.help', description: 'help', run: () => app().setOverlay('help') },
+    { keys: ['q', 'Ctrl-C'], id: 'quit', description: 'quit', run: requestQuit },
   ];
 }
 
-export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }: AppProps) {
+/** Keys of the overlays; they own the keyboard while open (and are listed in help like any other table). */
+export function overlayBindings(
+  services: AppServices,
+  screens: ScreenEntry[],
+  o: { requestQuit: () => void; quitNow: () => void; scroll: (delta: number) => void; copy: () => void },
+): Record<'help' | 'log' | 'detail' | 'quit', Binding[]> {
+  const app = () => services.app.getState();
+  const close = () => app().setOverlay('none');
+  const scrolling = [
+    shared('up', 'scroll up', () => o.scroll(-1)),
+    shared('down', 'scroll down', () => o.scroll(1)),
+    shared('pageUp', 'page up', () => o.scroll(-10)),
+    shared('pageDown', 'page down', () => o.scroll(10)),
+    shared('first', 'top', () => o.scroll(-1e9)),
+    shared('last', 'bottom', () => o.scroll(1e9)),
+  ];
+  // A number key still jumps to its screen from an overlay (closing it), as it does everywhere else.
+  const jumps = screens.map<Binding>((s) => ({ keys: [s.hotkey], id: `go.${s.id}`, description: s.title, run: () => (close(), app().go(s.id)), footer: false }));
+  const quit: Binding = { keys: ['q', 'Ctrl-C'], id: 'quit', description: 'quit', run: o.requestQuit };
+  return {
+    help: [...scrolling, shared('back', 'close help', close), { keys: ['?'], id: 'overlay.help', description: 'close help (toggle)', run: close }, ...jumps, quit],
+    detail: [
+      ...scrolling,
+      shared('copy', 'copy the command (OSC 52)', o.copy, { when: () => Boolean(app().detail?.copy) }),
+      shared('back', 'close', close),
+      shared('view', 'close (toggle)', close),
+      ...jumps,
+      quit,
+    ],
+    log: [shared('back', 'close the command log', close), { keys: ['L'], id: 'overlay.log', description: 'close the command log (toggle)', run: close }, ...jumps, quit],
+    quit: [
+      shared('confirm', 'quit (stops running jobs)', o.quitNow),
+      { keys: ['q'], id: 'quit', description: 'quit (q again)', run: o.quitNow },
+      shared('cancel', 'stay', close),
+      shared('back', 'stay', close),
+    ],
+  };
+}
+
+export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, clipboard }: AppProps) {
   const { exit } = useApp();
+  const { stdout } = useStdout();
+  const [overlayScroll, setOverlayScroll] = useState(0);
   const win = useWindowSize();
   const width = size?.width ?? win.columns;
   const height = size?.height ?? win.rows;
@@ -53,6 +91,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
   const focus = useSel(services.app, (s) => s.focus);
   const captured = useSel(services.app, (s) => s.inputCaptured);
   const flash = useSel(services.app, (s) => s.flash);
+  const detail = useSel(services.app, (s) => s.detail);
   const jobs = useSel(services.jobs, (s) => s.jobs);
   const logVersion = usePolledVersion(() => services.commandLog.version, 5);
   const [now, setNow] = useState(Date.now());
@@ -106,18 +145,51 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
   const screenBindings = useMemo(() => (screen ? screen.bindings(services) : []), [screen, services]);
   const global = useMemo(() => globalBindings(services, screens, requestQuit, entry.panels.length), [services, screens, entry]);
 
-  useInput((input, key) => {
+  const overlays = useMemo(
+    () =>
+      overlayBindings(services, screens, {
+        requestQuit,
+        quitNow: () => {
+          for (const job of Object.values(services.jobs.getState().jobs)) job.cancel?.();
+          quit();
+        },
+        scroll: (delta) => setOverlayScroll((prev) => Math.max(0, prev + delta)),
+        copy: () => {
+          const text = services.app.getState().detail?.copy?.text;
+          if (!text) return;
+          if (clipboard?.osc52) {
+            (clipboard.write ?? ((b: string) => stdout.write(b)))(osc52(text));
+            services.app.getState().setFlash('copied to the clipboard (OSC 52); if nothing arrived, the command is shown in full above');
+          } else services.app.getState().setFlash('this terminal cannot take OSC 52: select the command shown in full above', 'warn');
+        },
+      }),
+    [services, screens],
+  );
+  useEffect(() => setOverlayScroll(0), [overlay]);
+  const bodyHeight = height - 3;
+  const helpSections = useMemo<HelpSection[]>(() => [
+    { title: `${entry.title} keys`, bindings: screenBindings },
+    { title: 'Everywhere', bindings: global },
+    { title: 'Detail view (v / Enter on a row)', bindings: overlays.detail.filter((b) => !b.id?.startsWith('go.')) },
+    { title: 'Help', bindings: overlays.help.filter((b) => !b.id?.startsWith('go.')) },
+    { title: 'Command log (L)', bindings: overlays.log.filter((b) => !b.id?.startsWith('go.')) },
+    { title: 'Quit question', bindings: overlays.quit },
+  ], [entry, screenBindings, global, overlays]);
+  // Scrolling stops at the last row (so that scrolling back up answers at once).
+  const maxScroll =
+    overlay === 'help'
+      ? Math.max(0, helpLines(helpSections).length - helpRows(bodyHeight))
+      : overlay === 'detail' && detail
+        ? Math.max(0, detailLines(detail, width - 4).length - detailRows(bodyHeight))
+        : 0;
+  useEffect(() => {
+    if (overlayScroll > maxScroll) setOverlayScroll(maxScroll);
+  }, [overlayScroll, maxScroll]);
+
+  const handleKey = (input: string, key: Key) => {
     const state = services.app.getState();
-    if (state.overlay === 'quit') {
-      if (input === 'y' || input === 'Y') {
-        for (const job of Object.values(services.jobs.getState().jobs)) job.cancel?.();
-        quit();
-      } else if (input === 'n' || input === 'N' || key.escape || input === 'q') state.setOverlay('none');
-      return;
-    }
-    if (state.overlay === 'help' || state.overlay === 'log') {
-      if (key.escape || input === '?' || (state.overlay === 'log' && input === 'L')) state.setOverlay('none');
-      else if (input === 'q') requestQuit();
+    if (state.overlay !== 'none') {
+      dispatchKey(overlays[state.overlay], input, key);
       return;
     }
     // A text field owns the keyboard; the screen handles its own keys (Esc releases it).
@@ -125,6 +197,12 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
     // Screen keys first so that a screen may use Esc/Enter for its own panels; then global keys.
     if (dispatchKey(screenBindings, input, key)) return;
     dispatchKey(global, input, key);
+  };
+  useInput((input, key) => {
+    // Esc and a key pressed together arrive as Alt+key: handle them as the two keys they were.
+    const split = services.app.getState().inputCaptured ? undefined : splitEscPrefix(input, key);
+    if (split) for (const [k, i] of split) handleKey(i, k);
+    else handleKey(input, key);
   });
 
   const colorEnabled = services.global.color;
@@ -139,12 +217,10 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
     );
   }
 
-  const tabs = screens.map((s) => `${s.hotkey} ${s.title}`);
   const runningJobs = Object.values(jobs);
   const jobText = runningJobs.length
     ? runningJobs.map((j) => `${j.title}${j.progress ? ` ${j.progress.done}/${j.progress.total}` : ''}`).join(', ')
     : '';
-  const bodyHeight = height - 3;
   const footerBindings = [...screenBindings, ...global];
   const recentFlash = flash && Date.now() - flash.at < 8000 ? flash : undefined;
   void logVersion;
@@ -153,8 +229,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
     <ColorContext.Provider value={colorEnabled}>
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
         <Box height={1} width={width}>
-          <T bold tone="accent">swegym-console </T>
-          <T>{truncate(tabs.map((t) => (t.slice(2) === entry.title ? `[${t}]` : ` ${t} `)).join(''), Math.max(0, width - 15))}</T>
+          <T>{tabBarText(screens, entry.title, width)}</T>
         </Box>
         <Box height={1} width={width}>
           <T tone={recentFlash ? (recentFlash.tone === 'error' ? 'fail' : recentFlash.tone === 'warn' ? 'warn' : 'info') : 'dim'}>
@@ -167,14 +242,9 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame }:
         </Box>
         <Box height={bodyHeight} width={width} overflow="hidden">
           {overlay === 'help' ? (
-            <HelpOverlay
-              width={width}
-              height={bodyHeight}
-              sections={[
-                { title: `${entry.title} keys`, bindings: screenBindings },
-                { title: 'Everywhere', bindings: global },
-              ]}
-            />
+            <HelpOverlay width={width} height={bodyHeight} sections={helpSections} scroll={overlayScroll} />
+          ) : overlay === 'detail' && detail ? (
+            <DetailView detail={detail} width={width} height={bodyHeight} scroll={overlayScroll} />
           ) : overlay === 'quit' ? (
             <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} />
           ) : overlay === 'log' ? (

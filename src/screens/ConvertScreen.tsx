@@ -8,7 +8,7 @@ import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
 import { formatAge, padEnd, truncate } from '../ui/text.js';
 import { formatBytes } from '../services/util/format.js';
-import { is } from '../ui/keymap.js';
+import { shared, type Binding } from '../ui/keymap.js';
 import { CONVERT_FIELDS } from '../state/convert.js';
 import { previewLines } from '../services/convert/rows.js';
 
@@ -122,24 +122,20 @@ export const convertScreen: ScreenModule = {
       const n = st().previews.length;
       if (n) st().set({ previewIndex: (st().previewIndex + d + n) % n });
     };
+    const idle = () => !c.controller.running;
     return [
-      { keys: ['↑', 'k'], description: 'previous field', match: is.up, run: move(-1) },
-      { keys: ['↓', 'j'], description: 'next field', match: is.down, run: move(1) },
-      {
-        keys: ['Enter'],
-        description: 'edit field',
-        match: is.enter,
-        run: () => {
-          st().set({ editing: true });
-          services.app.getState().setInputCaptured(true);
-        },
-      },
-      { keys: ['c'], description: 'convert', match: (i, k) => is.char('c')(i, k) && !c.controller.running, run: () => void c.controller.run() },
-      { keys: ['V'], description: 'verify file', match: (i, k) => is.char('V')(i, k) && !c.controller.running, run: () => void c.controller.verifyOnly() },
-      { keys: ['p'], description: 'output/preview', match: is.char('p'), run: () => st().set({ view: st().view === 'preview' ? 'output' : 'preview' }) },
-      { keys: ['←'], description: 'previous row', match: is.left, run: page(-1), footer: false },
-      { keys: ['→'], description: 'next row', match: is.right, run: page(1), footer: false },
-      { keys: ['x'], description: 'stop', match: (i, k) => is.char('x')(i, k) && c.controller.running, run: () => c.controller.stop() },
-    ];
+      shared('up', 'previous field', move(-1)),
+      shared('down', 'next field', move(1)),
+      shared('open', 'edit field', () => {
+        st().set({ editing: true });
+        services.app.getState().setInputCaptured(true);
+      }),
+      shared('runAll', 'convert', () => void c.controller.run(), { when: idle }),
+      shared('verify', 'verify file', () => void c.controller.verifyOnly(), { when: idle }),
+      { keys: ['p'], id: 'convert.preview', description: 'output/preview', run: () => st().set({ view: st().view === 'preview' ? 'output' : 'preview' }) },
+      shared('prevItem', 'previous row', page(-1), { footer: false }),
+      shared('nextItem', 'next row', page(1), { footer: false }),
+      shared('stop', 'stop', () => c.controller.stop(), { when: () => c.controller.running }),
+    ] satisfies Binding[];
   },
 };

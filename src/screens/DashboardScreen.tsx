@@ -12,7 +12,7 @@ import { T, type Tone } from '../ui/theme.js';
 import { ChartsPanel, CurveDetail, curveBindings, groupHistogramText } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
 import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
-import { is, type Binding } from '../ui/keymap.js';
+import { shared, type Binding } from '../ui/keymap.js';
 import { headerLines } from './dashboardHeader.js';
 import { gpuDetailLines, gpuPanelLines } from './dashboardGpus.js';
 
@@ -426,27 +426,26 @@ function dashboardBindings(services: AppServices): Binding[] {
   };
   return [
     ...curveBindings(services, focusedPanel),
-    { keys: ['↑', 'k'], description: 'previous row', match: is.up, run: move(-1) },
-    { keys: ['↓', 'j'], description: 'next row', match: is.down, run: move(1) },
-    { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
-    { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
-    { keys: ['Enter'], description: 'drill in', match: is.enter, run: enter },
-    {
-      keys: ['Esc'],
-      description: 'close detail',
-      match: (i, k) => is.escape(i, k) && store.getState().detail !== 'none',
-      run: () => {
+    shared('up', 'previous row', move(-1)),
+    shared('down', 'next row', move(1)),
+    shared('pageUp', 'page up', move(-10), { footer: false }),
+    shared('pageDown', 'page down', move(10), { footer: false }),
+    shared('open', 'drill in', enter),
+    shared(
+      'back',
+      'close detail',
+      () => {
         store.getState().set({ detail: 'none' });
         services.monitor.curves.focus(undefined);
         void services.monitor.followSandbox(undefined);
         void services.monitor.openTrajectory(undefined);
       },
-      footer: false,
-    },
+      { when: () => store.getState().detail !== 'none', footer: false },
+    ),
     {
       keys: ['f'],
+      id: 'dashboard.follow',
       description: 'toggle follow',
-      match: is.char('f'),
       run: () => {
         const st = store.getState();
         const s = st.snapshot;
@@ -457,22 +456,11 @@ function dashboardBindings(services: AppServices): Binding[] {
         st.set({ follow: !st.follow });
       },
     },
-    {
-      keys: ['/'],
-      description: 'filter',
-      match: is.char('/'),
-      run: () => {
-        store.getState().set({ filterEditing: true });
-        services.app.getState().setInputCaptured(true);
-      },
-    },
-    {
-      keys: ['r'],
-      description: 'reopen run',
-      match: is.char('r'),
-      run: () => void services.monitor.reopen(),
-      footer: false,
-    },
+    shared('filter', 'filter', () => {
+      store.getState().set({ filterEditing: true });
+      services.app.getState().setInputCaptured(true);
+    }),
+    shared('refresh', 'reopen run', () => void services.monitor.reopen(), { footer: false }),
   ];
 }
 

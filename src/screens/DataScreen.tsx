@@ -7,7 +7,7 @@ import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
-import { is, type Binding } from '../ui/keymap.js';
+import { shared, type Binding } from '../ui/keymap.js';
 import { filterTasks, type DataState } from '../state/data.js';
 import { formatProgress } from '../services/dataset/format.js';
 import { formatBytes } from '../services/util/format.js';
@@ -320,56 +320,54 @@ function dataBindings(services: AppServices): Binding[] {
     s.set({ selected: next });
   };
   return [
-    {
-      keys: ['/'],
-      description: 'filter',
-      match: (i, k) => is.char('/')(i, k) && inTable(),
-      run: () => {
+    shared(
+      'filter',
+      'filter',
+      () => {
         st().set({ filtering: true });
         services.app.getState().setInputCaptured(true);
       },
-    },
-    { keys: ['↑', 'k'], description: 'up', match: (i, k) => is.up(i, k) && loaded(), run: move(-1), footer: false },
-    { keys: ['↓', 'j'], description: 'down', match: (i, k) => is.down(i, k) && loaded(), run: move(1), footer: false },
-    { keys: ['PgUp'], description: 'page up', match: (i, k) => is.pageUp(i, k) && loaded(), run: move(-10), footer: false },
-    { keys: ['PgDn'], description: 'page down', match: (i, k) => is.pageDown(i, k) && loaded(), run: move(10), footer: false },
-    { keys: ['g'], description: 'first', match: (i, k) => is.home(i, k) && loaded(), run: move('home'), footer: false },
-    { keys: ['G'], description: 'last', match: (i, k) => is.end(i, k) && loaded(), run: move('end'), footer: false },
-    {
-      keys: ['Enter'],
-      description: 'open task',
-      match: (i, k) => is.enter(i, k) && inTable(),
-      run: () => {
+      { when: inTable },
+    ),
+    shared('up', 'up', move(-1), { when: loaded, footer: false }),
+    shared('down', 'down', move(1), { when: loaded, footer: false }),
+    shared('pageUp', 'page up', move(-10), { when: loaded, footer: false }),
+    shared('pageDown', 'page down', move(10), { when: loaded, footer: false }),
+    shared('first', 'first', move('home'), { when: loaded, footer: false }),
+    shared('last', 'last', move('end'), { when: loaded, footer: false }),
+    shared(
+      'open',
+      'open task',
+      () => {
         const s = st();
         const task = visibleTasks(s)[s.selected];
         if (task) s.set({ detail: task.instance_id, detailScroll: 0 });
       },
-    },
-    {
-      keys: ['Esc'],
-      description: 'close task / clear filter',
-      match: (i, k) => is.escape(i, k) && (st().detail !== undefined || st().filter !== ''),
-      run: () => {
+      { when: inTable },
+    ),
+    shared(
+      'back',
+      'close task / clear filter',
+      () => {
         const s = st();
         if (s.detail) s.set({ detail: undefined, detailScroll: 0 });
         else s.set({ filter: '', selected: 0 });
       },
-      footer: false,
-    },
-    { keys: ['d'], description: 'download split', match: is.char('d'), run: () => void startDownload(services) },
-    {
-      keys: ['c'],
-      description: 'cancel download',
-      match: (i, k) => is.char('c')(i, k) && Boolean(st().download?.running),
-      run: () => {
+      { when: () => st().detail !== undefined || st().filter !== '', footer: false },
+    ),
+    { keys: ['d'], id: 'data.download', description: 'download split', run: () => void startDownload(services) },
+    shared(
+      'stop',
+      'cancel download',
+      () => {
         const split = st().download?.split;
         services.jobs.getState().jobs[`data-download-${split}`]?.cancel?.();
       },
-      footer: false,
-    },
-    { keys: ['i'], description: 'write image list', match: is.char('i'), run: () => void writeImages(services) },
-    { keys: ['s'], description: 'train/validation', match: (i, k) => is.char('s')(i, k) && !st().download?.running, run: () => switchSplit(services) },
-    { keys: ['r'], description: 'reload', match: is.char('r'), run: () => void loadData(services) },
+      { when: () => Boolean(st().download?.running), footer: false },
+    ),
+    { keys: ['i'], id: 'data.images', description: 'write image list', run: () => void writeImages(services) },
+    { keys: ['t'], id: 'data.split', description: 'train/validation', run: () => switchSplit(services), when: () => !st().download?.running },
+    shared('refresh', 'reload', () => void loadData(services)),
   ];
 }
 

@@ -5,8 +5,11 @@ import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
-import { padEnd, truncate } from '../ui/text.js';
-import { is } from '../ui/keymap.js';
+import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { shared, type Binding } from '../ui/keymap.js';
+import type { DoctorCheck } from '../services/doctor/types.js';
+import type { StepStatus } from '../services/pipeline/pipeline.js';
+import type { DetailContent } from '../state/app.js';
 import { refreshHome } from './homeActions.js';
 import { DRESSAGE_CLONE_COMMAND } from '../services/workspace/checkout.js';
 
@@ -29,6 +32,30 @@ const SAMPLE_WHY: Record<string, string> = {
 
 const BANNER_ROWS = 5;
 
+/** Failing checks first, then warnings, then the rest: the doctor panel's order (its cursor indexes this list). */
+export function orderedChecks(checks: readonly DoctorCheck[]): DoctorCheck[] {
+  const rank = (c: DoctorCheck) => (c.status === 'fail' ? 0 : c.status === 'warn' ? 1 : 2);
+  return [...checks].sort((a, b) => rank(a) - rank(b));
+}
+
+function stepWhy(step: StepStatus, sample: boolean): string {
+  return (sample ? SAMPLE_WHY[step.id] : undefined) ?? WHY[step.id] ?? '';
+}
+
+/** A pipeline step whole: why, where it stands, what it writes, and the manual command to copy. */
+export function stepDetail(step: StepStatus, index: number, sample: boolean): DetailContent {
+  const lines: DetailContent['lines'] = [{ text: stepWhy(step, sample) }, { text: `now: ${step.detail}`, tone: toneFor(step.state) }];
+  lines.push(step.next ? { text: `next: ${step.next}`, tone: 'info' } : { text: 'done', tone: 'ok' });
+  if (step.outputs.length) lines.push({ text: `writes: ${step.outputs.join(', ')}`, tone: 'dim' });
+  return { title: `${index + 1}. ${step.title}`, lines, copy: { label: 'manual', text: step.manual } };
+}
+
+/** A doctor check whole, with its fix command to copy. */
+export function checkDetail(check: DoctorCheck): DetailContent {
+  const lines: DetailContent['lines'] = [{ text: `${STATE_SYMBOL[check.status] ?? '?'} ${check.status}: ${check.detail}`, tone: toneFor(check.status) }];
+  return { title: `Doctor — ${check.title}`, lines, ...(check.fix ? { copy: { label: 'fix', text: check.fix } } : {}) };
+}
+
 function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   // Outside a Dressage checkout nothing below applies yet: say so first, with the way to get one and the demo.
   const checkout = useSel(services.home, (s) => s.checkout);
@@ -38,7 +65,7 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
         `Not a Dressage checkout: ${checkout.root}`,
         `looked for ${checkout.lookedFor.join(', ')}`,
         `get one:  ${DRESSAGE_CLONE_COMMAND}`,
-        'then:     swegym-console --workspace DIR   ·   or press d for the offline demo (sample tasks, local sandboxes)',
+        'then:     swegym-console --workspace DIR   ·   or press D for the offline demo (sample tasks, local sandboxes)',
       ]
     : [];
   const height = Math.max(1, screenHeight - (banner.length ? BANNER_ROWS : 0));
@@ -55,18 +82,21 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   const checksHeight = compact ? Math.max(0, height - stepRows - detailHeight - 3) : height;
   const step = steps[selected];
 
-  const doctorScroll = useSel(services.home, (s) => s.doctorScroll);
+  const doctorSelected = useSel(services.home, (s) => s.doctorScroll);
   const failing = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
   const okCount = checks.filter((c) => c.status === 'ok').length;
-  // Failing checks first; each with its fix line. Flattened so the panel can clip and scroll by rows.
-  const ordered = [...checks.filter((c) => c.status === 'fail'), ...checks.filter((c) => c.status === 'warn'), ...checks.filter((c) => c.status !== 'fail' && c.status !== 'warn')];
-  const doctorLines: { key: string; text: string; tone: ReturnType<typeof toneFor> | 'dim' }[] = [];
-  for (const c of ordered) {
-    doctorLines.push({ key: c.id, text: `${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status) });
-    if (c.fix && (c.status === 'fail' || c.status === 'warn') && focus === 1) doctorLines.push({ key: `${c.id}-fix`, text: `    fix: ${c.fix}`, tone: 'dim' });
-  }
+  // Failing checks first; each with its fix line while the panel is focused. Flattened so the panel can clip.
+  const ordered = orderedChecks(checks);
+  const selCheck = Math.min(doctorSelected, Math.max(0, ordered.length - 1));
+  const doctorLines: { key: string; text: string; tone: ReturnType<typeof toneFor> | 'dim'; check: number }[] = [];
+  ordered.forEach((c, i) => {
+    const mark = focus === 1 ? (i === selCheck ? '› ' : '  ') : '';
+    doctorLines.push({ key: c.id, text: `${mark}${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status), check: i });
+    if (c.fix && (c.status === 'fail' || c.status === 'warn') && focus === 1) doctorLines.push({ key: `${c.id}-fix`, text: `${mark ? '  ' : ''}    fix: ${c.fix}`, tone: 'dim', check: i });
+  });
   const checkRows = Math.max(0, checksHeight - 1);
-  const scroll = Math.max(0, Math.min(doctorScroll, Math.max(0, doctorLines.length - checkRows)));
+  const firstLine = Math.max(0, doctorLines.findIndex((l) => l.check === selCheck));
+  const [scroll] = visibleWindow(doctorLines.length, firstLine, checkRows);
   const shownDoctor = doctorLines.slice(scroll, scroll + checkRows);
 
   const pipeline = (
@@ -82,11 +112,11 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
       ))}
       {step && detailHeight > 0 ? (
         <Box flexDirection="column" marginTop={1} height={detailHeight} overflow="hidden">
-          <T>{truncate((services.sampleLabel ? SAMPLE_WHY[step.id] : undefined) ?? WHY[step.id] ?? '', leftWidth)}</T>
+          <T>{truncate(stepWhy(step, Boolean(services.sampleLabel)), leftWidth)}</T>
           <T tone={toneFor(step.state)}>{truncate(`now: ${step.detail}`, leftWidth)}</T>
           {step.next ? <T tone="info">{truncate(`next: ${step.next}`, leftWidth)}</T> : <T tone="ok">done</T>}
           {step.outputs.length ? <T tone="dim">{truncate(`writes: ${step.outputs.join(', ')}`, leftWidth)}</T> : null}
-          <T tone="dim">{truncate(`manual: ${step.manual}`, leftWidth)}</T>
+          <T tone="dim">{[...`manual: ${step.manual}`].length > leftWidth ? `${truncate(`manual: ${step.manual}`, leftWidth - 4)} (v)` : `manual: ${step.manual}`}</T>
         </Box>
       ) : null}
     </Box>
@@ -94,10 +124,10 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   const doctor = checksHeight > 2 ? (
     <Box flexDirection="column" width={rightWidth} height={checksHeight} overflow="hidden" paddingLeft={compact ? 0 : 1}>
       <T tone={focus === 1 ? 'accent' : 'plain'} bold>
-        {truncate(`Doctor — ${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn${focus === 1 ? '' : ' (Tab: fixes)'}`, rightWidth - 1)}
+        {truncate(`Doctor — ${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn${focus === 1 ? ' (v / Enter: whole check)' : ' (Tab: fixes)'}`, rightWidth - 1)}
       </T>
       {shownDoctor.map((l) => (
-        <T key={l.key} tone={l.tone}>
+        <T key={l.key} tone={l.tone} inverse={focus === 1 && l.check === selCheck && !l.key.endsWith('-fix')}>
           {truncate(l.text, rightWidth - 1)}
         </T>
       ))}
@@ -130,36 +160,47 @@ export const homeScreen: ScreenModule = {
   hotkey: '1',
   panels: ['pipeline', 'doctor'],
   Component: Home,
-  bindings: (services) => {
+  bindings: (services): Binding[] => {
+    const home = () => services.home.getState();
+    const onDoctor = () => services.app.getState().focus === 1;
     const move = (delta: number) => () => {
-      if (services.app.getState().focus === 1) {
-        const { doctorScroll, set } = services.home.getState();
-        set({ doctorScroll: Math.max(0, doctorScroll + delta) });
+      if (onDoctor()) {
+        const n = home().checks.length;
+        home().set({ doctorScroll: Math.max(0, Math.min(n - 1, home().doctorScroll + delta)) });
         return;
       }
-      const { steps, selected, set } = services.home.getState();
+      const { steps, selected, set } = home();
       if (steps.length) set({ selected: Math.max(0, Math.min(steps.length - 1, selected + delta)) });
     };
+    const view = () => {
+      if (onDoctor()) {
+        const check = orderedChecks(home().checks)[home().doctorScroll];
+        if (check) services.app.getState().openDetail(checkDetail(check));
+        return;
+      }
+      const { steps, selected } = home();
+      const step = steps[selected];
+      if (step) services.app.getState().openDetail(stepDetail(step, selected, Boolean(services.sampleLabel)));
+    };
     return [
-      { keys: ['↑', 'k'], description: 'previous step / scroll', match: is.up, run: move(-1) },
-      { keys: ['↓', 'j'], description: 'next step / scroll', match: is.down, run: move(1) },
+      shared('up', 'previous step / check', move(-1)),
+      shared('down', 'next step / check', move(1)),
+      shared('pageUp', 'page up', move(-10), { footer: false }),
+      shared('pageDown', 'page down', move(10), { footer: false }),
+      shared('open', 'open the step’s screen (doctor: the whole check)', () => {
+        // On the doctor panel Enter opens the check, never the pipeline step's screen.
+        if (onDoctor()) return view();
+        const step = home().steps[home().selected];
+        if (step) services.app.getState().go(step.screen);
+      }),
+      shared('view', 'show the step / check whole', view),
+      shared('refresh', 'refresh', () => void refreshHome(services)),
       {
-        keys: ['Enter'],
-        description: 'open step',
-        match: is.enter,
-        run: () => {
-          const { steps, selected } = services.home.getState();
-          const step = steps[selected];
-          if (step) services.app.getState().go(step.screen);
-        },
-      },
-      { keys: ['r'], description: 'refresh', match: is.char('r'), run: () => void refreshHome(services) },
-      {
-        keys: ['d'],
+        keys: ['D'],
+        id: 'home.demo',
         description: 'offline demo (outside a Dressage checkout)',
-        match: is.char('d'),
         run: () => {
-          if (services.home.getState().checkout?.found === 'none' && !services.sampleLabel) services.app.getState().requestExit('demo');
+          if (home().checkout?.found === 'none' && !services.sampleLabel) services.app.getState().requestExit('demo');
           else services.app.getState().setFlash('the offline demo: swegym-console demo (this workspace is a Dressage checkout)');
         },
       },

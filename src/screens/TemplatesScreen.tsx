@@ -1,6 +1,6 @@
 // Templates: artifacts status, then every task image with its template, state, build duration and smoke result,
-// totals and ETA; `/` filters, Enter opens the build log, b builds, r retries failed, s smokes the selected one,
-// x stops launching (then a abandons running builds). Work runs in the templates controller (services).
+// totals and ETA; `/` filters, Enter opens the build log, v the row whole, b builds, F retries failed, s smokes,
+// x stops launching (then X, pressed twice, abandons running builds). Work runs in the templates controller (services).
 import React, { useEffect } from 'react';
 import { Box, useInput } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
@@ -8,11 +8,14 @@ import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T, toneFor } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
-import { is } from '../ui/keymap.js';
+import { shared, type Binding } from '../ui/keymap.js';
+import { confirmTwice } from '../ui/confirm.js';
+import type { DetailContent } from '../state/app.js';
 import { filterRows } from '../state/templates.js';
 import { formatElapsed } from '../services/util/format.js';
 import { manualBuildCommand } from '../services/templates/recipe.js';
 import { ARTIFACTS_LOG } from '../services/templates/controller.js';
+import { TEMPLATE_LOG_DIR, logFileName } from '../services/templates/buildLogs.js';
 
 const SYMBOL: Record<string, string> = { queued: '·', building: '▶', built: '✓', failed: '✗' };
 
@@ -80,7 +83,7 @@ function Templates({ services, width, height }: ScreenProps) {
       <T tone="dim">{header[0]}</T>
       <T tone={artifacts ? (artifacts.ok ? 'ok' : 'warn') : 'dim'}>{truncate(artifacts?.text ?? 'artifacts: checking…', width)}</T>
       <T bold>{truncate(loading ? 'reading the workspace…' : totals, width)}</T>
-      {stopping ? <T tone="warn">{truncate(`stopping: no new builds; ${active} still running — wait, or press a to abandon them (rebuilt next time)`, width)}</T> : null}
+      {stopping ? <T tone="warn">{truncate(`stopping: no new builds; ${active} still running — wait, or press X to abandon them (rebuilt next time)`, width)}</T> : null}
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
       {mapProblems.length ? <T tone="fail">{truncate(`map: ${mapProblems[0]}`, width)}</T> : null}
       <T tone={filtering ? 'accent' : 'dim'}>
@@ -121,43 +124,58 @@ export const templatesScreen: ScreenModule = {
       const n = filterRows(st().rows, st().filter).length;
       if (n) st().set({ selected: Math.max(0, Math.min(n - 1, st().selected + delta)) });
     };
+    const abandon = confirmTwice(
+      () => services.app.getState().setFlash(`X again abandons ${st().active} running build(s): they are rebuilt next time`, 'warn'),
+      () => t.controller.abandon(),
+    );
+    const noLog = () => !st().logImage;
     return [
-      { keys: ['↑', 'k'], description: 'previous image', match: is.up, run: move(-1) },
-      { keys: ['↓', 'j'], description: 'next image', match: is.down, run: move(1) },
-      { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
-      { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
-      {
-        keys: ['Enter'],
-        description: 'build log',
-        match: (i, k) => is.enter(i, k) && !st().logImage,
-        run: () => t.controller.openLog(selectedRow(services)?.image),
-      },
-      { keys: ['Esc'], description: 'close log', match: (i, k) => is.escape(i, k) && Boolean(st().logImage), run: () => t.controller.openLog(undefined), footer: false },
-      {
-        keys: ['/'],
-        description: 'filter',
-        match: is.char('/'),
-        run: () => {
-          st().set({ filtering: true });
-          services.app.getState().setInputCaptured(true);
+      shared('up', 'previous image', move(-1)),
+      shared('down', 'next image', move(1)),
+      shared('pageUp', 'page up', move(-10), { footer: false }),
+      shared('pageDown', 'page down', move(10), { footer: false }),
+      shared('open', 'build log', () => t.controller.openLog(selectedRow(services)?.image), { when: noLog }),
+      shared(
+        'view',
+        'the row whole (reason, manual command)',
+        () => {
+          const row = selectedRow(services);
+          if (row) services.app.getState().openDetail(templateDetail(row));
         },
-      },
-      { keys: ['A'], description: 'build artifacts', match: is.char('A'), run: () => void t.controller.buildArtifacts() },
-      { keys: ['l'], description: 'artifacts log', match: is.char('l'), run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
-      { keys: ['b'], description: 'build all', match: is.char('b'), run: () => void t.controller.build() },
-      { keys: ['r'], description: 'retry failed', match: is.char('r'), run: () => void t.controller.retryFailed() },
+        { when: noLog },
+      ),
+      shared('back', 'close log', () => t.controller.openLog(undefined), { when: () => Boolean(st().logImage), footer: false }),
+      shared('filter', 'filter', () => {
+        st().set({ filtering: true });
+        services.app.getState().setInputCaptured(true);
+      }),
+      { keys: ['A'], id: 'templates.buildArtifacts', description: 'build artifacts', run: () => void t.controller.buildArtifacts() },
+      { keys: ['a'], id: 'templates.artifactsLog', description: 'artifacts log', run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
+      shared('runAll', 'build all', () => void t.controller.build()),
+      shared('retryFailed', 'retry failed', () => void t.controller.retryFailed()),
       {
         keys: ['s'],
+        id: 'templates.smoke',
         description: 'smoke selected',
-        match: is.char('s'),
         run: () => {
           const row = selectedRow(services);
           if (row) void t.controller.smoke([row]);
         },
       },
-      { keys: ['x'], description: 'stop launching', match: (i, k) => is.char('x')(i, k) && t.controller.running, run: () => t.controller.stop() },
-      { keys: ['a'], description: 'abandon running', match: (i, k) => is.char('a')(i, k) && st().stopping, run: () => t.controller.abandon() },
-      { keys: ['R'], description: 'refresh', match: is.char('R'), run: () => void t.controller.refresh(), footer: false },
-    ];
+      shared('stop', 'stop launching', () => t.controller.stop(), { when: () => t.controller.running }),
+      { keys: ['X'], id: 'templates.abandon', description: 'abandon running builds (press twice)', run: abandon, when: () => st().stopping },
+      shared('refresh', 'refresh', () => void t.controller.refresh(), { footer: false }),
+    ] satisfies Binding[];
   },
 };
+
+function templateDetail(row: ReturnType<typeof selectedRow> & object): DetailContent {
+  const lines: DetailContent['lines'] = [
+    { text: `image: ${row.image}` },
+    { text: `template: ${row.template}` },
+    { text: `state: ${row.state}${row.durationMs ? ` (${formatElapsed(row.durationMs)})` : ''} · smoke: ${row.smoke ?? '-'}`, tone: toneFor(row.state) },
+  ];
+  if (row.error) lines.push({ text: `reason: ${row.error}`, tone: 'fail' });
+  lines.push({ text: `build log: ${TEMPLATE_LOG_DIR}/${logFileName(row.image)}`, tone: 'dim' });
+  return { title: `Template — ${row.template}`, lines, copy: { label: 'manual', text: manualBuildCommand(row.image, row.template) } };
+}

@@ -8,11 +8,13 @@ import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
 import { formatAge, padEnd, truncate, visibleWindow } from '../ui/text.js';
-import { is, type Binding } from '../ui/keymap.js';
+import { shared, type Binding } from '../ui/keymap.js';
+import { mergedChecks } from './trainChecksView.js';
 import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
 import { describeDerived } from '../services/train/derive.js';
 import { describeSecret } from '../services/secrets.js';
 import type { RunView } from '../services/train/registry.js';
+import type { DetailContent } from '../state/app.js';
 import { FIELD_KEYS, applyResume, commitField, initTrain, launch, recompute, refreshRuns, resetField, runChecks, stop, toggleStoreSecrets } from './trainActions.js';
 
 const INTRO = [
@@ -64,7 +66,7 @@ function SettingsPanel({ services, width, height, focused }: { services: AppServ
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone={focused ? 'accent' : 'plain'} bold>
-        {truncate(`Launch settings (${Object.keys(values).length} set${storeSecrets ? '; secrets saved 0600' : ''})`, width)}
+        {truncate(`Launch settings (${Object.values(sources).filter((src) => src && src !== 'default').length} set explicitly${storeSecrets ? '; secrets saved 0600' : ''})`, width)}
       </T>
       {rows.slice(start, end).map((r, i) => {
         if (r.kind === 'group') return <T key={`g${start + i}`} tone="dim">{truncate(`── ${r.title} ──`, width)}</T>;
@@ -84,7 +86,7 @@ function SettingsPanel({ services, width, height, focused }: { services: AppServ
       <Box flexDirection="column" height={detailLines} overflow="hidden">
         <T tone="info">{truncate(def ? `${key}: ${def.help}` : '', width)}</T>
         <T tone="dim">{truncate(def ? `default: ${def.defaultText}${def.consoleOnly ? ' (console only, not passed to the launcher)' : ''}` : '', width)}</T>
-        {problem ? <T tone="fail">{truncate(problem, width)}</T> : <T tone="dim">{truncate(editing ? 'Enter saves · Esc cancels · empty = default' : 'Enter edit · x reset to default', width)}</T>}
+        {problem ? <T tone="fail">{truncate(problem, width)}</T> : <T tone="dim">{truncate(editing ? 'Enter saves · Esc cancels · empty = default' : '', width) || ' '}</T>}
       </Box>
     </Box>
   );
@@ -97,11 +99,7 @@ function DerivedPanel({ services, width, height, focused }: { services: AppServi
   const checking = useSel(services.train, (s) => s.checking);
   const checkedAt = useSel(services.train, (s) => s.checkedAt);
   // The probes know more than the pure checks; a pure failure stands.
-  const merged = new Map(staticChecks.map((c) => [c.id, c]));
-  for (const c of checks) if (merged.get(c.id)?.status !== 'fail') merged.set(c.id, c);
-  const all = [...merged.values()];
-  const order = { fail: 0, warn: 1, skip: 2, ok: 3 } as const;
-  all.sort((a, b) => order[a.status] - order[b.status]);
+  const all = mergedChecks(staticChecks, checks);
   const lines: { text: string; tone: 'ok' | 'warn' | 'fail' | 'info' | 'dim' | 'plain' | 'accent' }[] = [];
   if (derived) {
     for (const d of describeDerived(derived)) lines.push({ text: `${d.label}: ${d.value}`, tone: d.tone ?? 'plain' });
@@ -111,7 +109,7 @@ function DerivedPanel({ services, width, height, focused }: { services: AppServi
   const fails = all.filter((c) => c.status === 'fail').length;
   const warns = all.filter((c) => c.status === 'warn').length;
   lines.push({
-    text: `checks: ${fails} blocking, ${warns} warn${checking ? ' (checking…)' : checkedAt ? ` (disk/network/Ray checked ${formatAge(Date.now() - checkedAt)} ago)` : ' (c checks disk, network, Ray)'}`,
+    text: `checks: ${fails} blocking, ${warns} warn${checking ? ' (checking…)' : checkedAt ? ` (disk/network/Ray checked ${formatAge(Date.now() - checkedAt)} ago)` : ' (C checks disk, network, Ray)'}`,
     tone: fails ? 'fail' : warns ? 'warn' : 'ok',
   });
   for (const c of all) {
@@ -196,7 +194,7 @@ function Train({ services, width, height, focus }: ScreenProps) {
     ? confirm.kind === 'launch'
       ? 'Launch the run now (detached)? y launch · n cancel'
       : `Stop ${confirm.run}? TERM, then KILL after 30 s; checkpoints kept. y stop · Y stop + ray stop --force · n cancel`
-    : busy ?? (loaded ? 'Enter edit · c check · l launch · s stop run · R resume · p save secrets (0600) · Tab panels' : 'loading settings…');
+    : busy ?? (loaded ? 'l checks first and asks only when nothing blocks; the run is detached (quitting never stops it)' : 'loading settings…');
   // What the step does and why, and the manual twin (DESIGN: the console teaches the recipe while it runs it).
   const intro = height >= 16 ? INTRO : INTRO.slice(0, 1);
   const bodyH = height - 1 - intro.length;
@@ -254,50 +252,65 @@ function bindings(services: AppServices): Binding[] {
     } else st().set({ selected: Math.max(0, Math.min(FIELD_KEYS.length - 1, st().selected + delta)) });
   };
   const selectedRun = () => st().runs[st().runSelected];
+  const askLaunch = () => {
+    // Check first: a launch that cannot start is reported at once, and the question comes only when it can.
+    const blocking = mergedChecks(st().staticChecks, st().checks).filter((c) => c.status === 'fail');
+    if (blocking.length) {
+      services.app.getState().setFlash(`cannot launch: ${blocking.length} blocking check(s) — ${blocking.map((c) => c.title).join(', ')} (Tab to the checks; C re-checks)`, 'error');
+      return;
+    }
+    st().set({ confirm: { kind: 'launch' } });
+  };
   return [
-    { keys: ['y'], description: 'confirm', match: (i, k) => confirming() && is.char('y')(i, k), run: () => confirmYes(services, false), footer: false },
-    { keys: ['Y'], description: 'confirm stop and also ray stop --force', match: (i, k) => confirming() && is.char('Y')(i, k), run: () => confirmYes(services, true), footer: false },
-    {
-      keys: ['n', 'Esc'],
-      description: 'cancel',
-      match: (i, k) => confirming() && (is.char('n')(i, k) || is.escape(i, k)),
-      run: () => st().set({ confirm: undefined }),
-      footer: false,
-    },
-    { keys: ['↑', 'k'], description: 'previous', match: is.up, run: move(-1), footer: false },
-    { keys: ['↓', 'j'], description: 'next', match: is.down, run: move(1), footer: false },
-    { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
-    { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
-    {
-      keys: ['Enter'],
-      description: 'edit setting',
-      match: (i, k) => focus() === 0 && is.enter(i, k),
-      run: () => {
+    shared('confirm', 'confirm', () => confirmYes(services, false), { when: confirming, footer: false }),
+    { keys: ['Y'], id: 'train.confirmRayStop', description: 'confirm stop and also ray stop --force', run: () => confirmYes(services, true), when: confirming, footer: false },
+    shared('cancel', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
+    shared('back', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
+    shared('up', 'previous', move(-1), { footer: false }),
+    shared('down', 'next', move(1), { footer: false }),
+    shared('pageUp', 'page up', move(-10), { footer: false }),
+    shared('pageDown', 'page down', move(10), { footer: false }),
+    shared(
+      'open',
+      'edit setting',
+      () => {
         const key = FIELD_KEYS[st().selected];
         if (!key) return;
         // Secrets start empty (their value is never put on screen); others start from the explicit value.
         st().set({ editing: { key, draft: isSecretSetting(key) ? '' : st().values[key] ?? '' } });
         services.app.getState().setInputCaptured(true);
       },
-    },
-    { keys: ['x'], description: 'reset to default', match: (i, k) => focus() === 0 && is.char('x')(i, k), run: () => void resetField(services, FIELD_KEYS[st().selected] ?? '') },
-    { keys: ['c'], description: 'run checks', match: is.char('c'), run: () => void runChecks(services) },
-    { keys: ['l'], description: 'launch', match: is.char('l'), run: () => st().set({ confirm: { kind: 'launch' } }) },
-    {
-      keys: ['s'],
-      description: 'stop run',
-      match: is.char('s'),
-      run: () => {
-        const r = selectedRun();
-        if (!r) services.app.getState().setFlash('no run selected (Tab to the runs panel)', 'warn');
-        else if (!(r.alive || r.status === 'running' || r.status === 'starting')) services.app.getState().setFlash(`${r.name} is not running (${r.status})`, 'warn');
-        else st().set({ confirm: { kind: 'stop', run: r.name, rayStop: false } });
-      },
-    },
-    { keys: ['R'], description: 'resume from latest checkpoint', match: is.char('R'), run: () => void applyResume(services) },
-    { keys: ['p'], description: 'save secrets in a 0600 file (toggle)', match: is.char('p'), run: () => void toggleStoreSecrets(services), footer: false },
-    { keys: ['r'], description: 'refresh runs', match: is.char('r'), run: () => void refreshRuns(services), footer: false },
+      { when: () => focus() === 0 },
+    ),
+    shared(
+      'view',
+      'the checks whole (fixes)',
+      () => services.app.getState().openDetail(checksDetail(mergedChecks(st().staticChecks, st().checks))),
+      { when: () => focus() === 1 },
+    ),
+    { keys: ['u'], id: 'train.reset', description: 'reset to default', run: () => void resetField(services, FIELD_KEYS[st().selected] ?? ''), when: () => focus() === 0 },
+    { keys: ['C'], id: 'train.checks', description: 'run checks', run: () => void runChecks(services) },
+    { keys: ['l'], id: 'train.launch', description: 'launch (checks, then asks)', run: askLaunch },
+    shared('stop', 'stop run (asks)', () => {
+      const r = selectedRun();
+      if (!r) services.app.getState().setFlash('no run selected (Tab to the runs panel)', 'warn');
+      else if (!(r.alive || r.status === 'running' || r.status === 'starting')) services.app.getState().setFlash(`${r.name} is not running (${r.status})`, 'warn');
+      else st().set({ confirm: { kind: 'stop', run: r.name, rayStop: false } });
+    }),
+    { keys: ['R'], id: 'train.resume', description: 'resume from latest checkpoint', run: () => void applyResume(services) },
+    { keys: ['S'], id: 'train.saveSecrets', description: 'save secrets in a 0600 file (toggle)', run: () => void toggleStoreSecrets(services), footer: false },
+    shared('refresh', 'refresh runs', () => void refreshRuns(services), { footer: false }),
   ];
+}
+
+function checksDetail(all: ReturnType<typeof mergedChecks>): DetailContent {
+  const lines: DetailContent['lines'] = [];
+  for (const c of all) {
+    lines.push({ text: `${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status) });
+    if (c.fix) lines.push({ text: `    fix: ${c.fix}`, tone: 'dim' });
+  }
+  const firstFix = all.find((c) => c.status === 'fail' && c.fix) ?? all.find((c) => c.status === 'warn' && c.fix);
+  return { title: 'Launch checks', lines, ...(firstFix?.fix ? { copy: { label: `fix (${firstFix.title})`, text: firstFix.fix } } : {}) };
 }
 
 function confirmYes(services: AppServices, rayStop: boolean): void {

@@ -1,14 +1,16 @@
 // Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
 // resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
-// failure and harness output below. v validates the selected task, a all, F the failing ones, x stops.
-import React, { useEffect } from 'react';
+// failure and harness output below. V validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
+import React, { useEffect, useRef } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
-import { is } from '../ui/keymap.js';
+import { shared, type Binding } from '../ui/keymap.js';
+import type { DetailContent } from '../state/app.js';
+import { etaMs, progressLine } from '../ui/progress.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 
@@ -29,6 +31,42 @@ function seconds(ms: number | undefined): string {
   return ms === undefined ? '' : `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** What the detail pane (and the detail view) says of a row: a running row's live phases, never an older result. */
+export function validateDetailLines(row: ValidateRow): { text: string; tone: Tone }[] {
+  const lines: { text: string; tone: Tone }[] = [];
+  if (row.status === 'running' || row.status === 'queued') {
+    lines.push({ text: `${row.instance_id}: ${row.status} — gold ${row.gold ?? 'queued'}, control ${row.control ?? 'queued'}`, tone: 'info' });
+    if (row.result) lines.push({ text: `(previous result, replaced when this run ends: ${row.result.error ? `✗ ${row.result.error}` : '✓'})`, tone: 'dim' });
+    return lines;
+  }
+  if (row.result) {
+    const r = row.result;
+    if (r.error) lines.push({ text: `✗ ${r.error}`, tone: 'fail' });
+    else lines.push({ text: `✓ gold resolved, control unresolved — grading works for ${r.instance_id} (${seconds(r.durationMs)}, ${r.validatedAt})`, tone: 'ok' });
+    const tail = (label: string, t?: string) => {
+      for (const l of (t ?? '').trim().split('\n').filter(Boolean).slice(-2)) lines.push({ text: `${label} ${l}`, tone: 'dim' });
+    };
+    tail('gold   │', r.goldDetail?.outputTail);
+    tail('control│', r.controlDetail?.outputTail);
+  } else lines.push({ text: `${row.instance_id}: not validated yet — V validates it (gold patch and untouched repo, each in a fresh sandbox from ${row.template})`, tone: 'dim' });
+  return lines;
+}
+
+/** The row whole for the detail view: every failure reason and the full output tails. */
+function validateDetail(row: ValidateRow): DetailContent {
+  const lines: DetailContent['lines'] = [{ text: `template: ${row.template}` }, { text: `status: ${row.status}` }];
+  const r = row.result;
+  if (r?.error) lines.push({ text: `error: ${r.error}`, tone: 'fail' });
+  for (const [label, m] of [['gold', r?.gold], ['control', r?.control]] as const) {
+    if (m?.failure_reason) lines.push({ text: `${label} failure reason: ${String(m.failure_reason)}`, tone: 'fail' });
+  }
+  for (const [label, d] of [['gold', r?.goldDetail], ['control', r?.controlDetail]] as const) {
+    if (d?.outputTail?.trim()) lines.push({ text: `${label} output (tail):`, tone: 'accent' }, ...d.outputTail.trim().split('\n').map((t) => ({ text: `  ${t}`, tone: 'dim' as const })));
+  }
+  if (lines.length === 2) lines.push(...validateDetailLines(row));
+  return { title: `Validate — ${row.instance_id}`, lines, copy: { label: 'headless', text: `swegym-console validate harness --instance ${row.instance_id}` } };
+}
+
 function Validate({ services, width, height }: ScreenProps) {
   const store = services.validate.store;
   const rows = useSel(store, (s) => s.rows);
@@ -38,6 +76,8 @@ function Validate({ services, width, height }: ScreenProps) {
   const onlyFailures = useSel(store, (s) => s.onlyFailures);
   const msg = useSel(store, (s) => s.message);
   const sampleLabel = useSel(store, (s) => s.sampleLabel);
+  // The ETA's rate: finished rows since this run started (the store keeps rows, not the run's start).
+  const runStart = useRef<{ at: number; finished: number } | undefined>(undefined);
 
   useEffect(() => {
     void services.validate.controller.refresh();
@@ -45,22 +85,15 @@ function Validate({ services, width, height }: ScreenProps) {
 
   const visible = visibleValidateRows({ rows, onlyFailures });
   const counts = validateCounts(rows);
+  const finished = counts.ok + counts.failed;
+  if (running && !runStart.current) runStart.current = { at: Date.now(), finished };
+  if (!running) runStart.current = undefined;
+  const runTotal = counts.running + counts.queued + (runStart.current ? finished - runStart.current.finished : 0);
+  const runDone = runStart.current ? finished - runStart.current.finished : 0;
+  const eta = runStart.current ? etaMs(runStart.current.at, runDone, runTotal - runDone, Date.now()) : undefined;
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const row = visible[sel];
-  const detailLines: { text: string; tone: Tone }[] = [];
-  if (row?.result) {
-    const r = row.result;
-    if (r.error) detailLines.push({ text: `✗ ${r.error}`, tone: 'fail' });
-    else detailLines.push({ text: `✓ gold resolved, control unresolved — grading works for ${r.instance_id} (${seconds(r.durationMs)}, ${r.validatedAt})`, tone: 'ok' });
-    const tail = (label: string, t?: string) => {
-      const lines = (t ?? '').trim().split('\n').filter(Boolean).slice(-2);
-      for (const l of lines) detailLines.push({ text: `${label} ${l}`, tone: 'dim' });
-    };
-    tail('gold   │', r.goldDetail?.outputTail);
-    tail('control│', r.controlDetail?.outputTail);
-  } else if (row) {
-    detailLines.push({ text: `${row.instance_id}: not validated yet — v validates it (gold patch and untouched repo, each in a fresh sandbox from ${row.template})`, tone: 'dim' });
-  }
+  const detailLines = row ? validateDetailLines(row) : [];
   const detailHeight = Math.min(5, Math.max(0, height - 8));
   const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0));
   const [start, end] = visibleWindow(visible.length, sel, tableRows);
@@ -75,7 +108,7 @@ function Validate({ services, width, height }: ScreenProps) {
         {truncate(
           loading
             ? 'reading the JSONL and the journal…'
-            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued  ${progressLine(runDone, runTotal, eta, Math.max(5, Math.min(20, width - 100)))}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
           width,
         )}
       </T>
@@ -132,33 +165,42 @@ export const validateScreen: ScreenModule = {
       const n = visibleValidateRows(st()).length;
       if (n) st().set({ selected: Math.max(0, Math.min(n - 1, st().selected + delta)) });
     };
+    const idle = () => !v.controller.running;
     return [
-      { keys: ['↑', 'k'], description: 'previous task', match: is.up, run: move(-1) },
-      { keys: ['↓', 'j'], description: 'next task', match: is.down, run: move(1) },
-      { keys: ['PgUp'], description: 'page up', match: is.pageUp, run: move(-10), footer: false },
-      { keys: ['PgDn'], description: 'page down', match: is.pageDown, run: move(10), footer: false },
-      {
-        keys: ['v'],
-        description: 'validate selected',
-        match: (i, k) => is.char('v')(i, k) && !v.controller.running,
-        run: () => {
+      shared('up', 'previous task', move(-1)),
+      shared('down', 'next task', move(1)),
+      shared('pageUp', 'page up', move(-10), { footer: false }),
+      shared('pageDown', 'page down', move(10), { footer: false }),
+      shared(
+        'verify',
+        'validate selected',
+        () => {
           const row = selectedRow(services);
           if (row) void v.controller.run([row.instance_id]);
         },
-      },
-      { keys: ['a'], description: 'validate all', match: (i, k) => is.char('a')(i, k) && !v.controller.running, run: () => void v.controller.run() },
-      {
-        keys: ['F'],
-        description: 'rerun failing',
-        match: (i, k) => is.char('F')(i, k) && !v.controller.running,
-        run: () => {
+        { when: idle },
+      ),
+      shared('view', 'the task whole (reasons, output)', () => {
+        const row = selectedRow(services);
+        if (row) services.app.getState().openDetail(validateDetail(row));
+      }),
+      shared('open', 'the task whole', () => {
+        const row = selectedRow(services);
+        if (row) services.app.getState().openDetail(validateDetail(row));
+      }, { footer: false }),
+      shared('runAll', 'validate all', () => void v.controller.run(), { when: idle }),
+      shared(
+        'retryFailed',
+        'rerun failing',
+        () => {
           const ids = st().rows.filter((r) => r.status === 'failed').map((r) => r.instance_id);
           if (ids.length) void v.controller.run(ids);
         },
-      },
-      { keys: ['f'], description: 'only failures', match: is.char('f'), run: () => st().set({ onlyFailures: !st().onlyFailures, selected: 0 }) },
-      { keys: ['x'], description: 'stop', match: (i, k) => is.char('x')(i, k) && v.controller.running, run: () => v.controller.stop() },
-      { keys: ['r'], description: 'refresh', match: is.char('r'), run: () => void v.controller.refresh() },
-    ];
+        { when: idle },
+      ),
+      { keys: ['o'], id: 'validate.onlyFailures', description: 'only failures', run: () => st().set({ onlyFailures: !st().onlyFailures, selected: 0 }) },
+      shared('stop', 'stop', () => v.controller.stop(), { when: () => v.controller.running }),
+      shared('refresh', 'refresh', () => void v.controller.refresh()),
+    ] satisfies Binding[];
   },
 };

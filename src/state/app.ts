@@ -1,7 +1,14 @@
 // App-level UI state: which screen, which overlay, whether a text field owns the keyboard, transient messages.
 import { createStore } from 'zustand/vanilla';
 
-export type Overlay = 'none' | 'help' | 'quit' | 'log';
+export type Overlay = 'none' | 'help' | 'quit' | 'log' | 'detail';
+
+/** A row shown whole (wrapped) in the detail overlay, with an optional command to copy. */
+export interface DetailContent {
+  title: string;
+  lines: { text: string; tone?: 'ok' | 'warn' | 'fail' | 'info' | 'dim' | 'accent' | 'plain' }[];
+  copy?: { label: string; text: string };
+}
 
 export interface AppState {
   screen: string;
@@ -12,11 +19,14 @@ export interface AppState {
   /** True while a text input (filter, form field) owns the keyboard: global keys are suspended except Esc. */
   inputCaptured: boolean;
   flash?: { text: string; tone: 'info' | 'warn' | 'error'; at: number };
+  /** What the detail overlay shows (set with openDetail). */
+  detail?: DetailContent;
   /** Set when a key asks the console to close and hand over to a headless command (the offline demo). */
   exitRequest?: { then: 'demo' };
   go(screen: string): void;
   back(): void;
   setOverlay(overlay: Overlay): void;
+  openDetail(detail: DetailContent): void;
   cycleFocus(panels: number, delta?: number): void;
   setInputCaptured(on: boolean): void;
   setFlash(text: string, tone?: 'info' | 'warn' | 'error'): void;
@@ -42,6 +52,9 @@ export function createAppStore(initialScreen = 'home') {
     },
     setOverlay(overlay) {
       set({ overlay });
+    },
+    openDetail(detail) {
+      set({ detail, overlay: 'detail' });
     },
     cycleFocus(panels, delta = 1) {
       if (panels <= 1) return;

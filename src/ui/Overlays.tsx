@@ -1,28 +1,47 @@
-// Help overlay (generated from the binding tables), quit confirmation and the command-log panel.
+// Help overlay (generated from the binding tables, scrolling), quit confirmation, the command-log panel, the detail
+// view (a row whole and wrapped), the footer and the tab bar.
 import React from 'react';
 import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
 import type { CommandLogEntry } from '../services/process/commandLog.js';
 import { formatDuration } from '../services/util/format.js';
-import { padEnd, truncate } from './text.js';
+import { describeOutcome, formatArgvLine } from '../services/process/commandLog.js';
+import type { DetailContent } from '../state/app.js';
+import { padEnd, truncate, wrapText } from './text.js';
+import { Lines, clampScroll, type Line } from './Lines.js';
 
-export function HelpOverlay({ sections, width, height }: { sections: { title: string; bindings: Binding[] }[]; width: number; height: number }) {
-  const lines: { text: string; tone: 'accent' | 'plain' | 'dim' }[] = [];
+export interface HelpSection {
+  title: string;
+  bindings: readonly Binding[];
+}
+
+export function helpLines(sections: readonly HelpSection[]): Line[] {
+  const lines: Line[] = [];
   for (const s of sections) {
+    if (!s.bindings.length) continue;
     lines.push({ text: s.title, tone: 'accent' });
     for (const b of s.bindings) lines.push({ text: `  ${padEnd(b.keys.join(' / '), 16)} ${b.description}`, tone: 'plain' });
     lines.push({ text: '', tone: 'plain' });
   }
-  lines.push({ text: 'Esc or ? closes this help.', tone: 'dim' });
-  const inner = Math.max(1, height - 2);
+  return lines;
+}
+
+/** Rows the help overlay shows of its text (inside the border, less the position line). */
+export function helpRows(height: number): number {
+  return Math.max(1, height - 3);
+}
+
+export function HelpOverlay({ sections, width, height, scroll }: { sections: readonly HelpSection[]; width: number; height: number; scroll: number }) {
+  const lines = helpLines(sections);
+  const rows = helpRows(height);
+  const start = clampScroll(scroll, lines.length, rows);
+  const end = Math.min(lines.length, start + rows);
+  const more = lines.length > rows;
   return (
     <Box flexDirection="column" borderStyle="round" width={width} height={height} paddingX={1} overflow="hidden">
-      {lines.slice(0, inner).map((l, i) => (
-        <T key={i} tone={l.tone}>
-          {truncate(l.text, width - 4) || ' '}
-        </T>
-      ))}
+      <Lines lines={lines} width={width - 4} height={rows} scroll={start} />
+      <T tone="dim">{truncate(`${more ? `lines ${start + 1}–${end} of ${lines.length} · ↑↓ PgUp PgDn scroll · ` : ''}Esc or ? closes this help`, width - 4)}</T>
     </Box>
   );
 }
@@ -34,9 +53,16 @@ export function QuitConfirm({ jobs, width }: { jobs: string[]; width: number }) 
       <T>{truncate(`${jobs.length} job(s) still running: ${jobs.join(', ')}`, Math.min(width, 80) - 4)}</T>
       <T>Quitting stops them; finished work is kept and resumes next time.</T>
       <T tone="dim">Training runs are detached and keep running; the console finds them again later.</T>
-      <T tone="accent">y quit · n / Esc stay</T>
+      <T tone="accent">y / q quit · n / Esc stay</T>
     </Box>
   );
+}
+
+function outcomeTone(e: CommandLogEntry): 'ok' | 'info' | 'dim' | 'fail' {
+  if (e.status === 'ok') return 'ok';
+  if (e.status === 'running' || e.status === 'detached') return 'info';
+  if (e.status === 'stopped') return 'dim';
+  return 'fail';
 }
 
 export function CommandLogPanel({ entries, width, height, now }: { entries: readonly CommandLogEntry[]; width: number; height: number; now: number }) {
@@ -44,28 +70,84 @@ export function CommandLogPanel({ entries, width, height, now }: { entries: read
   const shown = entries.slice(-rows);
   return (
     <Box flexDirection="column" borderStyle="single" width={width} height={height} paddingX={1} overflow="hidden">
-      <T tone="accent">{truncate(`Command log (${entries.length} processes; secrets redacted)`, width - 4)}</T>
+      <T tone="accent">{truncate(`Command log (${entries.length} processes; secrets redacted; stopped = ended by the console, expected)`, width - 4)}</T>
       {shown.length === 0 ? <T tone="dim">no processes started yet</T> : null}
-      {shown.map((e) => {
-        const dur = formatDuration((e.endedAt ?? now) - e.startedAt);
-        const code = e.status === 'running' ? 'running' : e.status === 'detached' ? 'detached' : e.signal ? e.signal : `exit ${e.exitCode ?? '?'}`;
-        const tone = e.status === 'ok' ? 'ok' : e.status === 'running' || e.status === 'detached' ? 'info' : 'fail';
-        return (
-          <T key={e.id} tone={tone}>
-            {truncate(`${padEnd(code, 9)} ${padEnd(dur, 7)} ${e.argv.join(' ')}`, width - 4)}
-          </T>
-        );
-      })}
+      {shown.map((e) => (
+        <T key={e.id} tone={outcomeTone(e)}>
+          {truncate(`${padEnd(describeOutcome(e), 9)} ${padEnd(formatDuration((e.endedAt ?? now) - e.startedAt), 7)} ${formatArgvLine(e.argv)}`, width - 4)}
+        </T>
+      ))}
     </Box>
   );
 }
 
-export function Footer({ bindings, width, hint }: { bindings: Binding[]; width: number; hint?: string }) {
-  const parts = bindings.filter((b) => b.footer !== false).map((b) => `${b.keys[0]} ${b.description}`);
-  const text = (hint ? hint + '  ' : '') + parts.join(' · ');
+/** The detail view's text, wrapped to the width: nothing is cut. */
+export function detailLines(detail: DetailContent, width: number): Line[] {
+  const out: Line[] = [];
+  for (const l of detail.lines) for (const w of wrapText(l.text, width)) out.push({ text: w, tone: l.tone });
+  if (detail.copy) {
+    out.push({ text: '', tone: 'plain' });
+    out.push({ text: `${detail.copy.label}:`, tone: 'accent' });
+    for (const w of wrapText(detail.copy.text, width - 2)) out.push({ text: `  ${w}`, tone: 'info' });
+  }
+  return out;
+}
+
+export function detailRows(height: number): number {
+  return Math.max(1, height - 4);
+}
+
+export function DetailView({ detail, width, height, scroll }: { detail: DetailContent; width: number; height: number; scroll: number }) {
+  const inner = width - 4;
+  const lines = detailLines(detail, inner);
+  const rows = detailRows(height);
+  const start = clampScroll(scroll, lines.length, rows);
+  const more = lines.length > rows;
   return (
-    <Box height={1} width={width}>
-      <T tone="dim">{truncate(text, width)}</T>
+    <Box flexDirection="column" borderStyle="round" width={width} height={height} paddingX={1} overflow="hidden">
+      <T tone="accent" bold>
+        {truncate(detail.title, inner)}
+      </T>
+      <Lines lines={lines} width={inner} height={rows} scroll={start} />
+      <T tone="dim">
+        {truncate(`${more ? `lines ${start + 1}–${Math.min(lines.length, start + rows)} of ${lines.length} · ↑↓ scroll · ` : ''}${detail.copy ? 'c copies the command · ' : ''}Esc closes`, inner)}
+      </T>
     </Box>
   );
+}
+
+/** Keys the footer always shows, whatever the width: the way out, help and the command log. */
+const PINNED = 'q quit · ? help · L log';
+
+export function footerText(bindings: readonly Binding[], width: number, hint?: string): string {
+  const pinned = new Set(['q', '?', 'L']);
+  const parts = bindings.filter((b) => b.footer !== false && !pinned.has(b.keys[0] ?? '')).map((b) => `${b.keys[0]} ${b.description}`);
+  const left = (hint ? hint + '  ' : '') + parts.join(' · ');
+  const room = width - PINNED.length - 3;
+  if (room < 8) return truncate(PINNED, width);
+  return `${padEnd(left, room)} · ${PINNED}`;
+}
+
+export function Footer({ bindings, width, hint }: { bindings: readonly Binding[]; width: number; hint?: string }) {
+  return (
+    <Box height={1} width={width}>
+      <T tone="dim">{footerText(bindings, width, hint)}</T>
+    </Box>
+  );
+}
+
+/**
+ * The tab bar in `width` columns: full titles when they fit, then without the name and padding, then the current
+ * tab in full and the others as their number and initials, so every number key stays visible.
+ */
+export function tabBarText(tabs: readonly { hotkey: string; title: string }[], current: string, width: number): string {
+  const full = 'swegym-console ' + tabs.map((t) => (t.title === current ? `[${t.hotkey} ${t.title}]` : ` ${t.hotkey} ${t.title} `)).join('');
+  if ([...full].length <= width) return full;
+  const tight = tabs.map((t) => (t.title === current ? `[${t.hotkey} ${t.title}]` : `${t.hotkey} ${t.title}`)).join(' ');
+  if ([...tight].length <= width) return tight;
+  for (const n of [4, 3, 2, 1]) {
+    const short = tabs.map((t) => (t.title === current ? `[${t.hotkey} ${t.title}]` : `${t.hotkey} ${t.title.slice(0, n)}`)).join(' ');
+    if ([...short].length <= width) return short;
+  }
+  return truncate(tabs.map((t) => (t.title === current ? `[${t.hotkey} ${t.title}]` : t.hotkey)).join(' '), width);
 }

@@ -30,3 +30,27 @@ export function visibleWindow(total: number, selected: number, rows: number): [n
 
 /** The kit's screens show ages through the one formatting module. */
 export { formatAge } from '../services/util/format.js';
+/** Wraps text to `width` columns, breaking at spaces where it can and inside long words where it must. */
+export function wrapText(text: string, width: number): string[] {
+  if (width <= 0) return [];
+  const out: string[] = [];
+  for (const para of text.split('\n')) {
+    let line = '';
+    for (const word of para.split(/(?<= )/)) {
+      let w = word;
+      while ([...line].length + [...w].length > width) {
+        if (line.trim()) {
+          out.push(line.trimEnd());
+          line = '';
+          continue;
+        }
+        const chars = [...w];
+        out.push(chars.slice(0, width).join(''));
+        w = chars.slice(width).join('');
+      }
+      line += w;
+    }
+    out.push(line.trimEnd());
+  }
+  return out;
+}

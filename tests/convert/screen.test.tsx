@@ -60,7 +60,7 @@ test('form → converter → verified rows → preview', async () => {
       for (const ch of 'plan') await ui.press(ch);
       await ui.press(KEYS.enter);
       await waitFor(() => services.convert.store.getState().command?.includes('--permission-mode plan') === true);
-      await ui.press('c');
+      await ui.press('b');
       await ui.waitForText('verified: 3 rows, no problems', 60_000);
       await ui.waitForText('| wrote 3 train rows from');
       await ui.press('p');

@@ -96,7 +96,7 @@ test('i writes the image list like list-images and the header then says it match
   const ui = s.render();
   try {
     await ui.waitForText('train.parquet is not downloaded yet');
-    await ui.press('s');
+    await ui.press('t');
     await ui.waitForText('23 tasks');
     await ui.press('i');
     await ui.waitForText('wrote 23 unique images from data/swegym-source/validation.parquet to data/swegym-images.txt');
@@ -239,7 +239,7 @@ test('c cancels a running download from the screen; the partial file stays for a
     await ui.waitForText('not downloaded yet');
     await ui.press('d');
     await ui.waitForText(/downloading [\d.]+ [kM]B \/ /, 10_000);
-    await ui.press('c');
+    await ui.press('x');
     await ui.waitForText('download failed: download of train.parquet interrupted');
     assert.equal(Object.keys(s.services.jobs.getState().jobs).length, 0);
     const { stat } = await import('node:fs/promises');

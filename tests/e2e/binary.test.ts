@@ -48,7 +48,7 @@ test('interactive console in tmux: first frame, number keys, help, resize, quit 
   }
 });
 
-test('outside a Dressage checkout the home screen says so first, and d runs the offline demo, then opens its sample workspace', { timeout: 240_000, skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
+test('outside a Dressage checkout the home screen says so first, and D runs the offline demo, then opens its sample workspace', { timeout: 240_000, skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
   const dir = await tempDir('swegym-not-a-checkout-');
   const t = new TmuxSession('nocheckout');
   try {
@@ -56,8 +56,8 @@ test('outside a Dressage checkout the home screen says so first, and d runs the 
     await t.waitForText(`Not a Dressage checkout: ${dir}`);
     await t.waitForText('looked for examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh');
     await t.waitForText('git clone https://github.com/Accio-Lab/Dressage && cd Dressage && git submodule update --init --recursive');
-    await t.waitForText('press d for the offline demo');
-    t.key('d');
+    await t.waitForText('press D for the offline demo');
+    t.key('D');
     await t.waitForText('SAMPLE WORKSPACE (not SWE-Gym)', 200_000);
     await t.waitForText(/✓ 7\. Validate tasks end to end +3\/3 tasks validated/, 30_000);
     assert.doesNotMatch(t.screen(), /Not a Dressage checkout/);

@@ -43,7 +43,7 @@ test('curves in the built console: x-axis in rollouts, large view, metric picker
     await t.waitForText(/perf\/rollout_time +\S+ +5 pts {2}rollout/);
     t.key('Enter');
     await t.waitForText('perf/rollout_time · logged per rollout');
-    t.key('o');
+    t.key('O');
     await t.waitForText('compare with: ▏');
     t.literal(path.join(other, 'run.log'));
     await t.waitForText(`log file or run directory: ${path.join(other, 'run.log')}`);

@@ -172,7 +172,7 @@ for (const size of SIZES) {
       const before = x.ui.frame().split('\n');
       const topBefore = before.findIndex((r) => /^0\.31 /.test(r));
       assert.ok(topBefore > 0, 'top label is the run\'s own max before comparing');
-      await x.ui.press('o');
+      await x.ui.press('O');
       await x.ui.waitForText('compare with: ▏');
       for (const c of x.other) await x.ui.press(c);
       await x.ui.waitForText(`log file or run directory: ${x.other}`.slice(0, size.width - 1));
@@ -219,7 +219,7 @@ test('the rollout drill-in shows its reward histogram per group; help lists the 
   }
 });
 
-test('compare with a previous run of the registry: o lists the registry\'s other runs, Enter draws the chosen one', async () => {
+test('compare with a previous run of the registry: O lists the registry\'s other runs, Enter draws the chosen one', async () => {
   const size = SIZES[1]!;
   const x = await setup(size);
   try {
@@ -231,14 +231,14 @@ test('compare with a previous run of the registry: o lists the registry\'s other
     await x.ui.waitForText(/grad norm 0\.31/);
     await x.ui.press(KEYS.enter);
     await x.ui.waitForText('reward (trajectory mean) · rollout/raw_reward_trajectory_mean');
-    await x.ui.press('o');
+    await x.ui.press('O');
     await x.ui.waitForText('run older-run');
     // Pasted (or typed fast) with its Enter: one input holding the text and the Enter.
     await x.ui.press('older\r');
     await x.ui.waitForText('compare older-run drawn in yellow');
     assert.match(x.ui.frame(), /compare older-run: 0\.9 \(12 pts\)/);
     // o again offers to stop comparing first.
-    await x.ui.press('o');
+    await x.ui.press('O');
     await x.ui.waitForText('stop comparing with older-run');
     await x.ui.press(KEYS.enter);
     await x.ui.waitForText(/rollout 11 · raw 0\.31 · ema \S+ · min/);

@@ -43,7 +43,7 @@ test('? opens help generated from the binding tables; Esc closes it', async () =
     await ui.waitForText('Home keys');
     const help = ui.frame();
     assert.match(help, /Everywhere/);
-    assert.match(help, /open step/);
+    assert.match(help, /open the step/);
     assert.match(help, /command log/);
     await ui.press(KEYS.escape);
     await ui.waitForText('Pipeline');

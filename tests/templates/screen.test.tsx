@@ -41,12 +41,14 @@ test('Templates screen: table, build all with live progress, filter, build log, 
     await ui.press(KEYS.enter);
     await ui.waitForText('Build log — ' + images[2]);
     await ui.waitForText('failed: access denied');
+    // The whole log was kept on disk by the factory (not only the journal's tail).
+    assert.match(ui.frame(), /\(build log .*\.swegym-console\/build-logs\//);
     assert.match(ui.frame(), /Requesting build for template: swegym-proj2_s_repo2-102/, 'the log tail kept in the journal');
     await ui.press(KEYS.escape);
     await ui.waitForText('(1/6)');
     // Retry failed: the image now builds.
     provider.scripts.delete(images[2]!);
-    await ui.press('r');
+    await ui.press('F');
     await ui.waitForText('1 built, 0 already there, 0 failed', 20_000);
     // Smoke the selected row (clear the filter first: Backspace ×6).
     await ui.press('/');
@@ -79,7 +81,11 @@ test('Templates screen: x stops launching while builds run; a abandons them', { 
     assert.ok(services.jobs.getState().jobs['templates-build']);
     await ui.press('x');
     await ui.waitForText('stopping: no new builds; 2 still running');
-    await ui.press('a');
+    // Abandoning loses work: the first X asks, the second abandons.
+    await ui.press('X');
+    await ui.waitForText('X again abandons 2 running build(s)');
+    assert.equal(provider.builds.length, 2);
+    await ui.press('X');
     await ui.waitForText('not built (stopped)', 20_000);
     assert.equal(provider.builds.length, 2);
     const journal = await readJournal(`${paths.journalsDir}/templates.json`);

@@ -55,9 +55,9 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     assert.match(ui.frame(), /effective_parallelism: total_actor_gpus=32 TP_SIZE=2 CP_SIZE=4 DP_SIZE=4/);
     const savedNodes = async () => JSON.parse(await readFile(w.paths.settingsFile, 'utf8').catch(() => '{}')).train?.values?.ACTOR_NUM_NODES;
     await waitFor(async () => (await savedNodes()) === '4', { timeoutMs: 5000 });
-    // Four nodes without HOSTFILE: a warning, not a block. Back to 1 node (x resets to the env value).
+    // Four nodes without HOSTFILE: a warning, not a block. Back to 1 node (u resets to the env value).
     await ui.waitForText(/Nodes \/ Ray workers: 4 nodes but no HOSTFILE/);
-    await ui.press('x');
+    await ui.press('u');
     await ui.waitForText('total GPUs: 8 (1 nodes × 8)');
 
     // Launch asks first; n cancels; y launches, detached.
@@ -77,10 +77,10 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     await ui.waitForText(/(starting|running) +swegym-qwen3\.5-4b-claude-code-grpo-sync-/, 30_000);
     assert.ok(log.entries().some((e) => e.status === 'detached' && e.argv[1] === w.paths.launcherScript));
 
-    // Stop: Tab to the runs panel, s asks, y stops.
+    // Stop: Tab to the runs panel, x asks, y stops.
     await ui.press(KEYS.tab);
     await ui.press(KEYS.tab);
-    await ui.press('s');
+    await ui.press('x');
     await ui.waitForText(`Stop ${run!.name}?`);
     await ui.press('y');
     await ui.waitForText(/stopped +swegym-qwen3\.5-4b/, 40_000);

@@ -50,13 +50,13 @@ test('matrix from disk, failures filter, v validates the selected task for real'
       await ui.press('5');
       await ui.waitForText('3 tasks: 0 ✓ validated, 1 ✗ failing, 2 not run');
       assert.match(ui.frame(), /✗ sample__calc-2\s+U 0\/1 1\/1\s+U 0\/1 1\/1\s+4\.2s/);
-      await ui.press('f');
+      await ui.press('o');
       await ui.waitForText('[only failures]');
       await ui.waitForText('✗ gold patch not resolved: unresolved (fail_to_pass_failure)');
       assert.doesNotMatch(ui.frame(), /sample__calc-1/);
-      await ui.press('f');
+      await ui.press('o');
       await waitFor(() => !ui.frame().includes('[only failures]'));
-      await ui.press('v'); // the first row (sample__calc-1) is selected
+      await ui.press('V'); // the first row (sample__calc-1) is selected
       await ui.waitForText('3 tasks: 1 ✓ validated, 1 ✗ failing, 1 not run', 120_000);
       await ui.waitForText(/✓ sample__calc-1\s+R 1\/1 1\/1\s+U 0\/1 1\/1/, 5000);
       await ui.waitForText('grading works for sample__calc-1');

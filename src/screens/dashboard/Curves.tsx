@@ -11,7 +11,7 @@ import { T, type Tone } from '../../ui/theme.js';
 import { CurveChart, lastFinite } from '../../ui/Chart.js';
 import { ema, fmtNum, groupHistogram, stepSmoothing } from '../../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../../ui/text.js';
-import { is, type Binding } from '../../ui/keymap.js';
+import { shared, type Binding } from '../../ui/keymap.js';
 
 const toneOf = (key: string): Tone => (key.includes('reward') ? 'ok' : 'info');
 
@@ -193,7 +193,7 @@ export function CurveDetail({ services, s, ui, width, height }: { services: AppS
     }
     lines.push({ text: `rollout ${Math.floor(x)}${step} · raw ${fmtNum(focus.y[i])}${smoothing > 0 ? ` · ema ${fmtNum(sm)}` : ''}${cmpText} · min ${fmtNum(fin.length ? Math.min(...fin) : undefined)} · max ${fmtNum(fin.length ? Math.max(...fin) : undefined)} · last ${fmtNum(lastFinite(focus.y))}` });
   } else lines.push({ text: focus ? 'no value logged yet' : `${metric || 'no metric'}: not logged by this run`, tone: 'dim' });
-  const keys = `Esc back · ↑↓ metric · ←→ rollout · m metrics · o compare · [ ] smoothing ${smoothing}`;
+  const keys = `Esc back · ↑↓ metric · ←→ rollout · m metrics · O compare · [ ] smoothing ${smoothing}`;
   const bodyH = Math.max(1, height - lines.length - 1);
   const cursorRollout = cursorX === undefined ? s.curves?.pendingRollout : Math.floor(cursorX);
   const groups = cursorRollout === undefined ? undefined : groupsOf(s, cursorRollout);
@@ -344,24 +344,23 @@ export function curveBindings(services: AppServices, focusedPanel: () => string)
     st.set({ curve: { ...st.curve, cursor: i === f.x.length - 1 ? undefined : (f.x[i] as number) } });
   };
   return [
-    {
-      keys: ['Enter'],
-      description: 'large view of the selected chart',
-      match: (i, k) => is.enter(i, k) && store.getState().detail === 'none' && focusedPanel() === 'charts',
-      run: () => {
+    shared(
+      'open',
+      'large view of the selected chart',
+      () => {
         const st = store.getState();
         const c = st.snapshot?.charts[Math.min((st.snapshot?.charts.length ?? 1) - 1, st.selected['charts'] ?? 0)];
         if (c) showMetric(services, c.key);
       },
-      footer: false,
-    },
-    { keys: ['↑', 'k'], description: 'previous metric (large chart)', match: (i, k) => is.up(i, k) && inChart(), run: stepMetric(-1), footer: false },
-    { keys: ['↓', 'j'], description: 'next metric (large chart)', match: (i, k) => is.down(i, k) && inChart(), run: stepMetric(1), footer: false },
-    { keys: ['←'], description: 'cursor to the previous rollout (large chart)', match: (i, k) => is.left(i, k) && inChart(), run: moveCursor(-1), footer: false },
-    { keys: ['→'], description: 'cursor to the next rollout (large chart)', match: (i, k) => is.right(i, k) && inChart(), run: moveCursor(1), footer: false },
-    { keys: ['m'], description: 'pick a metric (every logged metric)', match: (i, k) => is.char('m')(i, k) && onCharts(), run: () => openPicker(services, 'metric'), footer: false },
-    { keys: ['o'], description: 'overlay another run (registry or log file)', match: (i, k) => is.char('o')(i, k) && onCharts(), run: () => openPicker(services, 'compare'), footer: false },
-    { keys: ['['], description: 'less smoothing (curves)', match: is.char('['), run: smooth(-1), footer: false },
-    { keys: [']'], description: 'more smoothing (curves)', match: is.char(']'), run: smooth(1), footer: false },
+      { when: () => store.getState().detail === 'none' && focusedPanel() === 'charts', footer: false },
+    ),
+    shared('up', 'previous metric (large chart)', stepMetric(-1), { when: inChart, footer: false }),
+    shared('down', 'next metric (large chart)', stepMetric(1), { when: inChart, footer: false }),
+    shared('prevItem', 'cursor to the previous rollout (large chart)', moveCursor(-1), { when: inChart, footer: false }),
+    shared('nextItem', 'cursor to the next rollout (large chart)', moveCursor(1), { when: inChart, footer: false }),
+    { keys: ['m'], id: 'dashboard.metric', description: 'pick a metric (every logged metric)', when: onCharts, run: () => openPicker(services, 'metric'), footer: false },
+    { keys: ['O'], id: 'dashboard.compare', description: 'overlay another run (registry or log file)', when: onCharts, run: () => openPicker(services, 'compare'), footer: false },
+    { keys: ['['], id: 'dashboard.smoothingDown', description: 'less smoothing (curves)', run: smooth(-1), footer: false },
+    { keys: [']'], id: 'dashboard.smoothingUp', description: 'more smoothing (curves)', run: smooth(1), footer: false },
   ];
 }

@@ -11,6 +11,7 @@ import { runProcess } from '../process/run.js';
 import { describeSecret } from '../secrets.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
+import { launcherHostIp } from '../train/derive.js';
 
 export interface CheckContext {
   paths: RecipePaths;
@@ -338,15 +339,24 @@ export const CHECKS: CheckDef[] = [
     id: 'proxy-url',
     title: 'DRESSAGE_PROXY_URL',
     run: async (ctx) => {
-      const url = ctx.env.DRESSAGE_PROXY_URL;
+      const explicit = ctx.env.DRESSAGE_PROXY_URL;
+      // Unset: judge the URL the launcher will use (http://<this node's first IP>:PROXY_PORT), as Train does, so
+      // that the two screens never disagree about the same address.
+      const nodeIp = explicit ? '' : launcherHostIp(ctx.env);
+      const url = explicit || (nodeIp ? `http://${nodeIp}:${ctx.env.PROXY_PORT || '8800'}` : '');
+      const dflt = explicit ? '' : ' (not set: the launcher default)';
       if (!url) {
         return {
           status: 'warn',
-          detail: 'not set; the launcher defaults to http://<this node IP>:8800, which E2B sandboxes cannot reach',
+          detail: 'not set, and this node has no IP for the launcher default http://<this node IP>:8800',
           fix: 'expose the proxy through an ingress or tunnel and export DRESSAGE_PROXY_URL=https://…',
         };
       }
       const c = classifyProxyUrl(url);
+      if (!explicit && c.kind !== 'public') {
+        return { status: 'warn', detail: `${url}${dflt}: a ${c.kind === 'local' ? 'local-only' : 'private'} address E2B sandboxes cannot reach`, fix: 'expose the proxy through an ingress or tunnel and export DRESSAGE_PROXY_URL=https://…' };
+      }
+      if (!explicit) return { status: 'ok', detail: `${url}${dflt} (public host)` };
       if (c.kind === 'invalid') return { status: 'fail', detail: `must be an http(s) URL with a host, got "${url}"`, fix: 'export DRESSAGE_PROXY_URL=https://proxy.example.com' };
       if (c.kind === 'local') return { status: 'fail', detail: `local-only host ${c.host}: the launcher refuses it and sandboxes cannot reach it`, fix: 'use an E2B-reachable URL (ingress or secure tunnel)' };
       if (c.kind === 'private')

@@ -2,7 +2,8 @@
 // A capped ring: the console runs for days.
 import { redactArgv } from '../secrets.js';
 
-export type CommandStatus = 'running' | 'ok' | 'failed' | 'killed' | 'detached';
+/** `stopped`: the console ended it on purpose (a sandbox torn down, a job cancelled): a signal is expected. */
+export type CommandStatus = 'running' | 'ok' | 'failed' | 'killed' | 'stopped' | 'detached' | 'not-found';
 
 export interface CommandLogEntry {
   id: number;
@@ -68,3 +69,24 @@ export class CommandLog {
 /** The process-wide command log shown in the console's command-log panel. */
 export const commandLog = new CommandLog();
 
+/** The outcome column of the command log: says what happened, not only a code. */
+export function describeOutcome(e: CommandLogEntry): string {
+  switch (e.status) {
+    case 'running':
+    case 'detached':
+      return e.status;
+    case 'not-found':
+      return 'not found';
+    case 'stopped':
+      return 'stopped';
+    case 'ok':
+      return 'exit 0';
+    default:
+      return e.signal ? e.signal : e.exitCode !== undefined ? `exit ${e.exitCode}` : 'failed';
+  }
+}
+
+/** argv on one line: line breaks inside an argument (a `python3 -c` script) shown as ⏎. */
+export function formatArgvLine(argv: readonly string[]): string {
+  return argv.map((a) => a.replace(/\r?\n\s*/g, ' ⏎ ')).join(' ');
+}

@@ -94,7 +94,8 @@ export async function runProcess(file: string, args: readonly string[], opts: Ru
   log.finish(entry, {
     exitCode: out.exitCode,
     signal: out.signal,
-    status: out.cancelled || out.timedOut || out.signal ? 'killed' : out.exitCode === 0 ? 'ok' : 'failed',
+    // Cancelled by the caller: an expected end. Missing program (ENOENT): say so instead of `exit ?`.
+    status: out.cancelled ? 'stopped' : out.timedOut || out.signal ? 'killed' : r.code === 'ENOENT' ? 'not-found' : out.exitCode === 0 ? 'ok' : 'failed',
   });
   return out;
 }

@@ -318,7 +318,9 @@ export class LocalProvider implements SandboxProvider {
     const child = spawn(this.bwrap, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], detached: true, env: { PATH: process.env.PATH ?? SANDBOX_PATH } });
     let stderr = '';
     child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-    child.on('exit', (code, signal) => this.log.finish(entry, { exitCode: code ?? undefined, signal: signal ?? undefined, status: signal ? 'killed' : code === 0 ? 'ok' : 'failed' }));
+    child.on('exit', (code, signal) =>
+      this.log.finish(entry, { exitCode: code ?? undefined, signal: signal ?? undefined, status: signal ? (this.stopping.has(child) ? 'stopped' : 'killed') : code === 0 ? 'ok' : 'failed' }),
+    );
     const info = child.stdio[3] as NodeJS.ReadableStream;
     const initPid = await new Promise<number>((resolve, reject) => {
       let text = '';
@@ -474,6 +476,14 @@ export class LocalProvider implements SandboxProvider {
     const rec = await this.readRecord(id);
     if (!rec) return false;
     return new LocalSandbox(this, rec, path.join(this.sandboxesDir, id), undefined).kill();
+  }
+
+  /** Sandbox processes the console is tearing down: their SIGKILL is the expected end, not a failure. */
+  private readonly stopping = new WeakSet<ChildProcess>();
+
+  /** @internal */
+  expectStop(child: ChildProcess): void {
+    this.stopping.add(child);
   }
 
   /** @internal */
@@ -759,6 +769,7 @@ export class LocalSandbox implements Sandbox {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     for (const c of this.running) this.killTree(c);
+    if (this.child) this.owner.expectStop(this.child);
     if (wasAlive) killQuietly(this.rec.initPid);
     if (this.child?.pid) killQuietly(-this.child.pid);
     else if (this.rec.outerPid && this.rec.outerStart && procStartTime(this.rec.outerPid) === this.rec.outerStart) killQuietly(this.rec.outerPid);

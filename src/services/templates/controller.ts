@@ -2,6 +2,7 @@
 // jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
 import { readJournalItems } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
+import { buildLogPath, readBuildLog } from './buildLogs.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
 import type { JobsStore } from '../../state/jobs.js';
@@ -213,7 +214,8 @@ export class TemplatesController {
     if (image === ARTIFACTS_LOG) return st.set({ logImage: image, logLines: [...this.artifactLines] });
     const live = this.factory?.logFor(image);
     if (live && live.length) return st.set({ logImage: image, logLines: live });
-    st.set({ logImage: image, logLines: ['(reading the journal…)'] });
+    st.set({ logImage: image, logLines: ['(reading the build log…)'] });
+    // The whole log of the last build, kept on disk; the journal's tail for builds from before logs were kept.
     void this.journalLog(image).then((lines) => {
       if (this.opts.store.getState().logImage === image) this.opts.store.getState().set({ logLines: lines });
     });
@@ -224,11 +226,14 @@ export class TemplatesController {
     const file = templatesJournalFile(this.opts.paths);
     const data = await readJournalItems<TemplateRecord>(file).then((items) => ({ items }), () => undefined);
     const rec = data?.items?.[image];
-    if (!rec) return ['(not built yet: no build log)'];
-    const lines = [...(rec.logTail ?? [])];
+    // The whole log of the last build is kept on disk; the journal's tail serves builds from before that.
+    const saved = await readBuildLog(this.opts.paths.consoleDir, image);
+    if (!rec && !saved) return ['(not built yet: no build log)'];
+    const lines = saved?.length ? [`(build log ${buildLogPath(this.opts.paths.consoleDir, image)})`, ...saved] : [...(rec?.logTail ?? [])];
+    if (!rec) return lines;
     if (rec.reason) lines.push(`${rec.state}: ${rec.reason}`);
     if (rec.smokeError) lines.push(`smoke failed: ${rec.smokeError}`);
-    if (lines.length === 0) lines.push(`${rec.state}${rec.durationMs ? ` in ${Math.round(rec.durationMs / 1000)}s` : ''}; the full log is kept only while the console that built it runs`);
+    if (lines.length === 0) lines.push(`${rec.state}${rec.durationMs ? ` in ${Math.round(rec.durationMs / 1000)}s` : ''}`);
     return lines;
   }
 

@@ -13,6 +13,7 @@ import { access } from 'node:fs/promises';
 import type { SandboxProvider, TemplateSpec } from '../sandbox/types.js';
 import { SandboxError } from '../sandbox/types.js';
 import type { RecipePaths } from '../workspace/paths.js';
+import { BuildLogs } from './buildLogs.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
 import { sweepLitter } from '../workspace/litter.js';
 import { sleep } from '../util/sleep.js';
@@ -162,6 +163,8 @@ export class TemplateFactory {
   private readonly retry: RetryPolicy;
   private readonly records = new Map<string, TemplateRecord>();
   private readonly logs = new Map<string, string[]>();
+  /** Every build's whole log, on disk (the ring above and the journal's tail are for the screen). */
+  private readonly buildLogs: BuildLogs;
   private readonly order: string[] = [];
   /** The journal's records (all images, not only this run's), written through a coalescing writer. */
   private journalItems = new Map<string, TemplateRecord>();
@@ -188,6 +191,7 @@ export class TemplateFactory {
 
   constructor(config: FactoryConfig) {
     this.config = config;
+    this.buildLogs = new BuildLogs(config.paths.consoleDir);
     this.retry = { ...DEFAULT_RETRY, ...config.retry };
     if (config.signal) {
       if (config.signal.aborted) this.stop();
@@ -253,7 +257,9 @@ export class TemplateFactory {
   private pushLog(image: string, line: string): void {
     let ring = this.logs.get(image);
     if (!ring) this.logs.set(image, (ring = []));
-    ring.push(redact(line));
+    const clean = redact(line);
+    ring.push(clean);
+    this.buildLogs.append(image, clean);
     if (ring.length > LOG_RING_LINES) ring.splice(0, ring.length - LOG_RING_LINES);
     this.bump();
   }
@@ -409,6 +415,7 @@ export class TemplateFactory {
     } finally {
       this.runningFlag = false;
       this.bump();
+      await this.buildLogs.endAll();
       await lock?.release();
     }
 
@@ -510,6 +517,7 @@ export class TemplateFactory {
   private async build(image: string, name: string, spec: TemplateSpec, fingerprint: string): Promise<void> {
     const cfg = this.config;
     this.logs.set(image, []);
+    this.buildLogs.start(image);
     const attempts = { n: 0 };
     const ctl = new AbortController();
     const t0 = Date.now();
@@ -564,6 +572,7 @@ export class TemplateFactory {
       }
       throw err;
     } finally {
+      this.buildLogs.end(image);
       this.active.delete(image);
       this.bump();
     }

@@ -65,7 +65,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   const soft = bad.filter(([k]) => lenient(k));
   out.push(
     hard.length === 0
-      ? ok('values', 'Setting values', `${Object.keys(explicit).length} settings set, all valid`)
+      ? ok('values', 'Setting values', `${Object.keys(explicit).length} set explicitly, all valid`)
       : fail('values', 'Setting values', hard.map(([, p]) => p).join('; '), 'correct the values (toggles are 0 or 1; sizes are positive integers)'),
   );
   if (soft.length > 0) out.push(warn('toggles', 'Toggles', soft.map(([, p]) => p).join('; '), 'set 0 or 1'));
@@ -164,7 +164,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         `expose port ${e.PROXY_PORT} through an ingress or secure tunnel and set DRESSAGE_PROXY_URL to its public URL`,
       ),
     );
-  } else out.push(ok('proxy-url', 'DRESSAGE_PROXY_URL', `${url} (public host)`));
+  } else out.push(ok('proxy-url', 'DRESSAGE_PROXY_URL', `${url}${explicit.DRESSAGE_PROXY_URL ? '' : ' (not set: the launcher default)'} (public host)`));
 
   // The proxy's target: the launcher refuses a wildcard bind address.
   const router = e.SGLANG_ROUTER_URL ?? '';
