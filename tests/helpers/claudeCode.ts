@@ -52,6 +52,9 @@ export const SCENARIOS: Record<string, Scenario> = {
     maxTurns: 10,
     permissionMode: 'default',
     allow: DRESSAGE_ALLOW,
+    // The first Bash imports calc (writing __pycache__), and the edit keeps calc.py's size: within the same second
+    // Python would reuse the stale .pyc and the test run would fail, depending on the machine's speed.
+    env: { PYTHONDONTWRITEBYTECODE: '1' },
   },
   'max-turns': {
     about: '--max-turns 2 reached while the model still calls tools',
