@@ -11,7 +11,7 @@ import type { DoctorCheck } from '../services/doctor/types.js';
 import type { StepStatus } from '../services/pipeline/pipeline.js';
 import type { DetailContent } from '../state/app.js';
 import { refreshHome } from './homeActions.js';
-import { DRESSAGE_CLONE_COMMAND } from '../services/workspace/checkout.js';
+import { DRESSAGE_CLONE_COMMAND, type CheckoutStatus } from '../services/workspace/checkout.js';
 
 const WHY: Record<string, string> = {
   data: 'The 293 SWE-Gym tasks (NovaSky-AI/SkyRL-v0-293-data) are the prompts; everything else is derived from them.',
@@ -31,6 +31,11 @@ const SAMPLE_WHY: Record<string, string> = {
 };
 
 const BANNER_ROWS = 5;
+
+/** Nothing of the recipe is here (the sample workspace is not a checkout either, but is meant to be that way). */
+function outsideCheckout(checkout: CheckoutStatus | undefined, services: ScreenProps['services']): checkout is CheckoutStatus {
+  return checkout?.found === 'none' && !services.sampleLabel;
+}
 
 /** Failing checks first, then warnings, then the rest: the doctor panel's order (its cursor indexes this list). */
 export function orderedChecks(checks: readonly DoctorCheck[]): DoctorCheck[] {
@@ -59,8 +64,7 @@ export function checkDetail(check: DoctorCheck): DetailContent {
 function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   // Outside a Dressage checkout nothing below applies yet: say so first, with the way to get one and the demo.
   const checkout = useSel(services.home, (s) => s.checkout);
-  const notCheckout = checkout?.found === 'none' && !services.sampleLabel;
-  const banner = notCheckout
+  const banner = outsideCheckout(checkout, services)
     ? [
         `Not a Dressage checkout: ${checkout.root}`,
         `looked for ${checkout.lookedFor.join(', ')}`,
@@ -200,7 +204,7 @@ export const homeScreen: ScreenModule = {
         id: 'home.demo',
         description: 'offline demo (outside a Dressage checkout)',
         run: () => {
-          if (home().checkout?.found === 'none' && !services.sampleLabel) services.app.getState().requestExit('demo');
+          if (outsideCheckout(home().checkout, services)) services.app.getState().requestExit('demo');
           else services.app.getState().setFlash('the offline demo: swegym-console demo (this workspace is a Dressage checkout)');
         },
       },

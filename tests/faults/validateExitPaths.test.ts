@@ -13,20 +13,11 @@ import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 import { recipePaths, type RecipePaths } from '../../src/services/workspace/paths.js';
 import { sampleRow } from '../../src/services/demo/rows.js';
+import { CALC_BASE, CALC_GOLD, CALC_SPEC } from '../fakes/sweTaskSandbox.js';
 
-const BASE = 'a'.repeat(40);
-const GOLD = 'diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n';
-const spec = (n: number) => ({
-  instance_id: `sample__calc-${n}`,
-  repo: 'sample/calc',
-  base_commit: BASE,
-  problem_statement: 'add is wrong',
-  test_patch: '',
-  test_cmd: 'pytest -rA',
-  FAIL_TO_PASS: ['tests/test_calc.py::test_add'],
-  PASS_TO_PASS: ['tests/test_calc.py::test_mul'],
-  template: 'tpl-calc',
-});
+const BASE = CALC_BASE;
+const GOLD = CALC_GOLD;
+const spec = (n: number) => ({ ...CALC_SPEC, instance_id: `sample__calc-${n}` });
 
 const ourAlive = (fake: FakeE2b) => fake.alive().filter((s) => s.metadata.swegym_console === '1').map((s) => s.sandboxID);
 
