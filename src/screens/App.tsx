@@ -79,6 +79,9 @@ export function overlayBindings(
   };
 }
 
+/** How long a flash message stays in the status line. */
+export const FLASH_MS = 8000;
+
 export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, clipboard }: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
@@ -104,6 +107,14 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   useEffect(() => {
     if (onFirstFrame) setTimeout(onFirstFrame, 0);
   }, []);
+  // A flash is news for FLASH_MS: redraw when it expires, or a screen that redraws only itself (the dashboard) would
+  // keep showing it (`training run still running: …` over a header that says crashed).
+  const [, setFlashExpired] = useState(0);
+  useEffect(() => {
+    if (!flash) return;
+    const t = setTimeout(() => setFlashExpired((n) => n + 1), Math.max(0, flash.at + FLASH_MS - Date.now()) + 50);
+    return () => clearTimeout(t);
+  }, [flash]);
 
   const entry = screens.find((s) => s.id === screenId) ?? (screens[0] as ScreenEntry);
   // Lazy screens load on first visit; until then the shell shows a one-line loading frame with global keys only.
@@ -222,7 +233,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
     ? runningJobs.map((j) => `${j.title}${j.progress ? ` ${j.progress.done}/${j.progress.total}` : ''}`).join(', ')
     : '';
   const footerBindings = [...screenBindings, ...global];
-  const recentFlash = flash && Date.now() - flash.at < 8000 ? flash : undefined;
+  const recentFlash = flash && Date.now() - flash.at < FLASH_MS ? flash : undefined;
   void logVersion;
 
   return (

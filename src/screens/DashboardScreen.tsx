@@ -9,15 +9,17 @@ import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
-import { ChartsPanel, CurveDetail, curveBindings, groupHistogramText } from './dashboard/Curves.js';
+import { ChartsPanel, CurveDetail, curveBindings } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
 import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { headerLines } from './dashboardHeader.js';
-import { gpuDetailLines, gpuPanelLines } from './dashboardGpus.js';
+import { gpuPanelLines } from './dashboardGpus.js';
+import { PANELS, feedRows, pct, rowCount, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
+import { DrillIn, drillPage, scrollDrill } from './dashboard/DrillIn.js';
+import { rowDetail } from './dashboard/rowDetail.js';
 
-export const PANELS = ['charts', 'rollouts', 'samples', 'sandboxes', 'gpus', 'tasks', 'trajectories'] as const;
-export type PanelName = (typeof PANELS)[number];
+export { PANELS, type PanelName } from './dashboard/rows.js';
 
 /** Wide layout needs this much room; below it one panel is shown at a time. */
 export const WIDE = { width: 100, height: 26 };
@@ -34,61 +36,6 @@ function Lines({ lines, width, height }: { lines: Line[]; width: number; height:
       ))}
     </Box>
   );
-}
-
-function pct(v: number): string {
-  return Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–';
-}
-
-// ---- panel contents (pure: snapshot + UI state → lines) ----
-
-function matches(filter: string, ...fields: string[]): boolean {
-  if (!filter) return true;
-  const f = filter.toLowerCase();
-  return fields.some((x) => x.toLowerCase().includes(f));
-}
-
-export function feedRows(s: MonitorSnapshot, filter: string) {
-  return s.feed.filter((f) => matches(filter, f.instance, f.reason));
-}
-
-export function sandboxRows(s: MonitorSnapshot, filter: string) {
-  return (s.sandboxes?.rows ?? []).filter((r) => matches(filter, r.template, r.trajectoryId, r.id, r.kind));
-}
-
-export function taskRows(s: MonitorSnapshot, filter: string) {
-  return s.tasks.rows.filter((t) => matches(filter, t.instance));
-}
-
-export function trajRows(s: MonitorSnapshot, filter: string) {
-  return s.trajectories.filter((t) => matches(filter, t.instance, t.session, t.kind));
-}
-
-function rowCount(s: MonitorSnapshot, panel: PanelName, filter: string): number {
-  switch (panel) {
-    case 'charts':
-      return s.charts.length;
-    case 'rollouts':
-      return s.rollouts.length;
-    case 'samples':
-      return feedRows(s, filter).length;
-    case 'sandboxes':
-      return sandboxRows(s, filter).length;
-    case 'gpus':
-      return s.gpus.latest.length;
-    case 'tasks':
-      return taskRows(s, filter).length;
-    case 'trajectories':
-      return trajRows(s, filter).length;
-  }
-}
-
-/** The selected row of a panel; panels in follow mode select the newest. */
-function selectedIndex(ui: Pick<MonitorState, 'selected' | 'follow' | 'filter'>, s: MonitorSnapshot, panel: PanelName): number {
-  const n = rowCount(s, panel, ui.filter);
-  if (n === 0) return 0;
-  if (ui.follow && (panel === 'samples' || panel === 'rollouts')) return n - 1;
-  return Math.min(n - 1, ui.selected[panel] ?? 0);
 }
 
 function title(name: string, focused: boolean, extra: string): Line {
@@ -144,9 +91,10 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
     // An agent whose log ended badly shows how (✗, in the error tone), not its last tool call.
     const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.ending ?? r.lastTool ?? ''}` : '';
     // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
-    // The trajectory id only where there is room: in a half-width panel the last tool call says more (drill in for it).
+    // Many sandboxes share a template: the sandbox id's head tells the rows apart (`v` shows everything whole). The
+    // trajectory id only where there is room: in a half-width panel the last tool call says more.
     const trajectory = w >= 100 ? `${padEnd(r.trajectoryId, 16)} ` : '';
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 30)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.ending?.startsWith('✗') ? 'fail' : r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 26)} ${padEnd(r.id.slice(0, 8), 8)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.ending?.startsWith('✗') ? 'fail' : r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
@@ -183,97 +131,6 @@ function alertLine(s: MonitorSnapshot): Line {
   return { text: `⚠ ${s.alerts.map((a) => a.text).join(' | ')}`, tone: worst };
 }
 
-// ---- drill-in views ----
-
-/** A trajectory's lines: how it ended, its messages and tool calls, its patch (the Trajectories drill-in and a finished sandbox). */
-function trajectoryLines(v: NonNullable<MonitorSnapshot['trajectory']>, push: (text: string, tone?: Tone) => void): void {
-  push(`${v.entry.kind === 'error' ? 'Aborted sample' : 'Trajectory'} ${v.entry.instance} / ${v.entry.session}`, 'accent');
-  if (v.error) push(`error: ${v.error.type ?? ''} ${v.error.summary ?? v.error.message ?? ''}${v.error.httpStatus ? ` (HTTP ${v.error.httpStatus})` : ''}`, 'fail');
-  if (v.reward !== undefined && v.entry.kind === 'payload') push(`reward ${v.reward} · marker ${v.marker ? JSON.stringify({ resolved: v.marker['resolved'], f2p: `${v.marker['fail_to_pass_success']}/${v.marker['fail_to_pass_total']}`, p2p: `${v.marker['pass_to_pass_success']}/${v.marker['pass_to_pass_total']}`, failure_reason: v.marker['failure_reason'] }) : v.markerError}${v.earlyStop ? ` · early stop ${v.earlyStop}` : ''}`, v.reward === 1 ? 'ok' : 'warn');
-  for (const iv of v.integrityViolations.slice(0, 10)) push(`integrity: ${JSON.stringify(iv)}`, 'fail');
-  for (const p of v.problems) push(`problem: ${p}`, 'warn');
-  push('');
-  for (const m of v.messages) {
-    push(`[${m.role}] ${m.text.replace(/\s+/g, ' ')}`, m.role === 'assistant' ? 'plain' : 'dim');
-    for (const c of m.toolCalls) push(`    → ${c.name} ${c.args.replace(/\s+/g, ' ')}`, 'info');
-  }
-  if (v.patch) {
-    push('');
-    push('patch:', 'accent');
-    for (const l of v.patch.split('\n').slice(0, 400)) push(`  ${l}`, l.startsWith('+') ? 'ok' : l.startsWith('-') ? 'fail' : 'plain');
-  }
-}
-
-function detailLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: number): Line[] {
-  const out: Line[] = [];
-  const push = (text: string, tone?: Tone) => out.push({ text, tone });
-  if (panel === 'rollouts') {
-    const r = s.rollouts[selectedIndex(ui, s, 'rollouts')];
-    if (!r) return [{ text: 'no rollout selected', tone: 'dim' }];
-    push(`Rollout ${r.rollout}: ${r.samples} samples, solved ${pct(r.resolved)}, trajectory mean ${fmtNum(r.rawTrajMean)}`, 'accent');
-    push(`zero-std groups ${r.zeroStd} · failed groups ${r.failedGroups} · aborted samples ${r.aborted} · early stops ${r.earlyStops}`);
-    push(`failure reasons: ${r.topReasons || '(none)'}`);
-    for (const l of groupHistogramText(r.groups, w)) push(l.text, l.tone);
-    push('');
-    push('failures logged during this rollout:', 'dim');
-    for (const f of s.failures.filter((x) => x.rollout === r.rollout).slice(-50)) push(`  ${f.kind}: ${f.text}`, 'warn');
-  } else if (panel === 'samples' || panel === 'tasks') {
-    const inst = panel === 'samples' ? feedRows(s, ui.filter)[selectedIndex(ui, s, 'samples')]?.instance : taskRows(s, ui.filter)[selectedIndex(ui, s, 'tasks')]?.instance;
-    if (!inst) return [{ text: 'nothing selected', tone: 'dim' }];
-    const t = s.tasks.rows.find((x) => x.instance === inst);
-    push(`Task ${inst}`, 'accent');
-    push(t ? `solved ${t.solved}/${t.attempts} across rollouts · history (oldest→newest, █ all solved, ▄ some, · none): ${t.recent}` : 'no finished rollout includes this task yet');
-    push('');
-    push('recent samples of this task:', 'dim');
-    for (const f of s.feed.filter((x) => x.instance === inst).slice(-40)) push(`  r${f.rollout} reward=${f.reward} raw=${f.raw} integrity=${f.integrity} f2p=${f.f2p} p2p=${f.p2p} ${f.reason}`, f.reward === 1 ? 'ok' : 'plain');
-    const traj = s.trajectories.filter((x) => x.instance === inst).length;
-    if (traj) push(`${traj} trajectory file(s) — see the Trajectories panel (filter /${inst})`, 'dim');
-  } else if (panel === 'sandboxes') {
-    const st = s.sandboxStream;
-    if (!st) return [{ text: 'opening the sandbox…', tone: 'dim' }];
-    const row = s.sandboxes?.rows.find((r) => r.id === st.id);
-    const tid = row?.trajectoryId ?? st.trajectoryId;
-    if (st.transcript) {
-      push(`Sandbox ${st.id}${tid ? ` · ${tid}` : ''} · finished: the sandbox is gone; its transcript from the trajectory files`, 'accent');
-      trajectoryLines(st.transcript, push);
-    } else {
-      push(`Sandbox ${st.id}${row ? ` · ${row.template}` : ''}${tid ? ` · ${tid}` : ''} · steps so far ${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''} (Claude Code stream-json, refreshed every few seconds)`, 'accent');
-      const a = st.agent;
-      if (a) {
-        const retries = a.apiRetries ? ` · API retries so far ${a.apiRetries}${a.lastRetryStatus !== undefined ? ` (last: ${a.lastRetryStatus ?? 'no response'})` : ''}` : '';
-        const denials = a.permissionDenials ? ` · permission denials ${a.permissionDenials}` : '';
-        // Symbols as well as colours: without colour (NO_COLOR) the symbol carries the tone.
-        if (a.status === 'running') push(`${a.apiRetries ? '!' : '·'} Claude Code running${retries}${denials}`, a.apiRetries ? 'warn' : 'plain');
-        else if (a.status === 'success') push(`✓ Claude Code finished: success${retries}${denials}`, 'ok');
-        else push(`✗ Claude Code ended: ${a.cause ?? a.status}${denials}`, 'fail');
-      }
-      for (const e of st.events.slice(-200)) {
-        const mark = e.tone === 'error' ? '✗' : e.tone === 'warn' ? '!' : ' ';
-        push(`${mark} ${padEnd(e.type, 11)} ${e.text}`, e.tone === 'error' ? 'fail' : e.tone === 'warn' ? 'warn' : e.tone === 'ok' ? 'ok' : e.type === 'tool_result' ? 'dim' : 'plain');
-      }
-    }
-  } else if (panel === 'trajectories') {
-    const v = s.trajectory;
-    if (!v) return [{ text: 'loading the trajectory…', tone: 'dim' }];
-    trajectoryLines(v, push);
-  } else if (panel === 'gpus') {
-    for (const l of gpuDetailLines(s)) push(l.text, l.tone);
-  }
-  return out.map((l) => ({ ...l, text: truncate(l.text, w) }));
-}
-
-function Detail({ s, ui, panel, width, height }: { s: MonitorSnapshot; ui: MonitorState; panel: PanelName; width: number; height: number }) {
-  const lines = detailLines(s, ui, panel, width);
-  // The detail scrolls with ↑↓ through its lines (selected.detail).
-  const off = Math.min(Math.max(0, lines.length - (height - 1)), ui.selected['detail'] ?? 0);
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <Lines lines={lines.slice(off, off + height - 1)} width={width} height={height - 1} />
-      <T tone="dim">{truncate(`Esc back · ↑↓ scroll (${Math.min(lines.length, off + height - 1)}/${lines.length})`, width)}</T>
-    </Box>
-  );
-}
-
 // ---- the screen ----
 
 function Panel({ name, s, ui, width, height, focused }: { name: PanelName; s: MonitorSnapshot; ui: MonitorState; width: number; height: number; focused: boolean }) {
@@ -306,7 +163,8 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   const selected = useSel(store, (s) => s.selected);
   const detail = useSel(store, (s) => s.detail);
   const smoothing = useSel(store, (s) => s.smoothing);
-  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing };
+  const detailTail = useSel(store, (s) => s.detailTail);
+  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing, detailTail };
 
   useEffect(() => {
     if (store.getState().status === 'idle') void services.monitor.open(services.monitorTarget);
@@ -350,7 +208,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   if (detail === 'chart') {
     body = <CurveDetail services={services} s={snap} ui={ui} width={width} height={bodyH} />;
   } else if (detail !== 'none') {
-    body = <Detail s={snap} ui={ui} panel={focused} width={width} height={bodyH} />;
+    body = <DrillIn store={store} s={snap} ui={ui} panel={focused} width={width} height={bodyH} />;
   } else if (width < WIDE.width || height < WIDE.height) {
     // Compact: one panel at a time.
     body = <Panel name={focused} s={snap} ui={ui} width={width} height={bodyH} focused />;
@@ -390,14 +248,17 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
 function dashboardBindings(services: AppServices): Binding[] {
   const store = services.monitor.store;
   const focusedPanel = (): PanelName => PANELS[services.app.getState().focus % PANELS.length] as PanelName;
-  const move = (delta: number) => () => {
+  const inDrill = () => store.getState().detail !== 'none' && store.getState().detail !== 'chart';
+  // In a drill-in the row keys scroll it (a page is the view's height); in a panel they move the selection.
+  const move = (delta: number | 'page' | '-page') => () => {
     const st = store.getState();
     const s = st.snapshot;
     if (!s) return;
-    if (st.detail !== 'none' && focusedPanel() !== 'charts') {
-      st.select('detail', (st.selected['detail'] ?? 0) + delta);
+    if (inDrill()) {
+      scrollDrill(store, delta === 'page' ? drillPage(store) : delta === '-page' ? -drillPage(store) : delta);
       return;
     }
+    if (typeof delta !== 'number') delta = delta === 'page' ? 10 : -10;
     const p = focusedPanel();
     const n = rowCount(s, p, st.filter);
     const cur = selectedIndex(st, s, p);
@@ -410,12 +271,13 @@ function dashboardBindings(services: AppServices): Binding[] {
     const s = st.snapshot;
     if (!s || st.detail !== 'none') return;
     const p = focusedPanel();
-    st.select('detail', 0);
+    st.set({ selected: { ...st.selected, detail: 0 }, detailTail: false });
     if (p === 'sandboxes') {
       const row = sandboxRows(s, st.filter)[selectedIndex(st, s, p)];
       if (!row) return;
       void services.monitor.followSandbox(row.id);
-      st.set({ detail: 'sandbox' });
+      // A live agent's log grows at its end: the drill-in opens there and follows it.
+      st.set({ detail: 'sandbox', detailTail: true });
     } else if (p === 'trajectories') {
       const row = trajRows(s, st.filter)[selectedIndex(st, s, p)];
       if (!row) return;
@@ -428,9 +290,21 @@ function dashboardBindings(services: AppServices): Binding[] {
     ...curveBindings(services, focusedPanel),
     shared('up', 'previous row', move(-1)),
     shared('down', 'next row', move(1)),
-    shared('pageUp', 'page up', move(-10), { footer: false }),
-    shared('pageDown', 'page down', move(10), { footer: false }),
+    shared('pageUp', 'page up', move('-page'), { footer: false }),
+    shared('pageDown', 'page down', move('page'), { footer: false }),
+    shared('first', 'top of the drill-in', () => scrollDrill(store, -Infinity), { when: inDrill, footer: false }),
+    shared('last', 'end of the drill-in (follows a live log)', () => scrollDrill(store, Infinity), { when: inDrill, footer: false }),
     shared('open', 'drill in', enter),
+    shared(
+      'view',
+      'show the selected row whole (charts: header and alerts)',
+      () => {
+        const st = store.getState();
+        const detail = st.snapshot && rowDetail(st.snapshot, st, focusedPanel());
+        if (detail) services.app.getState().openDetail(detail);
+      },
+      { when: () => store.getState().detail === 'none' },
+    ),
     shared(
       'back',
       'close detail',
@@ -445,10 +319,15 @@ function dashboardBindings(services: AppServices): Binding[] {
     {
       keys: ['f'],
       id: 'dashboard.follow',
-      description: 'toggle follow',
+      description: 'toggle follow (a drill-in: follow its end)',
       run: () => {
         const st = store.getState();
         const s = st.snapshot;
+        if (inDrill()) {
+          if (st.detailTail) scrollDrill(store, 0);
+          else scrollDrill(store, Infinity);
+          return;
+        }
         // Pausing keeps the rows where they are: pin the selection to the newest row.
         if (st.follow && s) {
           for (const p of ['samples', 'rollouts'] as const) st.select(p, rowCount(s, p, st.filter) - 1);

@@ -22,7 +22,7 @@ export interface CurvesSnapshot {
   /** The metric of the large view (MonitorService.curves.focus), full series. */
   focus: ChartSeries | undefined;
   /** A second run drawn over the large view (MonitorService.curves.compare). */
-  compare: { name: string; status: 'loading' | 'ready' | 'error'; error?: string; series: ChartSeries | undefined; rollouts: number } | undefined;
+  compare: { name: string; status: 'loading' | 'ready' | 'error'; error?: string; series: ChartSeries | undefined; rollouts: number; charts?: (ChartSeries | undefined)[] } | undefined;
   /** Registry runs a comparison can be made with (newest first; the open run left out). */
   candidates: string[];
   /** The in-progress rollout's groups (per-sample rewards so far). */
@@ -139,6 +139,8 @@ export interface MonitorState {
   selected: Record<string, number>;
   /** Drill-in: which detail view is open. */
   detail: 'none' | 'sandbox' | 'trajectory' | 'rollout' | 'task' | 'chart';
+  /** The drill-in follows its end (a live sandbox's log grows): `f`, `G` / `End`, or scrolling to the bottom. */
+  detailTail: boolean;
   /** Curves: EMA weight (0 = raw only), like W&B's smoothing slider; `[` / `]` step it. */
   smoothing: number;
   /** Curves, large view: the metric shown, the rollout under the cursor (undefined = newest), an open picker. */
@@ -158,6 +160,7 @@ export function createMonitorStore() {
     filterEditing: false,
     selected: {},
     detail: 'none',
+    detailTail: false,
     smoothing: 0.6,
     curve: { metric: undefined, cursor: undefined, picker: 'none', query: '', pick: 0 },
     set(partial) {

@@ -352,8 +352,12 @@ export class MonitorService {
       const p = await sources.agentProgress(s.id, { sandbox: s.sandbox });
       if (this.stream !== s) return;
       s.sandbox = p.sandbox;
-      s.events = p.events;
-      s.steps = p.steps;
+      // A sandbox that ended (its sample finished) answers with an error and no events: keep the log read while it
+      // ran, so the transcript does not vanish before its trajectory files are found.
+      if (!p.error || p.events.length > 0) {
+        s.events = p.events;
+        s.steps = p.steps;
+      }
       s.error = p.error;
       if (p.agent && p.agent.events > 0) s.agent = p.agent;
     } catch (err) {
