@@ -4,10 +4,11 @@
 //      frame, bytes/s written to the terminal — next to htop in the same pty size;
 //   3. start-up to first frame of the interactive console vs bare `node -e ''`.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LiveSimulator } from '../src/services/simulator/writer.js';
+import { heapGrowth, heapSnapshotFiles, summarizeHeapSnapshot } from './heap.js';
 import { NODE, OUT, timed, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
 
 const COLS = 120;
@@ -27,7 +28,7 @@ interface Window {
 }
 
 /** Samples a running pty session for `seconds` after `warmupMs`. */
-async function measure(s: PtySession, warmupMs: number, seconds: number): Promise<Window | undefined> {
+async function measure(s: PtySession, warmupMs: number, seconds: number, onSecond?: (second: number) => void): Promise<Window | undefined> {
   await sleep(warmupMs);
   const a = procSample(s.pid);
   if (!a || s.isExited()) return undefined;
@@ -45,6 +46,7 @@ async function measure(s: PtySession, warmupMs: number, seconds: number): Promis
     last = x;
     rssMax = Math.max(rssMax, x.rssMiB);
     if (++tick % 15 === 0) trend.push(x.rssMiB);
+    onSecond?.(tick);
   }
   const dt = (performance.now() - t0) / 1000;
   const frames = s.frames() - f0;
@@ -75,6 +77,8 @@ export interface DashboardOptions {
   htopSeconds: number;
   linesPerSecond: number;
   sandboxes: number;
+  /** Take heap snapshots (30 s into the window and at its end) and list what grew (bench/heap.ts). */
+  heap?: boolean;
 }
 
 export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log: (s: string) => void): Promise<BenchResult> {
@@ -92,13 +96,17 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     await sim.start();
     await sleep(3000);
     // The monitor dashboard when it exists; otherwise the home screen, and say so.
-    session = await ptySpawn(NODE, [bundle.bin, '--workspace', ws, 'monitor', sim.logFile], { cols: COLS, rows: ROWS });
+    // With --dashboard-heap the console writes a heap snapshot into heapDir on SIGUSR2.
+    const heapDir = path.join(dir, 'heap');
+    if (opts.heap) await mkdir(heapDir, { recursive: true });
+    const heapEnv = opts.heap ? { env: { NODE_OPTIONS: '--heapsnapshot-signal=SIGUSR2' }, cwd: heapDir } : {};
+    session = await ptySpawn(NODE, [bundle.bin, '--workspace', ws, 'monitor', sim.logFile], { cols: COLS, rows: ROWS, ...heapEnv });
     await sleep(4000);
     let target = 'monitor dashboard';
-    const early = stripAnsi(session.text());
-    if (session.isExited() || /not implemented|unknown command|usage/i.test(early.slice(0, 2000))) {
+    const first = stripAnsi(session.text());
+    if (session.isExited() || /not implemented|unknown command|usage/i.test(first.slice(0, 2000))) {
       await endSession(session);
-      res.notes.push(`monitor dashboard not available yet (${session.isExited() ? 'exited' : 'refused'}: ${early.replace(/\s+/g, ' ').trim().slice(0, 120)}); measured the home screen instead, with the simulated run writing in the background`);
+      res.notes.push(`monitor dashboard not available yet (${session.isExited() ? 'exited' : 'refused'}: ${first.replace(/\s+/g, ' ').trim().slice(0, 120)}); measured the home screen instead, with the simulated run writing in the background`);
       target = 'home screen';
       session = await ptySpawn(NODE, [bundle.bin, '--workspace', ws], { cols: COLS, rows: ROWS });
     }
@@ -106,7 +114,10 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     // What the dashboard had to show: live sandboxes over the window (the simulator's live.json holds the same).
     const inFlight: number[] = [];
     const sampler = setInterval(() => inFlight.push(sim.snapshot().sandboxes.length), 1000);
-    const w = await measure(session, 3000, opts.seconds).finally(() => clearInterval(sampler));
+    const pid = session.pid;
+    const early = Math.min(30, Math.floor(opts.seconds / 4));
+    const w = await measure(session, 3000, opts.seconds, opts.heap ? (sec) => sec === early && process.kill(pid, 'SIGUSR2') : undefined).finally(() => clearInterval(sampler));
+    if (opts.heap && w) await heapReport(res, pid, heapDir, early, opts.seconds, log);
     const snap = sim.snapshot();
     if (!w) {
       res.status = 'failed';
@@ -153,6 +164,32 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     await sim.stop().catch(() => {});
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The second snapshot at the end of the window, then what grew between the two (heap totals and top kinds). */
+async function heapReport(res: BenchResult, pid: number, heapDir: string, early: number, seconds: number, log: (s: string) => void): Promise<void> {
+  process.kill(pid, 'SIGUSR2');
+  const deadline = performance.now() + 120_000;
+  let files: string[] = [];
+  // A snapshot is complete when its size stops changing.
+  let sizes = '';
+  while (performance.now() < deadline) {
+    await sleep(2000);
+    files = await heapSnapshotFiles(heapDir);
+    const now = (await Promise.all(files.map((f) => stat(f).then((x) => x.size)))).join(',');
+    if (files.length >= 2 && now === sizes) break;
+    sizes = now;
+  }
+  if (files.length < 2) {
+    res.notes.push(`heap: ${files.length} snapshot(s) written, 2 needed`);
+    return;
+  }
+  log('  reading the heap snapshots …');
+  const a = await summarizeHeapSnapshot(files[0] as string);
+  const b = await summarizeHeapSnapshot(files[files.length - 1] as string);
+  const mib = (x: number) => fmt(x / 1048576, 1);
+  res.metrics.push({ label: `heap (self sizes) at ${early} s → ${seconds} s of the window`, value: `${mib(a.totalBytes)} → ${mib(b.totalBytes)}`, unit: 'MiB' });
+  for (const g of heapGrowth(a, b, 8)) res.metrics.push({ label: `heap grew: ${g.kind}`, value: `${mib(g.fromBytes)} → ${mib(g.toBytes)} MiB (${g.fromCount} → ${g.toCount})` });
 }
 
 /** The home screen's doctor header with at least one check counted (`Doctor — N ok, N fail, N warn`). */

@@ -186,6 +186,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { name: 'once', type: 'boolean', help: 'ingest what is there, print, exit' },
       { name: 'from-start', type: 'boolean', help: 'read the log from the beginning' },
+      { name: 'compare', type: 'string', arg: 'RUN_OR_LOG', help: "draw another run (registry name, run directory or log file) over the dashboard's curves" },
     ],
     json: true,
     load: async () => (await import('./commands/monitor.js')).monitorCommand,

@@ -4,7 +4,7 @@
 // line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
 import { stat } from 'node:fs/promises';
 import type { CommandContext } from '../context.js';
-import { optFlag, say, note } from '../context.js';
+import { optFlag, optString, say, note } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { ingestFile, statLogFile } from '../../services/monitor/ingest.js';
@@ -36,6 +36,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   if (ctx.positionals.length > 1) throw usageError('monitor takes at most one RUN, RUN_DIR or LOG_FILE', 'swegym-console monitor [RUN|RUN_DIR|LOG_FILE] [--once] [--json]');
   const once = optFlag(ctx, 'once');
   const fromStart = optFlag(ctx, 'from-start');
+  const compare = optString(ctx, 'compare');
+  if (compare !== undefined && (once || !compare.trim())) throw usageError(once ? '--compare draws on the dashboard; --once prints no curves' : '--compare needs a run, run directory or log file', 'swegym-console monitor RUN --compare OTHER_RUN_OR_LOG');
   const target = await resolveMonitorTarget(ctx.positionals[0], ctx.paths);
   // A file named directly must be a run log (a dataset or a trajectory read as a run would show `starting`).
   if (target.source === 'log-file' && target.logFile) await assertRunLog(target.logFile);
@@ -45,8 +47,9 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const stdout = ctx.stdout as NodeJS.WriteStream;
     if (stdout.isTTY && process.stdin.isTTY) {
       const { startDashboard } = await import('./monitorInteractive.js');
-      return startDashboard(ctx.global, ctx.positionals[0], { fromStart });
+      return startDashboard(ctx.global, ctx.positionals[0], { fromStart, compare });
     }
+    if (compare) throw usageError('--compare draws on the dashboard, which needs a terminal', 'swegym-console monitor RUN --compare OTHER_RUN_OR_LOG (in a terminal)');
     return followHeadless(ctx, target, fromStart);
   }
 

@@ -7,12 +7,18 @@ import { App } from '../../screens/App.js';
 import { createAppServices } from '../../app/domain.js';
 import { ExitCode } from '../../services/errors.js';
 import { scheduleUiCodeCacheSave } from '../../vendor/uiVendorLoader.js';
+import { supportsOsc52 } from '../../ui/clipboard.js';
+import { capYoungGeneration } from '../youngGeneration.js';
 
-export async function startDashboard(global: GlobalOptions, arg: string | undefined, opts: { fromStart: boolean }): Promise<number> {
+export async function startDashboard(global: GlobalOptions, arg: string | undefined, opts: { fromStart: boolean; compare?: string }): Promise<number> {
   const services = createAppServices(global, { initialScreen: 'dashboard' });
+  // Hours of following a live log: RSS stays flat (src/cli/youngGeneration.ts).
+  capYoungGeneration();
   // Open before the first frame so the screen does not open the newest run instead.
   const opening = services.monitor.open(arg, { fromStart: opts.fromStart });
-  const instance = render(<App services={services} />, CONSOLE_RENDER_OPTIONS);
+  // `--compare`: the second run is read once and drawn over the curves (as `O` on the charts does).
+  if (opts.compare) void services.monitor.curves.compare(opts.compare);
+  const instance = render(<App services={services} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, CONSOLE_RENDER_OPTIONS);
   const finishCodeCache = scheduleUiCodeCacheSave();
   await opening;
   await instance.waitUntilExit();

@@ -33,7 +33,7 @@ export function ChartsPanel({ s, selected, width, height, focused, smoothing }: 
         <Box key={r} flexDirection="row" height={chartH} width={width}>
           {row.map((c, i) => (
             <Box key={c.key} width={cw} height={chartH} paddingRight={1}>
-              <CurveChart series={c} width={cw - 1} height={chartH} smoothing={smoothing} focused={focused && (firstRow + r) * perRow + i === selected} tone={toneOf(c.key)} />
+              <CurveChart series={c} compare={s.curves?.compare?.charts?.[(firstRow + r) * perRow + i]} width={cw - 1} height={chartH} smoothing={smoothing} focused={focused && (firstRow + r) * perRow + i === selected} tone={toneOf(c.key)} />
             </Box>
           ))}
         </Box>

@@ -46,7 +46,7 @@ function sandboxLines(s: MonitorSnapshot, push: (text: string, tone?: Tone) => v
   }
   // A sandbox that ended keeps the log read while it ran (its trajectory files replace it once listed).
   const ended = st.error && st.events.length > 0;
-  push(`Sandbox ${st.id}${row ? ` · ${row.template}` : ''}${tid ? ` · ${tid}` : ''} · steps ${ended ? '' : 'so far '}${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''}${ended ? ' · the log as last read' : ' (Claude Code stream-json, refreshed every few seconds)'}`, 'accent');
+  push(`Sandbox ${st.id}${row ? ` · ${row.template}` : ''}${tid ? ` · ${tid}` : ''} · steps ${ended ? '' : 'so far '}${st.steps ?? '?'}${st.error ? ` · ${st.error}` : ''}${ended ? ' · the log as last read' : st.error ? ' · its transcript shows once Dressage writes its trajectory files' : ' (Claude Code stream-json, refreshed every few seconds)'}`, 'accent');
   const a = st.agent;
   if (a) {
     const retries = a.apiRetries ? ` · API retries so far ${a.apiRetries}${a.lastRetryStatus !== undefined ? ` (last: ${a.lastRetryStatus ?? 'no response'})` : ''}` : '';

@@ -57,6 +57,7 @@ interface CompareState {
   error?: string;
   model?: RunModel;
   records?: SortedRecords;
+  overview?: (ChartSeries | undefined)[];
 }
 
 export class CurveView {
@@ -151,6 +152,14 @@ export class CurveView {
               status: cmp.status,
               error: cmp.error,
               series: focusKey && cmpSource && cmp.records ? metricSeries(cmp.records, cmpSource, focusKey, labelOf(focusKey)) : undefined,
+              // The overview's charts get it too (`monitor --compare` shows it without opening a chart).
+              // The compared run is read once and not followed, so its series are built once.
+              charts: (cmp.overview ??= cmp.records
+                ? charts.map(([key, label]) => {
+                    const src = cmp.model?.metricKeys.get(key);
+                    return src && cmp.records ? metricSeries(cmp.records, src, key, label, 1000) : undefined;
+                  })
+                : undefined),
               rollouts: cmp.records?.rollouts.length ?? 0,
             }
           : undefined,
