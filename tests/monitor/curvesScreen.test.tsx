@@ -247,3 +247,23 @@ test('compare with a previous run of the registry: O lists the registry\'s other
     await teardown(x);
   }
 });
+
+for (const size of SIZES) {
+  test(`a run compared from the start (monitor --compare) is drawn over the overview's charts too (${size.width}×${size.height})`, async () => {
+    const x = await setup(size);
+    try {
+      await x.ui.waitForText(/rollout 0 +.*11/);
+      assert.doesNotMatch(x.ui.frame(), /^0\.9 /m, 'no chart reaches 0.9 before comparing');
+      // What `monitor RUN --compare LOG` does before the first frame (src/cli/commands/monitorInteractive.tsx).
+      await x.services.monitor.curves.compare(x.other);
+      // The reward chart's y range takes in the compared run's 0.9, and its top row is the compared run's line.
+      await x.ui.waitForText(/^0\.9 /m);
+      const rows = x.ui.frame().split('\n');
+      const top = rows.findIndex((r) => /^0\.9 /.test(r));
+      assert.ok(braille(rows[top]!.slice(8, 28)) >= 15, `top row: ${rows[top]}`);
+      assertFits(x.ui.frame(), size);
+    } finally {
+      await teardown(x);
+    }
+  });
+}
