@@ -297,7 +297,7 @@ function dashboardBindings(services: AppServices): Binding[] {
     shared('open', 'drill in', enter),
     shared(
       'view',
-      'show the selected row whole (charts: header and alerts)',
+      'show the row whole (charts: header, alerts)',
       () => {
         const st = store.getState();
         const detail = st.snapshot && rowDetail(st.snapshot, st, focusedPanel());

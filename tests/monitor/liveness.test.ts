@@ -80,3 +80,13 @@ test('the --once --json field: snake_case, seconds, the label', () => {
   assert.deepEqual(Object.keys(j), ['state', 'label', 'exit_code', 'last_line_ago_s', 'stall_after_s', 'cadence_s', 'why']);
   assert.deepEqual([j.state, j.label, j.exit_code, j.last_line_ago_s, j.cadence_s], ['exited', 'exited (1)', 1, 12, 20]);
 });
+
+test('a run that ended raises no proxy alert (its proxy is expected to be gone); a running one does', async () => {
+  const { computeAlerts } = await import('../../src/services/monitor/alerts.js');
+  const { RunModel } = await import('../../src/services/monitor/model.js');
+  const m = new RunModel({ clock: () => 0 });
+  const proxy = { consecutiveFailures: 5, last: { ok: false, at: 0, error: 'ECONNREFUSED' } };
+  const ids = (state: 'running' | 'finished' | 'crashed' | 'exited') => computeAlerts({ model: m, now: 0, proxy, live: true, liveness: { state, stallAfterMs: 60_000, why: 'test', ...(state === 'exited' ? { exitCode: 0 } : {}) } }).map((a) => a.id);
+  assert.ok(ids('running').includes('proxy-down'));
+  for (const s of ['finished', 'crashed', 'exited'] as const) assert.ok(!ids(s).includes('proxy-down'), s);
+});

@@ -56,7 +56,9 @@ export function computeAlerts(i: AlertInputs, t = ALERT_DEFAULTS): Alert[] {
   }
   if (l && l.state === 'crashed' && phase.kind !== 'failed') out.push({ id: 'crashed', level: 'fail', text: `run crashed: ${l.why}` });
   if (l && l.state === 'exited' && l.exitCode !== undefined && l.exitCode !== 0) out.push({ id: 'exited', level: 'fail', text: `run exited (${l.exitCode}): ${l.why}` });
-  if (i.proxy && i.proxy.consecutiveFailures >= t.proxyFailures) {
+  // Once the run has ended its proxy is expected to be gone: "agents cannot reach the model" would contradict the header.
+  const ended = l && (l.state === 'finished' || l.state === 'exited' || l.state === 'crashed');
+  if (i.proxy && i.proxy.consecutiveFailures >= t.proxyFailures && !ended) {
     out.push({ id: 'proxy-down', level: 'fail', text: `Dressage proxy /health failing (${i.proxy.last?.error ?? 'down'}); agents cannot reach the model` });
   }
   const sb = i.sandboxes;
