@@ -154,6 +154,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
     if (exitRequest) quit();
   }, [exitRequest]);
   const screenBindings = useMemo(() => (screen ? screen.bindings(services) : []), [screen, services]);
+  const fieldSections = useMemo(() => (screen?.fields ? screen.fields(services) : []), [screen, services]);
   const global = useMemo(() => globalBindings(services, screens, requestQuit, entry.panels.length), [services, screens, entry]);
 
   const overlays = useMemo(
@@ -180,12 +181,13 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   const bodyHeight = height - 3;
   const helpSections = useMemo<HelpSection[]>(() => [
     { title: `${entry.title} keys`, bindings: screenBindings },
+    ...fieldSections,
     { title: 'Everywhere', bindings: global },
     { title: 'Detail view (v / Enter on a row)', bindings: overlays.detail.filter((b) => !b.id?.startsWith('go.')) },
     { title: 'Help', bindings: overlays.help.filter((b) => !b.id?.startsWith('go.')) },
     { title: 'Command log (L)', bindings: overlays.log.filter((b) => !b.id?.startsWith('go.')) },
     { title: 'Quit question', bindings: overlays.quit },
-  ], [entry, screenBindings, global, overlays]);
+  ], [entry, screenBindings, fieldSections, global, overlays]);
   // Scrolling stops at the last row (so that scrolling back up answers at once).
   const maxScroll =
     overlay === 'help'

@@ -9,10 +9,10 @@ import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
-import { ChartsPanel, CurveDetail, curveBindings } from './dashboard/Curves.js';
+import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
 import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { dispatchKey, shared, type Binding } from '../ui/keymap.js';
 import { headerLines } from './dashboardHeader.js';
 import { gpuPanelLines } from './dashboardGpus.js';
 import { PANELS, feedRows, pct, rowCount, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
@@ -170,19 +170,13 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
     if (store.getState().status === 'idle') void services.monitor.open(services.monitorTarget);
   }, [services, store]);
 
-  // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured).
+  // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured); its keys are
+  // a table (help lists it), anything else is typed.
+  const filterKeys = React.useMemo(() => filterBindings(services), [services]);
   useInput(
     (input, key) => {
+      if (dispatchKey(filterKeys, input, key)) return;
       const st = store.getState();
-      if (key.escape || key.return) {
-        st.set({ filterEditing: false, ...(key.escape ? { filter: '' } : {}) });
-        services.app.getState().setInputCaptured(false);
-        return;
-      }
-      if (key.backspace || key.delete) {
-        st.set({ filter: st.filter.slice(0, -1) });
-        return;
-      }
       if (input && !key.ctrl && !key.meta) st.set({ filter: (st.filter + input).slice(0, 80) });
     },
     { isActive: filterEditing },
@@ -243,6 +237,20 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
       {body}
     </Box>
   );
+}
+
+/** The filter field's keys (`/`): what is typed filters samples, sandboxes, tasks and trajectories. */
+function filterBindings(services: AppServices): Binding[] {
+  const store = services.monitor.store;
+  const leave = (clear: boolean) => () => {
+    store.getState().set({ filterEditing: false, ...(clear ? { filter: '' } : {}) });
+    services.app.getState().setInputCaptured(false);
+  };
+  return [
+    shared('open', 'keep the filter and leave the field', leave(false)),
+    shared('back', 'clear the filter and leave the field', leave(true)),
+    { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the last character', run: () => store.getState().set({ filter: store.getState().filter.slice(0, -1) }) },
+  ];
 }
 
 function dashboardBindings(services: AppServices): Binding[] {
@@ -350,4 +358,8 @@ export const dashboardScreen: ScreenModule = {
   panels: [...PANELS],
   Component: Dashboard,
   bindings: dashboardBindings,
+  fields: (services) => [
+    { title: 'Filter field (/ — type to filter the samples, sandboxes, tasks, trajectories)', bindings: filterBindings(services) },
+    { title: 'Metric and compare pickers (m, O — type to filter the list)', bindings: pickerBindings(services) },
+  ],
 };

@@ -26,6 +26,11 @@ export interface ScreenModule extends ScreenInfo {
   Component: ComponentType<ScreenProps>;
   /** Screen keys; built once per services instance. Shown in the footer and the help overlay. */
   bindings: (services: AppServices) => Binding[];
+  /**
+   * Keys of the screen's text fields and pickers, which own the keyboard while open: each field dispatches its own
+   * table, and help lists it, so every key the screen answers is in help.
+   */
+  fields?: (services: AppServices) => { title: string; bindings: Binding[] }[];
 }
 
 /** A screen whose code (component, bindings and the services they import) loads when it is first opened. */

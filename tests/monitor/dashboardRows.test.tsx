@@ -182,3 +182,33 @@ test('a flash expires on the dashboard, which redraws only itself (the startup "
     await teardown(x);
   }
 });
+
+test('help on the dashboard lists every key it answers: the filter field and the pickers too (80×24, scrolling)', async () => {
+  const size = { width: 80, height: 24 };
+  const x = await setup(size);
+  try {
+    await runShown(x);
+    await x.ui.press('?');
+    await x.ui.waitForText('Dashboard keys');
+    let seen = x.ui.frame();
+    for (let i = 0; i < 12 && !/Quit question/.test(x.ui.frame()); i++) {
+      await x.ui.press(KEYS.pageDown);
+      seen += x.ui.frame();
+    }
+    for (const text of ['Filter field (/', 'keep the filter and leave the field', 'clear the filter and leave the field', 'Metric and compare pickers (m, O', 'show the metric / compare with the run', 'close the picker', 'show the row whole', 'end of the drill-in (follows a live log)', 'Detail view (v / Enter on a row)', 'Quit question']) {
+      assert.ok(seen.includes(text), `help lists "${text}"`);
+    }
+    await x.ui.press(KEYS.escape);
+    // The picker's keys are its table: arrows move, letters (k, j too) are typed.
+    await x.ui.press('m');
+    await x.ui.waitForText(/metric: ▏/);
+    for (const c of 'kj') await x.ui.press(c);
+    await x.ui.waitForText(/metric: kj▏/);
+    await x.ui.press(KEYS.backspace);
+    await x.ui.waitForText(/metric: k▏/);
+    await x.ui.press(KEYS.escape);
+    await waitFor(() => !x.ui.frame().includes('metric: k▏'), { timeoutMs: 5000 });
+  } finally {
+    await teardown(x);
+  }
+});

@@ -11,7 +11,7 @@ import { T, type Tone } from '../../ui/theme.js';
 import { CurveChart, lastFinite } from '../../ui/Chart.js';
 import { ema, fmtNum, groupHistogram, stepSmoothing } from '../../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../../ui/text.js';
-import { shared, type Binding } from '../../ui/keymap.js';
+import { dispatchKey, shared, type Binding } from '../../ui/keymap.js';
 
 const toneOf = (key: string): Tone => (key.includes('reward') ? 'ok' : 'info');
 
@@ -250,48 +250,67 @@ function stepsPerRollout(series: ChartSeries): number {
   return dx > 0 && dx < 1 ? Math.round(1 / dx) : 1;
 }
 
+/** The pickers' keys (m: a metric, O: a run to compare with); what is typed filters the list. */
+export function pickerBindings(services: AppServices): Binding[] {
+  const store = services.monitor.store;
+  const count = () => {
+    const { snapshot: s, curve: c } = store.getState();
+    return s ? (c.picker === 'metric' ? metricItems(s, c.query).length : compareItems(s, c.query).length) : 0;
+  };
+  const move = (d: number) => () => {
+    const st = store.getState();
+    st.set({ curve: { ...st.curve, pick: Math.max(0, Math.min(count() - 1, st.curve.pick + d)) } });
+  };
+  return [
+    // Arrows only: k and j are letters a metric's name may hold.
+    { keys: ['↑'], id: 'dashboard.pickerPrev', description: 'previous item', run: move(-1) },
+    { keys: ['↓'], id: 'dashboard.pickerNext', description: 'next item', run: move(1) },
+    shared('pageUp', 'page up', move(-10)),
+    shared('pageDown', 'page down', move(10)),
+    shared('open', 'show the metric / compare with the run', () => submitPicker(services, store.getState().curve)),
+    shared('back', 'close the picker', () => closePicker(services)),
+    { keys: ['Backspace'], id: 'dashboard.pickerDelete', description: 'delete the last character', run: () => {
+      const st = store.getState();
+      st.set({ curve: { ...st.curve, query: st.curve.query.slice(0, -1), pick: 0 } });
+    } },
+  ];
+}
+
+function closePicker(services: AppServices) {
+  const st = services.monitor.store.getState();
+  st.set({ curve: { ...st.curve, picker: 'none', query: '', pick: 0 } });
+  services.app.getState().setInputCaptured(false);
+}
+
+function submitPicker(services: AppServices, cur: MonitorState['curve']) {
+  closePicker(services);
+  const s = services.monitor.store.getState().snapshot;
+  if (!s) return;
+  if (cur.picker === 'metric') {
+    const m = metricItems(s, cur.query)[cur.pick];
+    if (m) showMetric(services, m.key);
+  } else {
+    const it = compareItems(s, cur.query)[cur.pick];
+    if (it) void services.monitor.curves.compare(it.arg);
+  }
+}
+
 /** The pickers own the keyboard while open (App suspends its keys through inputCaptured). */
 function usePickerInput(services: AppServices, active: boolean) {
   const store = services.monitor.store;
+  const keys = React.useMemo(() => pickerBindings(services), [services]);
   useInput(
     (input, key) => {
       const st = store.getState();
       const c = st.curve;
-      const s = st.snapshot;
-      const close = () => {
-        st.set({ curve: { ...c, picker: 'none', query: '', pick: 0 } });
-        services.app.getState().setInputCaptured(false);
-      };
-      const submit = (cur: MonitorState['curve']) => {
-        close();
-        if (!s) return;
-        if (cur.picker === 'metric') {
-          const m = metricItems(s, cur.query)[cur.pick];
-          if (m) showMetric(services, m.key);
-        } else {
-          const it = compareItems(s, cur.query)[cur.pick];
-          if (it) void services.monitor.curves.compare(it.arg);
-        }
-      };
-      if (key.escape) return close();
-      const count = s ? (c.picker === 'metric' ? metricItems(s, c.query).length : compareItems(s, c.query).length) : 0;
-      if (key.upArrow || key.downArrow || key.pageUp || key.pageDown) {
-        const d = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -10 : 10;
-        st.set({ curve: { ...c, pick: Math.max(0, Math.min(count - 1, c.pick + d)) } });
-        return;
-      }
       // Typed or pasted text that ends in Enter arrives as one input: the text, then Enter.
       const nl = key.return ? -1 : input.search(/[\r\n]/);
       if (nl >= 0 && !key.ctrl && !key.meta) {
         const typed = { ...c, query: (c.query + input.slice(0, nl)).slice(0, 200), pick: 0 };
         st.set({ curve: typed });
-        return submit(typed);
+        return submitPicker(services, typed);
       }
-      if (key.return) return submit(c);
-      if (key.backspace || key.delete) {
-        st.set({ curve: { ...c, query: c.query.slice(0, -1), pick: 0 } });
-        return;
-      }
+      if (dispatchKey(keys, input, key)) return;
       if (input && !key.ctrl && !key.meta && !key.tab) st.set({ curve: { ...c, query: (c.query + input).slice(0, 200), pick: 0 } });
     },
     { isActive: active },
