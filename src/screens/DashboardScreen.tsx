@@ -283,7 +283,7 @@ function dashboardBindings(services: AppServices): Binding[] {
     if (p === 'sandboxes') {
       const row = sandboxRows(s, st.filter)[selectedIndex(st, s, p)];
       if (!row) return;
-      void services.monitor.followSandbox(row.id);
+      void services.monitor.followSandbox(row.id, row.trajectoryId || undefined);
       // A live agent's log grows at its end: the drill-in opens there and follows it.
       st.set({ detail: 'sandbox', detailTail: true });
     } else if (p === 'trajectories') {

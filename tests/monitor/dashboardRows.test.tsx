@@ -3,7 +3,7 @@
 // PgDn) and keeps it when the sandbox ends, and a flash does not outlive its time on a screen that redraws itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { KEYS } from '../helpers/ink.js';
 import { waitFor } from '../helpers/wait.js';
@@ -208,6 +208,22 @@ test('help on the dashboard lists every key it answers: the filter field and the
     await x.ui.waitForText(/metric: k▏/);
     await x.ui.press(KEYS.escape);
     await waitFor(() => !x.ui.frame().includes('metric: k▏'), { timeoutMs: 5000 });
+  } finally {
+    await teardown(x);
+  }
+});
+
+test('a sandbox that left the newest list before Enter still finds its finished transcript (its trajectory id comes with the key press)', async () => {
+  const x = await setup({ width: 120, height: 40 }, { gone: true });
+  try {
+    await runShown(x);
+    const sess = path.join(x.runDir, 'traj_payload', 'demo-run', 'getmoto__moto-7', 'bbs-vanished');
+    await mkdir(path.join(sess, 'samples'), { recursive: true });
+    await writeFile(path.join(sess, 'session.json'), JSON.stringify({ success: true, data: [{ messages: [{ role: 'user', content: 'Fix moto 7' }] }] }));
+    await writeFile(path.join(sess, 'samples', '0.json'), JSON.stringify({ metadata: { execute_cmds: [] } }));
+    // Not in the provider's list any more: only the row the dashboard drew knows its trajectory id.
+    await x.services.monitor.followSandbox('sbx-vanished', 'bbs-vanished');
+    await waitFor(() => x.services.monitor.store.getState().snapshot?.sandboxStream?.transcript?.entry.session === 'bbs-vanished', { timeoutMs: 30_000, message: () => JSON.stringify(x.services.monitor.store.getState().snapshot?.sandboxStream) });
   } finally {
     await teardown(x);
   }

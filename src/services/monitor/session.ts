@@ -327,7 +327,7 @@ export class MonitorService {
   }
 
   /** Drill into one sandbox: follow its Claude Code stream-json log. */
-  async followSandbox(id: string | undefined): Promise<void> {
+  async followSandbox(id: string | undefined, trajectoryId?: string): Promise<void> {
     // A key press: shown at once, not at the next data refresh.
     if (!id) {
       this.stream = undefined;
@@ -335,7 +335,9 @@ export class MonitorService {
       this.publish(true);
       return;
     }
-    this.stream = { id, trajectoryId: this.sandboxes?.rows.find((r) => r.id === id)?.trajectoryId, events: [], steps: undefined, error: undefined };
+    // The row the operator picked may already have left the newest list (it is re-listed more often than drawn):
+    // its trajectory id then comes with the key press, so the finished sample's transcript can still be found.
+    this.stream = { id, trajectoryId: this.sandboxes?.rows.find((r) => r.id === id)?.trajectoryId ?? trajectoryId, events: [], steps: undefined, error: undefined };
     this.dirty++;
     this.publish(true);
     await this.pollStream();
