@@ -4,11 +4,12 @@
 // generation has reached `maxMiB`, its growth is switched off: scavenges stay short and frequent, RSS stays flat.
 // `--max-semi-space-size` cannot be given in NODE_OPTIONS nor changed after start; the growth factor is read at each
 // resize, so setting it at run time takes effect.
-import v8 from 'node:v8';
 
 const MiB = 1048576;
 
 export function capYoungGeneration(maxMiB = 16, checkMs = 5000): () => void {
+  // Loaded here, not at start-up (the interactive console calls this after its first frame).
+  const v8 = process.getBuiltinModule('node:v8');
   let done = false;
   const check = () => {
     if (done) return;
