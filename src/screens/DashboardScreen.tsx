@@ -285,7 +285,7 @@ function dashboardBindings(services: AppServices): Binding[] {
       if (!row) return;
       void services.monitor.followSandbox(row.id, row.trajectoryId || undefined);
       // A live agent's log grows at its end: the drill-in opens there and follows it.
-      st.set({ detail: 'sandbox', detailTail: true });
+      st.set({ detail: 'sandbox', detailTail: true, drillRow: row });
     } else if (p === 'trajectories') {
       const row = trajRows(s, st.filter)[selectedIndex(st, s, p)];
       if (!row) return;

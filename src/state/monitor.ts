@@ -1,7 +1,7 @@
 // Dashboard state: a snapshot the monitor service publishes at ≤ 5 Hz (never per log line), plus UI state
 // (follow, filter, selection, drill-in) that lives in the store so that key handlers never read stale React state.
 import { createStore } from 'zustand/vanilla';
-import type { Alert, GpuSample, RayNode, ProxyHealth, SandboxSnapshot, TrajectoryEntry, TrajectoryView, PhaseKind, SampleStats, GroupTally, Liveness, GpuPanelView } from './types/monitor.js';
+import type { Alert, GpuSample, RayNode, ProxyHealth, SandboxRow, SandboxSnapshot, TrajectoryEntry, TrajectoryView, PhaseKind, SampleStats, GroupTally, Liveness, GpuPanelView } from './types/monitor.js';
 import type { StreamEventView } from './types/agent.js';
 
 export interface ChartSeries {
@@ -141,6 +141,8 @@ export interface MonitorState {
   detail: 'none' | 'sandbox' | 'trajectory' | 'rollout' | 'task' | 'chart';
   /** The drill-in follows its end (a live sandbox's log grows): `f`, `G` / `End`, or scrolling to the bottom. */
   detailTail: boolean;
+  /** The sandbox row as drawn when its drill-in was opened (the sandbox may leave the list before its log is read). */
+  drillRow: SandboxRow | undefined;
   /** Curves: EMA weight (0 = raw only), like W&B's smoothing slider; `[` / `]` step it. */
   smoothing: number;
   /** Curves, large view: the metric shown, the rollout under the cursor (undefined = newest), an open picker. */
@@ -161,6 +163,7 @@ export function createMonitorStore() {
     selected: {},
     detail: 'none',
     detailTail: false,
+    drillRow: undefined,
     smoothing: 0.6,
     curve: { metric: undefined, cursor: undefined, picker: 'none', query: '', pick: 0 },
     set(partial) {

@@ -228,3 +228,16 @@ test('a sandbox that left the newest list before Enter still finds its finished 
     await teardown(x);
   }
 });
+
+test('a drill-in on an agent that ended before its log was read says so, with what its row last showed', async () => {
+  const x = await setup({ width: 120, height: 40 }, { gone: true });
+  try {
+    await runShown(x);
+    await focusPanel(x, 'Sandboxes');
+    await x.ui.press(KEYS.enter);
+    await waitFor(() => flat(x.ui.frame()).includes('The sandbox ended before its log was read. Its row last showed:'), { timeoutMs: 30_000, message: () => x.ui.frame() });
+    assert.match(flat(x.ui.frame()), /Sandbox sbx-agent-1 · swegym-getmoto-moto-1 · bbs-1234/);
+  } finally {
+    await teardown(x);
+  }
+});

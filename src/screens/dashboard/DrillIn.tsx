@@ -31,13 +31,14 @@ function trajectoryLines(v: NonNullable<MonitorSnapshot['trajectory']>, push: (t
   }
 }
 
-function sandboxLines(s: MonitorSnapshot, push: (text: string, tone?: Tone) => void): void {
+function sandboxLines(s: MonitorSnapshot, ui: MonitorState, push: (text: string, tone?: Tone) => void): void {
   const st = s.sandboxStream;
   if (!st) {
     push('opening the sandbox…', 'dim');
     return;
   }
-  const row = s.sandboxes?.rows.find((r) => r.id === st.id);
+  // The newest list's row, else the row as drawn when Enter was pressed (the sandbox may have ended since).
+  const row = s.sandboxes?.rows.find((r) => r.id === st.id) ?? (ui.drillRow?.id === st.id ? ui.drillRow : undefined);
   const tid = row?.trajectoryId ?? st.trajectoryId;
   if (st.transcript) {
     push(`Sandbox ${st.id}${tid ? ` · ${tid}` : ''} · finished: the sandbox is gone; its transcript from the trajectory files`, 'accent');
@@ -55,6 +56,9 @@ function sandboxLines(s: MonitorSnapshot, push: (text: string, tone?: Tone) => v
     if (a.status === 'running') push(`${a.apiRetries ? '!' : '·'} Claude Code ${ended ? 'was running when last read' : 'running'}${retries}${denials}`, a.apiRetries ? 'warn' : 'plain');
     else if (a.status === 'success') push(`✓ Claude Code finished: success${retries}${denials}`, 'ok');
     else push(`✗ Claude Code ended: ${a.cause ?? a.status}${denials}`, 'fail');
+  }
+  if (st.error && st.events.length === 0 && row?.kind === 'agent') {
+    push(`The sandbox ended before its log was read. Its row last showed: ${row.steps ?? '?'}/80 steps · ${row.ending ?? `last tool ${row.lastTool ?? '–'}`}`, 'dim');
   }
   for (const e of st.events.slice(-300)) {
     const mark = e.tone === 'error' ? '✗' : e.tone === 'warn' ? '!' : ' ';
@@ -98,7 +102,7 @@ function drillText(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: nu
     const traj = s.trajectories.filter((x) => x.instance === inst).length;
     if (traj) push(`${traj} trajectory file(s) — see the Trajectories panel (filter /${inst})`, 'dim');
   } else if (panel === 'sandboxes') {
-    sandboxLines(s, push);
+    sandboxLines(s, ui, push);
   } else if (panel === 'trajectories') {
     const v = s.trajectory;
     if (!v) return [{ text: 'loading the trajectory…', tone: 'dim' }];
