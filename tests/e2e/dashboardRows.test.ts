@@ -44,14 +44,15 @@ test('live demo run in tmux: v on a sandbox, the drill-in follows new steps, hel
       t.key('Enter');
       await t.waitForText('f follow on', 30_000);
       await waitFor(() => /steps so far \d+|the log as last read|trajectory files/.test(t.screen().replace(/\s+/g, ' ')), { timeoutMs: 30_000, message: () => t.screen() });
-      if (!/lines 0–0 of 0/.test(t.screen()) || attempt >= 8) break;
+      // An agent that ended before its log was read says so: try the next row.
+      if (!/ended before its log was read|lines 0–0 of 0/.test(t.screen().replace(/\s+/g, ' ')) || attempt >= 8) break;
       t.key('Escape');
       await t.waitForTextGone('f follow');
       t.key('Down');
       await t.waitForText(/^agent .* \d+\/80 /m, 60_000);
     }
     const steps = () => Number(/steps so far (\d+)/.exec(t.screen())?.[1] ?? NaN);
-    const ended = () => /the log as last read|finished: the sandbox is gone/.test(t.screen().replace(/\s+/g, ' '));
+    const ended = () => /the log as last read|finished: the sandbox is gone|ended before its log was read/.test(t.screen().replace(/\s+/g, ' '));
     await waitFor(() => Number.isFinite(steps()) || ended(), { timeoutMs: 30_000, message: () => t.screen() });
     const first = steps();
     await waitFor(() => steps() > first || ended(), { timeoutMs: 60_000, message: () => t.screen() });
