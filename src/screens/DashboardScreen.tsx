@@ -3,7 +3,7 @@
 // browser. Data comes from the monitor store (a snapshot published at ≤ 5 Hz); every panel has a fixed height and
 // clips. Small terminals get one panel at a time (Tab cycles).
 import React, { useEffect } from 'react';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
@@ -13,6 +13,8 @@ import { ChartsPanel, CurveDetail, curveBindings, groupHistogramText } from './d
 import { fmtNum } from '../ui/charts.js';
 import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
 import { shared, type Binding } from '../ui/keymap.js';
+import { Lines, type Line } from '../ui/Lines.js';
+import { useTextField } from '../ui/TextField.js';
 import { headerLines } from './dashboardHeader.js';
 import { gpuDetailLines, gpuPanelLines } from './dashboardGpus.js';
 
@@ -21,20 +23,6 @@ export type PanelName = (typeof PANELS)[number];
 
 /** Wide layout needs this much room; below it one panel is shown at a time. */
 export const WIDE = { width: 100, height: 26 };
-
-type Line = { text: string; tone?: Tone; bold?: boolean; inverse?: boolean };
-
-function Lines({ lines, width, height }: { lines: Line[]; width: number; height: number }) {
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {lines.slice(0, height).map((l, i) => (
-        <T key={i} tone={l.tone} bold={l.bold} inverse={l.inverse}>
-          {truncate(l.text, width) || ' '}
-        </T>
-      ))}
-    </Box>
-  );
-}
 
 function pct(v: number): string {
   return Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–';
@@ -313,22 +301,18 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   }, [services, store]);
 
   // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured).
-  useInput(
-    (input, key) => {
-      const st = store.getState();
-      if (key.escape || key.return) {
-        st.set({ filterEditing: false, ...(key.escape ? { filter: '' } : {}) });
-        services.app.getState().setInputCaptured(false);
-        return;
-      }
-      if (key.backspace || key.delete) {
-        st.set({ filter: st.filter.slice(0, -1) });
-        return;
-      }
-      if (input && !key.ctrl && !key.meta) st.set({ filter: (st.filter + input).slice(0, 80) });
-    },
-    { isActive: filterEditing },
-  );
+  const leaveFilter = () => {
+    store.getState().set({ filterEditing: false });
+    services.app.getState().setInputCaptured(false);
+  };
+  const filterText = useTextField({
+    active: filterEditing,
+    value: filter,
+    onChange: (value) => store.getState().set({ filter: value }),
+    onSubmit: leaveFilter,
+    onCancel: leaveFilter,
+    maxLength: 80,
+  });
 
   const focused = PANELS[focus % PANELS.length] as PanelName;
   if (!snap) {
@@ -344,7 +328,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
 
   const head: Line[] = headerLines(snap, width);
   const top: Line[] = [...head, alertLine(snap)];
-  if (filterEditing || filter) top.push({ text: `filter: ${filter}${filterEditing ? '▏ (Enter keep · Esc clear)' : ''}`, tone: 'accent' });
+  if (filterEditing || filter) top.push({ text: `filter: ${filterText}${filterEditing ? ' (Enter keep · Esc cancel)' : ''}`, tone: 'accent' });
   const bodyH = Math.max(1, height - top.length);
   let body: React.ReactNode;
   if (detail === 'chart') {

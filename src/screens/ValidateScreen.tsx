@@ -7,7 +7,9 @@ import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
-import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { truncate } from '../ui/text.js';
+import { Lines } from '../ui/Lines.js';
+import { Table, type Column } from '../ui/Table.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
 import { etaMs, progressLine } from '../ui/progress.js';
@@ -96,10 +98,16 @@ function Validate({ services, width, height }: ScreenProps) {
   const detailLines = row ? validateDetailLines(row) : [];
   const detailHeight = Math.min(5, Math.max(0, height - 8));
   const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0));
-  const [start, end] = visibleWindow(visible.length, sel, tableRows);
   const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
   const cellW = 14;
-  const tplW = Math.max(8, width - idW - cellW * 2 - 18);
+  const columns: Column[] = [
+    { width: 2 },
+    { header: 'instance', width: idW - 1 },
+    { header: 'gold (F2P P2P)', width: cellW },
+    { header: 'control', width: cellW },
+    { header: 'time', width: 7 },
+    { header: 'template', width: 'fill' },
+  ];
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       {sampleLabel ? <T tone="accent" bold>{truncate(sampleLabel, width)}</T> : null}
@@ -113,34 +121,33 @@ function Validate({ services, width, height }: ScreenProps) {
         )}
       </T>
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
-      <T tone="dim">{truncate(`  ${padEnd('instance', idW)} ${padEnd('gold (F2P P2P)', cellW)} ${padEnd('control', cellW)} ${padEnd('time', 7)} template`, width)}</T>
-      {visible.slice(start, end).map((r, i) => {
-        const idx = start + i;
-        const gold = armCell(r.result?.gold, r.gold, true);
-        const control = armCell(r.result?.control, r.control, false);
-        const live = r.status === 'running' || r.status === 'queued';
-        const g = live ? armCell(undefined, r.gold, true) : gold;
-        const c = live ? armCell(undefined, r.control, false) : control;
-        return (
-          <Box key={r.instance_id} width={width} overflow="hidden">
-            <T tone={STATUS_TONE[r.status]} inverse={idx === sel}>
-              {truncate(`${idx === sel ? '›' : ' '}${STATUS_SYMBOL[r.status]} ${padEnd(r.instance_id, idW - 1)} `, idW + 3)}
-            </T>
-            <T tone={g.tone}>{padEnd(g.text, cellW)} </T>
-            <T tone={c.tone}>{padEnd(c.text, cellW)} </T>
-            <T tone="dim">{truncate(`${padEnd(seconds(r.result?.durationMs), 7)} ${r.template}`, tplW + 8)}</T>
-          </Box>
-        );
-      })}
+      <Table
+        columns={columns}
+        width={width}
+        height={tableRows + 1}
+        selected={sel}
+        headerBold={false}
+        rows={visible.map((r, idx) => {
+          const live = r.status === 'running' || r.status === 'queued';
+          const g = live ? armCell(undefined, r.gold, true) : armCell(r.result?.gold, r.gold, true);
+          const c = live ? armCell(undefined, r.control, false) : armCell(r.result?.control, r.control, false);
+          const tone = STATUS_TONE[r.status];
+          return {
+            key: r.instance_id,
+            cells: [
+              { text: `${idx === sel ? '›' : ' '}${STATUS_SYMBOL[r.status]}`, tone },
+              { text: r.instance_id, tone },
+              g,
+              c,
+              { text: seconds(r.result?.durationMs), tone: 'dim' },
+              { text: r.template, tone: 'dim' },
+            ],
+          };
+        })}
+      />
       {visible.length === 0 && !loading ? <T tone="dim">{rows.length ? 'no failing task' : 'no rows: convert first (4), or run `swegym-console demo` for the sample workspace'}</T> : null}
       <Box flexGrow={1} />
-      <Box flexDirection="column" height={detailHeight} overflow="hidden">
-        {detailLines.slice(0, detailHeight).map((l, i) => (
-          <T key={i} tone={l.tone}>
-            {truncate(l.text, width)}
-          </T>
-        ))}
-      </Box>
+      <Lines lines={detailLines} width={width} height={detailHeight} />
       <T tone="dim">{truncate('headless: swegym-console validate harness --all --json   (R = resolved, U = unresolved; counts are F2P and P2P passing/expected)', width)}</T>
     </Box>
   );

@@ -53,7 +53,7 @@ test('summary, histogram, filter (captures input), task detail with its template
     await ui.press('/');
     await waitFor(() => s.services.app.getState().inputCaptured);
     await type(ui, 'monai');
-    await ui.waitForText(`(${monai.length}/293; Enter keeps, Esc clears)`);
+    await ui.waitForText(`(${monai.length}/293; Enter keeps, Esc cancels)`);
     // While typing, global keys are text: q does not quit, 2/3 do not switch screens.
     await type(ui, 'q');
     await ui.waitForText(`no task matches "monaiq"`);
