@@ -1,4 +1,4 @@
-// A one-line text field with the rules of ui/textField.ts. The value lives where the screen keeps it (a store);
+// A one-line text field with the rules of ui/fieldEditing.ts. The value lives where the screen keeps it (a store);
 // the field reports every edit (`onChange`, so filters narrow as one types), Enter (`onSubmit`) and Esc
 // (`onCancel`, after `onChange` has put the value from before editing back). While `active` it owns the keyboard
 // (typed keys and bracketed paste); the screen tells App to suspend global keys (setInputCaptured).
@@ -6,7 +6,7 @@ import React, { useReducer, useRef } from 'react';
 import { useInput, usePaste } from 'ink';
 import { T, type Tone } from './theme.js';
 import { graphemes, truncate } from './text.js';
-import { DEFAULT_MAX_LENGTH, applyKey, beginEdit, fieldText, insertText, type FieldState } from './textField.js';
+import { DEFAULT_MAX_LENGTH, applyKey, beginEdit, fieldText, insertText, type FieldState } from './fieldEditing.js';
 
 export interface TextFieldOptions {
   active: boolean;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import React, { useState } from 'react';
 import { Box } from 'ink';
 import { TextField, useTextField } from '../../src/ui/TextField.js';
-import { applyKey, beginEdit, fieldText } from '../../src/ui/textField.js';
+import { applyKey, beginEdit, fieldText } from '../../src/ui/fieldEditing.js';
 import { displayWidth } from '../../src/ui/text.js';
 import { T } from '../../src/ui/theme.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
