@@ -17,11 +17,13 @@ interface Step {
   keys?: string[];
   literal?: string;
   waitFor?: string | RegExp;
+  /** Then waits until this has left the screen (a check still running). */
+  waitGone?: string;
 }
 
 /** The console on the sample workspace: every tab, help, detail views and each text field while typing. */
 const CONSOLE_STEPS: Step[] = [
-  { name: '1-home', waitFor: /Doctor — \d+ ok/ },
+  { name: '1-home', waitFor: /Doctor — \d+ ok/, waitGone: 'checking…' },
   { name: 'help', keys: ['?'], waitFor: 'Home keys' },
   { name: 'help-scrolled', keys: ['PageDown', 'PageDown'], waitFor: /lines [2-9]\d*–/ },
   { name: 'home-step-detail', keys: ['Escape', 'v'], waitFor: 'c copies the command' },
@@ -36,7 +38,7 @@ const CONSOLE_STEPS: Step[] = [
   { name: '5-validate', keys: ['Escape', '5'], waitFor: 'Validate' },
   { name: 'validate-row-detail', keys: ['v'], waitFor: /╭/ },
   { name: '6-train', keys: ['Escape', '6'], waitFor: 'Launch settings' },
-  { name: 'train-field-typing', keys: ['Enter'], literal: '42', waitFor: '42▌' },
+  { name: 'train-field-typing', keys: ['Enter'], literal: '42', waitFor: /42[▌▏]/ },
   { name: '7-dashboard-no-run', keys: ['Escape', '7'], waitFor: /No run open|Cannot open|Reading/ },
 ];
 
@@ -76,6 +78,7 @@ async function capture(argv: string[], steps: Step[], cols: number, rows: number
       let screen: string;
       try {
         if (step.waitFor) await t.waitForText(step.waitFor, 15000);
+        if (step.waitGone) await t.waitForTextGone(step.waitGone, 30000);
         screen = await settle(t);
       } catch (err) {
         screen = `!! did not see ${String(step.waitFor)}\n${t.screen()}`;
