@@ -26,10 +26,19 @@ export function graphemeWidth(g: string): number {
   return 1;
 }
 
+const WIDE_ANYWHERE = new RegExp(`${EMOJI_PRESENTATION.source}|${EAST_ASIAN_WIDE.source}`, 'u');
+
+/**
+ * True for text in which every UTF-16 unit is one grapheme of one column: ASCII, and the console's own symbols, box
+ * drawing, blocks and braille (BMP code points that never join and are not wide). Such text is measured by length.
+ */
+function oneColumnPerUnit(text: string): boolean {
+  return PRINTABLE_ASCII.test(text) || (SINGLE_CODE_POINT_CLUSTERS.test(text) && !WIDE_ANYWHERE.test(text));
+}
+
 /** Columns `text` takes in a terminal. The console's own text (one column per code point) takes the short path. */
 export function displayWidth(text: string): number {
-  if (PRINTABLE_ASCII.test(text)) return text.length;
-  if (SINGLE_CODE_POINT_CLUSTERS.test(text) && !EMOJI_PRESENTATION.test(text) && !EAST_ASIAN_WIDE.test(text)) return text.length;
+  if (oneColumnPerUnit(text)) return text.length;
   let w = 0;
   for (const g of graphemes(text)) w += graphemeWidth(g);
   return w;
@@ -38,6 +47,7 @@ export function displayWidth(text: string): number {
 /** Cuts to `width` columns, marking the cut with "…"; never splits a grapheme (a wide one that does not fit goes). */
 export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
+  if (oneColumnPerUnit(text)) return text.length <= width ? text : width === 1 ? '…' : text.slice(0, width - 1) + '…';
   if (displayWidth(text) <= width) return text;
   if (width === 1) return '…';
   let out = '';
