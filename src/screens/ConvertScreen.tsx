@@ -53,6 +53,8 @@ function Convert({ services, width, height }: ScreenProps) {
     },
     onSubmit: leaveField,
     onCancel: leaveField,
+    // after "› " and the label column
+    room: Math.max(8, width - 23),
   });
 
   const labelW = 20;

@@ -312,6 +312,8 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
     onSubmit: leaveFilter,
     onCancel: leaveFilter,
     maxLength: 80,
+    // "filter: " before it, the keys after
+    room: Math.max(8, width - 34),
   });
 
   const focused = PANELS[focus % PANELS.length] as PanelName;

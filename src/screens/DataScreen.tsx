@@ -251,6 +251,8 @@ function DataView({ services, width, height, focus }: ScreenProps) {
     onSubmit: leaveFilter,
     onCancel: leaveFilter,
     maxLength: FILTER_MAX,
+    // "/ " before it, the counts and keys after, in the table's width
+    room: Math.max(8, (width >= 100 ? Math.floor(width * 0.6) : width) - 45),
   });
 
   const headerH = 2 + (hasDownload ? 1 : 0);

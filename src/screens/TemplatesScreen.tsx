@@ -65,6 +65,8 @@ function Templates({ services, width, height }: ScreenProps) {
     onSubmit: leaveFilter,
     onCancel: leaveFilter,
     maxLength: FILTER_MAX,
+    // "filter: " before it, "  (12/293)" after
+    room: Math.max(8, width - 20),
   });
 
   const visible = filterRows(rows, filter);

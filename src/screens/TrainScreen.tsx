@@ -25,6 +25,10 @@ const INTRO = [
   'manual: bash examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh · headless: swegym-console train launch --dry-run · writes .swegym-console/runs/<run>/, outputs/logs/<RUN_NAME>/',
 ];
 
+/** The settings panel's width (the whole width when compact), and its key column's (then " = " and the value). */
+const settingsWidth = (width: number) => (width < 110 ? width : Math.floor(width * 0.5));
+const settingsKeyWidth = (panelWidth: number) => Math.min(36, Math.max(20, Math.floor(panelWidth * 0.45)));
+
 /** Longest value a setting takes (paths, URLs, flag lists), and a key. */
 const VALUE_MAX = 1024;
 const SECRET_MAX = 512;
@@ -72,7 +76,7 @@ function SettingsPanel({ services, width, height, focused, draftText }: { servic
   const key = FIELD_KEYS[selected] ?? '';
   const def = SETTING_BY_KEY.get(key);
   const problem = values[key] !== undefined ? validateSetting(key, values[key] as string) : undefined;
-  const keyWidth = Math.min(36, Math.max(20, Math.floor(width * 0.45)));
+  const keyWidth = settingsKeyWidth(width);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone={focused ? 'accent' : 'plain'} bold>
@@ -202,6 +206,7 @@ function Train({ services, width, height, focus }: ScreenProps) {
     },
     secret: editingKey !== undefined && isSecretSetting(editingKey),
     maxLength: editingKey !== undefined && isSecretSetting(editingKey) ? SECRET_MAX : VALUE_MAX,
+    room: Math.max(8, settingsWidth(width) - settingsKeyWidth(settingsWidth(width)) - 5),
   });
 
   const compact = width < 110;
@@ -238,7 +243,7 @@ function Train({ services, width, height, focus }: ScreenProps) {
       </Box>
     );
   }
-  const leftW = Math.floor(width * 0.5);
+  const leftW = settingsWidth(width);
   const rightW = width - leftW - 1;
   const runsH = Math.min(10, Math.max(4, Math.floor(bodyH * 0.3)));
   return (

@@ -5,7 +5,7 @@
 import React, { useReducer, useRef } from 'react';
 import { useInput, usePaste } from 'ink';
 import { T, type Tone } from './theme.js';
-import { graphemes, truncate } from './text.js';
+import { displayWidth, graphemes, truncate } from './text.js';
 import { DEFAULT_MAX_LENGTH, applyKey, beginEdit, fieldText, insertText, type FieldState } from './fieldEditing.js';
 
 export interface TextFieldOptions {
@@ -16,6 +16,8 @@ export interface TextFieldOptions {
   onCancel(): void;
   maxLength?: number;
   secret?: boolean;
+  /** Columns the field has on its line: a longer value scrolls so that the cursor stays in view. */
+  room?: number;
 }
 
 /** Handles the keys while `active` and returns the field as text (cursor, length indicator, secret masking). */
@@ -46,11 +48,11 @@ export function useTextField(opts: TextFieldOptions): string {
     { isActive: opts.active },
   );
   usePaste((text) => commit(insertText(state.current, text, { maxLength })), { isActive: opts.active });
-  return fieldText(state.current, { maxLength, secret: opts.secret, editing: opts.active });
+  return fieldText(state.current, { maxLength, secret: opts.secret, editing: opts.active, room: opts.room });
 }
 
 /** The field on a line of its own: `label`, the field, then `suffix`, cut to `width`. */
 export function TextField({ label = '', suffix = '', width, tone, ...opts }: TextFieldOptions & { label?: string; suffix?: string; width: number; tone?: Tone }) {
-  const text = useTextField(opts);
+  const text = useTextField({ ...opts, room: opts.room ?? Math.max(2, width - displayWidth(label) - displayWidth(suffix)) });
   return <T tone={tone ?? (opts.active ? 'accent' : 'plain')}>{truncate(`${label}${text}${suffix}`, width)}</T>;
 }

@@ -3,7 +3,7 @@
 // cursor and Delete at it, ←/→ Home/End (Ctrl-A/Ctrl-E) move, Ctrl-U clears to the start, typed and pasted text is
 // inserted at the cursor without line breaks or control characters, cut at `maxLength` graphemes (the field then
 // says so). A secret field never shows its value, nor its length.
-import { graphemes } from './text.js';
+import { displayWidth, graphemes, truncate } from './text.js';
 
 export interface FieldKey {
   escape?: boolean;
@@ -89,15 +89,39 @@ export function applyKey(s: FieldState, input: string, key: FieldKey, opts: Fiel
 
 /**
  * The field as text: the value with the cursor mark while editing, and a length indicator near the limit
- * ("78/80") or when an insertion was cut ("80/80 limit"). A secret shows `(hidden)` once anything is typed.
+ * ("78/80") or when an insertion was cut ("80/80 limit"). With `room` (columns), a longer value is shown as a window
+ * that keeps the cursor in view, cut with "…" on the side(s) it hides. A secret shows `(hidden)` once anything is typed.
  */
-export function fieldText(s: Pick<FieldState, 'value' | 'cursor' | 'cut'>, opts: FieldOptions & { editing: boolean }): string {
+export function fieldText(s: Pick<FieldState, 'value' | 'cursor' | 'cut'>, opts: FieldOptions & { editing: boolean; room?: number }): string {
   if (opts.secret) return `${s.value ? SECRET_SHOWN : ''}${opts.editing ? CURSOR : ''}`;
-  if (!opts.editing) return s.value;
+  if (!opts.editing) return opts.room === undefined ? s.value : truncate(s.value, opts.room);
   const chars = graphemes(s.value);
   const cursor = Math.min(s.cursor, chars.length);
-  const body = [...chars.slice(0, cursor), CURSOR, ...chars.slice(cursor)].join('');
   const near = chars.length >= Math.ceil(opts.maxLength * 0.8);
   const indicator = s.cut ? ` ${chars.length}/${opts.maxLength} limit` : near ? ` ${chars.length}/${opts.maxLength}` : '';
-  return body + indicator;
+  const left = chars.slice(0, cursor).join('');
+  const right = chars.slice(cursor).join('');
+  const body = left + CURSOR + right;
+  const budget = opts.room === undefined ? Infinity : Math.max(2, opts.room - displayWidth(indicator));
+  if (displayWidth(body) <= budget) return body + indicator;
+  // Too long: a little of what follows the cursor, and as much of what precedes it as fits.
+  const after = truncate(right, Math.min(displayWidth(right), Math.floor(budget / 4)));
+  const leftRoom = budget - 1 - displayWidth(after);
+  if (displayWidth(left) <= leftRoom) return left + CURSOR + truncate(right, budget - 1 - displayWidth(left)) + indicator;
+  return tail(left, leftRoom) + CURSOR + after + indicator;
+}
+
+/** "…" and the end of `text`, in `width` columns. */
+function tail(text: string, width: number): string {
+  if (width <= 1) return width === 1 ? '…' : '';
+  const chars = graphemes(text);
+  let out = '';
+  let used = 1;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = displayWidth(chars[i] as string);
+    if (used + w > width) break;
+    out = (chars[i] as string) + out;
+    used += w;
+  }
+  return '…' + out;
 }

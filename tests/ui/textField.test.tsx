@@ -199,10 +199,13 @@ test('TextField on a line of its own fits 80 columns however long the value', as
   }
   const ui = renderInk(<Line />);
   try {
-    await ui.waitForText('filter: xxx');
+    await ui.waitForText('日本語▏');
     const line = ui.frame().split('\n')[0]!;
     assert.ok(displayWidth(line) <= 80, `${displayWidth(line)} columns: ${line}`);
-    assert.ok(line.endsWith('…'), line);
+    assert.match(line, /^filter: …x+日本語▏ {2}\(3\/293\)$/, 'the cursor stays in view: the start is cut, the suffix kept');
+    await ui.press(KEY_HOME);
+    await ui.waitForText('filter: ▏xxx');
+    assert.match(ui.frame().split('\n')[0]!, /^filter: ▏x+… {2}\(3\/293\)$/);
   } finally {
     ui.unmount();
   }
