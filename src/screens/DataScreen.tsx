@@ -6,7 +6,7 @@ import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
-import { padEnd, padStart, truncate } from '../ui/text.js';
+import { graphemeWidth, graphemes, padEnd, padStart, truncate } from '../ui/text.js';
 import { Lines } from '../ui/Lines.js';
 import { Table, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
@@ -26,9 +26,19 @@ export function wrapLines(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(1, width);
   for (const raw of text.replace(/\t/g, '  ').split('\n')) {
-    const chars = [...raw.replace(/\r$/, '')];
-    if (chars.length === 0) out.push('');
-    for (let i = 0; i < chars.length; i += w) out.push(chars.slice(i, i + w).join(''));
+    let line = '';
+    let used = 0;
+    for (const g of graphemes(raw.replace(/\r$/, ''))) {
+      const gw = graphemeWidth(g);
+      if (used + gw > w && line) {
+        out.push(line);
+        line = '';
+        used = 0;
+      }
+      line += g;
+      used += gw;
+    }
+    out.push(line);
   }
   return out;
 }

@@ -30,6 +30,8 @@ async function type(ui: ReturnType<typeof renderInk>, text: string) {
 
 test('wrapLines hard-wraps long lines and keeps blank lines', () => {
   assert.deepEqual(wrapLines('abcdefg\n\nxy', 3), ['abc', 'def', 'g', '', 'xy']);
+  // Wide graphemes take two columns and are never split (a statement in CJK or with emoji stays inside the pane).
+  assert.deepEqual(wrapLines('日本語テ👍🏽x', 5), ['日本', '語テ', '👍🏽x']);
 });
 
 test('summary, histogram, filter (captures input), task detail with its template', async () => {
