@@ -17,6 +17,7 @@ import { redact } from '../../services/secrets.js';
 import { assertRunLog } from '../../services/monitor/runLogCheck.js';
 import { deriveLiveness, lastLineLabel, livenessJson, livenessLabel, progressTimesOf, type Liveness } from '../../services/monitor/liveness.js';
 import { runSourcesPicker } from '../../app/monitorSources.js';
+import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -55,7 +56,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
       throw new ConsoleError({
         what: `\`ray job logs ${target.rayJob}\` failed.`,
         cause: r.spawnError ?? (r.stderr.slice(-3).join(' ') || `exit ${r.exitCode ?? r.signal}`),
-        fix: 'Run it on the Ray head node (RAY_ADDRESS or the dashboard on :8265 must be reachable), or pass the run log file instead.',
+        fix: `Run it on the Ray head node (RAY_ADDRESS or the dashboard on :${RAY_DASHBOARD_PORT} must be reachable), or pass the run log file instead.`,
         exitCode: ExitCode.precondition,
       });
     }

@@ -12,6 +12,7 @@ import { isSimulatedRun, type MonitorTarget } from './resolve.js';
 import { deriveLiveness, livenessLabel, progressTimesOf, type Liveness, type RayJobStatus, type WriterStatus } from './liveness.js';
 import type { RunSources, RunSourcesPicker } from './sources/types.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
+import { pollEvery } from '../util/poll.js';
 
 /** Live (non --from-start) reads begin this far before the end of the log: whole-run curves for almost every run. */
 export const LIVE_TAIL_BYTES = 1024 * 1024 * 1024;
@@ -196,21 +197,7 @@ export class RunFollowJob {
 
   private startPollers(): void {
     const p = this.opts.pollMs ?? {};
-    const every = (ms: number, f: () => Promise<void> | void) => {
-      let busy = false;
-      const t = setInterval(async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          await f();
-        } catch {
-        } finally {
-          busy = false;
-        }
-      }, ms);
-      t.unref?.();
-      this.timers.push(t);
-    };
+    const every = (ms: number, f: () => unknown) => this.timers.push(pollEvery(ms, f));
     every(p.tick ?? 1000, () => this.tick());
     every(p.writer ?? 5000, async () => {
       await this.pollWriter();

@@ -26,6 +26,7 @@ import { CurveView } from './curves.js';
 import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
+import { pollEvery } from '../util/poll.js';
 import { redact } from '../secrets.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
@@ -212,23 +213,7 @@ export class MonitorService {
     const sources = this.sources as RunSources;
     this.gpu = new GpuMonitor(this.opts.gpuRunner ?? sources.localGpus, { intervalMs: p.gpu ?? 2000, clock: this.clock });
     this.gpu.start();
-    const every = (ms: number, f: () => Promise<void>) => {
-      let busy = false;
-      const run = async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          await f();
-        } catch {
-        } finally {
-          busy = false;
-        }
-      };
-      void run();
-      const t = setInterval(() => void run(), ms);
-      t.unref?.();
-      this.timers.push(t);
-    };
+    const every = (ms: number, f: () => Promise<void>) => this.timers.push(pollEvery(ms, f, { immediate: true }));
     if (sources.refresh) every(p.sources ?? 1000, () => sources.refresh!());
     every(p.proxy ?? 5000, () => this.pollProxy());
     // E2B's list every 10 s of the run's time: a simulation played faster is listed faster, or its sandboxes would

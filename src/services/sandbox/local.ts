@@ -26,7 +26,7 @@ import { buildDirName, sweepLitter } from '../workspace/litter.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, chmod } from 'node:fs/promises';
+import { mkdir, rename, rm, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { StreamCollector } from './lines.js';
 import { cancelledError, sleep } from './retry.js';
@@ -49,6 +49,8 @@ import {
   type TemplateBuildResult,
   type TemplateSpec,
 } from './types.js';
+import { listDir } from '../util/fs.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 
 export const LOCAL_STORE_DIR_NAME = 'local-sandboxes';
 
@@ -446,12 +448,7 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async list(filter: { metadata?: Record<string, string> }): Promise<SandboxInfo[]> {
-    let ids: string[] = [];
-    try {
-      ids = await readdir(this.sandboxesDir);
-    } catch {
-      return [];
-    }
+    const ids = await listDir(this.sandboxesDir);
     const out: SandboxInfo[] = [];
     for (const id of ids) {
       const rec = await this.readRecord(id);
@@ -799,7 +796,7 @@ class H(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
     def log_message(self, *args):
         pass
-http.server.ThreadingHTTPServer(("0.0.0.0", 31000), H).serve_forever()
+http.server.ThreadingHTTPServer(("0.0.0.0", ${BLACKBOX_PORT}), H).serve_forever()
 `;
 
 /**
@@ -825,7 +822,7 @@ export async function buildMinimalLocalTemplate(provider: LocalProvider, name = 
         runCommands: [],
         aptPackages: [],
         startCommand: 'exec python3 /opt/swegym/health_server.py',
-        readyPort: 31000,
+        readyPort: BLACKBOX_PORT,
         readyPath: '/health',
       },
       opts,

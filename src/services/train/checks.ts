@@ -2,7 +2,7 @@
 // launcher's own wording where it has one. Static checks are pure (the form shows them live); probes touch the disk,
 // the network and Ray (run before a launch and on demand).
 import type { ConsoleError } from '../errors.js';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describeSecret, redact } from '../secrets.js';
 import { runProcess } from '../process/run.js';
@@ -13,6 +13,8 @@ import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, LAUNCHER_CHECKED_TOGGLES, OWN_CHECK, 
 import type { LaunchPlan } from './launch.js';
 import { findActiveRuns, findLatestCheckpoint } from './registry.js';
 import type { LaunchCheck } from '../../state/types/train.js';
+import { listDir } from '../util/fs.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 export type { LaunchCheck } from '../../state/types/train.js';
 
 const ok = (id: string, title: string, detail: string): LaunchCheck => ({ id, title, status: 'ok', detail });
@@ -100,13 +102,13 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
     else out.push(fail('e2b-key', 'DRESSAGE_E2B_API_KEY', 'DRESSAGE_E2B_API_KEY is required for DRESSAGE_SANDBOX_PROVIDER=e2b', 'export DRESSAGE_E2B_API_KEY=e2b_… (the key for training)'));
     const port = e.DRESSAGE_E2B_BLACKBOX_PORT;
     out.push(
-      port === '31000'
-        ? ok('bbs-port', 'DRESSAGE_E2B_BLACKBOX_PORT', '31000')
+      port === String(BLACKBOX_PORT)
+        ? ok('bbs-port', 'DRESSAGE_E2B_BLACKBOX_PORT', String(BLACKBOX_PORT))
         : fail(
             'bbs-port',
             'DRESSAGE_E2B_BLACKBOX_PORT',
-            "Dressage's E2B provider (dressage/sandbox/remote/e2b/provider.py) fails every sandbox: E2BSandboxProvider blackbox templates use the fixed internal-compatible port 31000; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000",
-            'unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000',
+            `Dressage's E2B provider (dressage/sandbox/remote/e2b/provider.py) fails every sandbox: E2BSandboxProvider blackbox templates use the fixed internal-compatible port ${BLACKBOX_PORT}; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}`,
+            `unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}`,
           ),
     );
   } else if (provider === 'custom') {
@@ -394,10 +396,7 @@ async function checkModel(plan: LaunchPlan): Promise<LaunchCheck | undefined> {
     return fail('model', t, `no Hugging Face checkpoint at ${hf} (config.json missing)`, `download Qwen3.5-4B into ${hf} (or set HF_CHECKPOINT)`);
   }
   const ref = e.REF_LOAD ?? '';
-  let entries: string[] = [];
-  try {
-    entries = await readdir(ref);
-  } catch {}
+  const entries = await listDir(ref);
   if (entries.length === 0) {
     return fail('model', t, `no torch_dist checkpoint at ${ref}`, "convert the HF checkpoint to Megatron torch_dist with slime's conversion tool (or set REF_LOAD)");
   }
