@@ -1,6 +1,7 @@
 // Derives where the operator stands in the recipe from the files on disk (never only from memory), so that
 // manual steps and console steps mix freely.
 import { readJournalItems } from '../workspace/journal.js';
+import { readTemplateRecords } from '../templates/records.js';
 import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
@@ -122,8 +123,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     screen: 'templates',
   });
 
-  const smoke = await readJournalItems<{ smoke?: string }>(path.join(paths.journalsDir, 'templates.json')).then((items) => ({ items }), () => undefined);
-  const smokeItems = Object.values(smoke?.items ?? {});
+  const smokeItems = Object.values((await readTemplateRecords(paths)) ?? {});
   const smokePassed = smokeItems.filter((i) => i.smoke === 'passed').length;
   const smokeFailed = smokeItems.filter((i) => i.smoke === 'failed').length;
   steps.push({
