@@ -6,16 +6,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
-import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, SandboxStreamView } from '../../state/monitor.js';
-import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
-import { metricNumber } from './lines.js';
+import type { SandboxProvider } from '../sandbox/types.js';
+import type { MonitorStore, MonitorSnapshot } from '../../state/monitor.js';
+import { RunModel, phaseLabel } from './model.js';
 import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { RunFollowJob, LIVE_TAIL_BYTES, type RunFollowEvent } from './followJob.js';
 import { GpuMonitor, type GpuRunner } from './gpu.js';
 import { proxyUrlFrom, type ProxyHealth } from './proxy.js';
-import type { SandboxSnapshot, StreamEventView } from './sandboxes.js';
-import type { StreamJsonProgress } from '../agent/streamJson.js';
+import type { SandboxSnapshot } from './sandboxes.js';
 import { computeAlerts } from './alerts.js';
 import type { Liveness } from './liveness.js';
 import { rayDashboardUrlFrom } from './rayCluster.js';
@@ -23,6 +21,7 @@ import { ClusterGpuHistory, clusterGpuAlerts, gpuPanelView } from './clusterGpus
 import { RealRunSources } from './sources/real.js';
 import type { RunSources, RunSourcesPicker } from './sources/types.js';
 import { CurveView } from './curves.js';
+import { feedRows, rolloutRows, streamSnapshot, taskRowsOf, type DrillStream } from './snapshotRows.js';
 import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
@@ -363,51 +362,10 @@ export class MonitorService {
     const now = this.clock();
     const rs = m.sortedRollouts();
     const { charts, curves } = this.curves.build(m, CHARTS);
-    const rollouts: RolloutRow[] = rs.slice(-500).map((r) => {
-      const reasons = Object.entries(r.samples.by_reason)
-        .filter(([k]) => k !== '')
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 3)
-        .map(([k, n]) => `${k}:${n}`)
-        .join(' ');
-      return {
-        rollout: r.rollout,
-        samples: r.samples.total,
-        resolved: r.samples.total ? r.samples.reward_one / r.samples.total : NaN,
-        rawTrajMean: metricNumber(r.metrics['rollout/raw_reward_trajectory_mean']),
-        topReasons: reasons,
-        zeroStd: zeroStdGroups(r.metrics),
-        failedGroups: r.failures.failed_groups,
-        aborted: r.failures.aborted_samples,
-        earlyStops: Object.values(r.failures.early_stops).reduce((a, b) => a + b, 0),
-        groups: r.groups,
-      };
-    });
-    const feed: FeedRow[] = m.feed.tail(300).map((f) => ({
-      rollout: f.rollout,
-      at: f.at,
-      reward: f.sample.reward,
-      raw: f.sample.raw,
-      integrity: f.sample.integrity,
-      instance: f.sample.instance,
-      f2p: f.sample.f2p ? `${f.sample.f2p[0]}/${f.sample.f2p[1]}` : '?',
-      p2p: f.sample.p2p ? `${f.sample.p2p[0]}/${f.sample.p2p[1]}` : '?',
-      reason: f.sample.reason,
-    }));
+    const rollouts = rolloutRows(rs);
+    const feed = feedRows(m);
     const ts = m.taskSummary();
-    const taskRows: TaskRow[] = ts.tasks
-      .slice()
-      .sort((a, b) => b.solved / Math.max(1, b.attempts) - a.solved / Math.max(1, a.attempts) || a.instance.localeCompare(b.instance))
-      .slice(0, 1000)
-      .map((t) => ({
-        instance: t.instance,
-        attempts: t.attempts,
-        solved: t.solved,
-        recent: t.recent
-          .toArray()
-          .map(([, n, s]) => (s === 0 ? '·' : s === n ? '█' : '▄'))
-          .join(''),
-      }));
+    const taskRows = taskRowsOf(ts);
     const phase = m.phase;
     const gpuLatest = this.gpu?.latest ?? [];
     const util: Record<number, number[]> = {};
@@ -501,31 +459,4 @@ export class MonitorService {
   dispose(): void {
     void this.close();
   }
-}
-
-/** The drilled-into sandbox: its log while it runs, its trajectory files once the sample finished. */
-interface DrillStream {
-  id: string;
-  trajectoryId: string | undefined;
-  sandbox?: Sandbox;
-  events: StreamEventView[];
-  steps: number | undefined;
-  error: string | undefined;
-  agent?: StreamJsonProgress;
-  transcript?: TrajectoryView;
-  relistedAt?: number;
-}
-
-function streamSnapshot(s: DrillStream): SandboxStreamView {
-  const a = s.agent;
-  const lastRetry = a?.apiRetries.at(-1);
-  return {
-    id: s.id,
-    trajectoryId: s.trajectoryId,
-    events: s.events.slice(-300).map((e) => ({ ...e, text: redact(e.text) })),
-    steps: s.steps,
-    error: s.error,
-    agent: a ? { status: a.status, cause: a.cause ? redact(a.cause) : undefined, apiRetries: a.apiRetries.length, lastRetryStatus: lastRetry ? lastRetry.error_status : undefined, apiErrorStatus: a.apiErrorStatus, permissionDenials: a.permissionDenials.length } : undefined,
-    transcript: s.transcript,
-  };
 }
