@@ -6,6 +6,7 @@
 // stop.json (stop), status.json (derived status cache, idempotent).
 import { open, readFile, readdir } from 'node:fs/promises';
 import { exists } from '../util/fs.js';
+import { processStartTime } from '../util/proc.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
@@ -83,15 +84,9 @@ async function readStatusCache(paths: RecipePaths, name: string): Promise<Status
 }
 
 /** Start time of a process from /proc (Linux); undefined elsewhere or when gone. */
+/** The process's start time (/proc/<pid>/stat field 22): with the pid, it names the process (util/proc.ts). */
 export async function procStartTime(pid: number): Promise<string | undefined> {
-  try {
-    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (comm) may contain spaces; fields after the last ')' are space separated, starttime is field 22.
-    const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return rest[19];
-  } catch {
-    return undefined;
-  }
+  return processStartTime(pid);
 }
 
 export function isGroupAlive(pgid: number): boolean {
