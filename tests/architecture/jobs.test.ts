@@ -251,7 +251,7 @@ test('following a run: `monitor RUN` headless and the dashboard\'s service get t
     await registerRun(paths, { name, logFile: log, writer });
     const events: string[] = [];
     const untap = tapJobEvents((job, e) => {
-      const shape = job === 'monitor-follow' ? followShape(e) : undefined;
+      const shape = job === 'monitor follow' ? followShape(e) : undefined;
       if (shape) events.push(shape);
     });
     try {

@@ -82,7 +82,7 @@ export class RunFollowJob {
     private readonly opts: RunFollowOptions,
   ) {
     this.clock = opts.clock ?? Date.now;
-    this.emit = jobEmitter('monitor-follow', opts.onEvent);
+    this.emit = jobEmitter('monitor follow', opts.onEvent);
     this.model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
   }
 
