@@ -160,6 +160,7 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     rayBin: ctx.env.SWEGYM_RAY_BIN,
     // The state is printed when it changes: Ray's job is asked as often as the writer.
     pollMs: { ray: 5000 },
+    keepAlive: true,
     onEvent: (e) => {
       if (e.type === 'read' || e.type === 'progress') printRollouts();
       else if (e.type === 'state') say(ctx, `${stamp()} ${livenessLine(e.liveness)}`);

@@ -50,6 +50,11 @@ export interface RunFollowOptions {
   rayAddress?: string;
   rayBin?: string;
   pollMs?: { log?: number; writer?: number; ray?: number; tick?: number };
+  /**
+   * The job's tick holds the process while it follows (a headless command has nothing else keeping it alive);
+   * off, every timer is unref'd (the dashboard's Ink app holds the process, tests end when they are done).
+   */
+  keepAlive?: boolean;
   onEvent?: JobListener<RunFollowEvent>;
 }
 
@@ -199,6 +204,7 @@ export class RunFollowJob {
     const p = this.opts.pollMs ?? {};
     const every = (ms: number, f: () => unknown) => this.timers.push(pollEvery(ms, f));
     every(p.tick ?? 1000, () => this.tick());
+    if (this.opts.keepAlive) this.timers[this.timers.length - 1]?.ref?.();
     every(p.writer ?? 5000, async () => {
       await this.pollWriter();
       this.reportState();
