@@ -163,7 +163,8 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     keepAlive: true,
     onEvent: (e) => {
       if (e.type === 'read' || e.type === 'progress') printRollouts();
-      else if (e.type === 'state') say(ctx, `${stamp()} ${livenessLine(e.liveness)}`);
+      // A Ray job's state is its stream's: `ray job logs -f` ends with the job (the state lines are a log's).
+      else if (e.type === 'state' && !target.rayJob) say(ctx, `${stamp()} ${livenessLine(e.liveness)}`);
       else if (e.type === 'log-truncated') note(ctx, 'log truncated; reading from its start');
       else if (e.type === 'log-rotated') note(ctx, 'log rotated; following the new file');
       else if (e.type === 'read-error') note(ctx, `read error: ${e.message}`);
