@@ -17,6 +17,7 @@ import { formatBytes } from '../services/util/format.js';
 import { displayPath } from '../services/workspace/paths.js';
 import type { SweGymTask } from '../services/dataset/types.js';
 import { loadData, startDownload, switchSplit, writeImages } from './dataActions.js';
+import { SWEGYM_DATASET } from '../services/recipe.js';
 
 const FILTER_MAX = 80;
 const MANUAL = 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --download --download-dir data/swegym-source --split';
@@ -109,7 +110,7 @@ function NotLoaded({ services, width, height }: { services: AppServices; width: 
   if (status === 'loading' || status === 'idle') lines.push({ text: 'reading the split…', tone: 'dim' });
   if (status === 'missing') {
     lines.push({ text: `${split}.parquet is not downloaded yet.`, tone: 'warn' });
-    lines.push({ text: `d downloads it from the Hugging Face dataset NovaSky-AI/SkyRL-v0-293-data (resumable; HF_ENDPOINT, HF_TOKEN and proxies are honoured).`, tone: 'info' });
+    lines.push({ text: `d downloads it from the Hugging Face dataset ${SWEGYM_DATASET} (resumable; HF_ENDPOINT, HF_TOKEN and proxies are honoured).`, tone: 'info' });
     lines.push({ text: '', tone: 'plain' });
     lines.push({ text: `manual:   ${MANUAL} ${split}`, tone: 'dim' });
     lines.push({ text: `headless: swegym-console data download --split ${split} && swegym-console data images --split ${split}`, tone: 'dim' });

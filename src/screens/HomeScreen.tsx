@@ -12,13 +12,14 @@ import type { StepStatus } from '../services/pipeline/pipeline.js';
 import type { DetailContent } from '../state/app.js';
 import { refreshHome } from './homeActions.js';
 import { DRESSAGE_CLONE_COMMAND, type CheckoutStatus } from '../services/workspace/checkout.js';
+import { BLACKBOX_PORT, SWEGYM_DATASET } from '../services/recipe.js';
 
 const WHY: Record<string, string> = {
-  data: 'The 293 SWE-Gym tasks (NovaSky-AI/SkyRL-v0-293-data) are the prompts; everything else is derived from them.',
+  data: `The 293 SWE-Gym tasks (${SWEGYM_DATASET}) are the prompts; everything else is derived from them.`,
   images: 'Each task runs in its own SWE-bench image; the list drives the template builds.',
   artifacts: 'Claude Code and the Blackbox Server are baked into every template; versions must match the builds.',
   templates: 'One E2B template per image (~293), recorded in data/e2b-template-map.json for the converter.',
-  smoke: 'A template is usable only if the Blackbox Server answers /health on port 31000 inside it.',
+  smoke: `A template is usable only if the Blackbox Server answers /health on port ${BLACKBOX_PORT} inside it.`,
   convert: "Dressage's converter writes the training JSONL with the eval script and sanitizer per task.",
   validate: 'Proves grading works before GPUs are allocated: gold patch → reward 1, empty patch → 0.',
   train: 'Synchronous GRPO on Qwen3.5-4B over 4 nodes; the run is detached and outlives the console.',

@@ -19,6 +19,7 @@ import { formatElapsed } from '../services/util/format.js';
 import { manualBuildCommand } from '../services/templates/recipe.js';
 import { ARTIFACTS_LOG } from '../services/templates/controller.js';
 import { TEMPLATE_LOG_DIR, logFileName } from '../services/templates/buildLogs.js';
+import { BLACKBOX_PORT } from '../services/recipe.js';
 
 const SYMBOL: Record<string, string> = { queued: '·', building: '▶', built: '✓', failed: '✗' };
 const FILTER_MAX = 80;
@@ -71,7 +72,7 @@ function Templates({ services, width, height }: ScreenProps) {
 
   const visible = filterRows(rows, filter);
   const header = [
-    truncate('Build one E2B template per image (~293), recorded in data/e2b-template-map.json; smoke-test BBS /health on 31000.', width),
+    truncate(`Build one E2B template per image (~293), recorded in data/e2b-template-map.json; smoke-test BBS /health on ${BLACKBOX_PORT}.`, width),
   ];
   const eta = etaMs !== undefined ? ` · ETA ${formatElapsed(etaMs)}` : '';
   const totals = `${counts.total} images: ${counts.built} built, ${counts.failed} failed, ${counts.building} building, ${counts.queued} to build · mapped ${counts.mapped} · smoke ${counts.smokePassed}✓ ${counts.smokeFailed}✗${running ? ` · ${active} running${eta}` : ''}${smoking ? ` · smoking ${smoking}` : ''}`;

@@ -13,6 +13,7 @@ import { Table, type Column } from '../ui/Table.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
 import { etaMs, progressLine } from '../ui/progress.js';
+import { formatAge } from '../services/util/format.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 
@@ -116,7 +117,7 @@ function Validate({ services, width, height }: ScreenProps) {
         {truncate(
           loading
             ? 'reading the JSONL and the journal…'
-            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued  ${progressLine(runDone, runTotal, eta, Math.max(5, Math.min(20, width - 100)))}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued  ${progressLine(runDone, runTotal, eta !== undefined ? formatAge(eta) : undefined, Math.max(5, Math.min(20, width - 100)))}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
           width,
         )}
       </T>

@@ -1,5 +1,5 @@
 // Progress as people read it: a bar, the count and an ETA from the rate so far (one formatter for every long job).
-import { formatAge } from './text.js';
+// The ETA comes worded (services/util/format.ts formatAge): the kit lays text out, it does not format durations.
 
 export function progressBar(done: number, total: number, width: number): string {
   const w = Math.max(1, width);
@@ -15,6 +15,6 @@ export function etaMs(startedAt: number | undefined, doneSinceStart: number, rem
 }
 
 /** `[████░░░░] 12/293 · ETA 1h02m` (the ETA once there is a rate). */
-export function progressLine(done: number, total: number, eta: number | undefined, barWidth = 20): string {
-  return `[${progressBar(done, total, barWidth)}] ${done}/${total}${eta !== undefined ? ` · ETA ${formatAge(eta)}` : ''}`;
+export function progressLine(done: number, total: number, eta: string | undefined, barWidth = 20): string {
+  return `[${progressBar(done, total, barWidth)}] ${done}/${total}${eta !== undefined ? ` · ETA ${eta}` : ''}`;
 }

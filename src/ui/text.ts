@@ -80,8 +80,6 @@ export function visibleWindow(total: number, selected: number, rows: number): [n
   return [start, start + rows];
 }
 
-/** The kit's screens show ages through the one formatting module. */
-export { formatAge } from '../services/util/format.js';
 /** Wraps text to `width` columns, breaking at spaces where it can and inside long words where it must. */
 export function wrapText(text: string, width: number): string[] {
   if (width <= 0) return [];

@@ -21,7 +21,11 @@ import type { RecipePaths } from '../../src/services/workspace/paths.js';
 import { FakeProvider } from '../templates/fakeProvider.js';
 import { imageNames, templateWorkspace } from '../templates/helpers.js';
 import { killGroupIfOurs, trainWorkspace } from '../train/helpers.js';
-import { removeDir } from '../helpers/workspace.js';
+import { removeDir, tempDir } from '../helpers/workspace.js';
+import { monitorCommand } from '../../src/cli/commands/monitor.js';
+import { createMonitorService } from '../../src/app/monitorSources.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
+import { loopbackFetch, registerRun, runLogText, startWriter } from '../monitor/runFixtures.js';
 import { waitFor } from '../helpers/wait.js';
 
 const dirs: string[] = [];
@@ -220,4 +224,70 @@ test('train launch (blocked, then launched) and stop: the CLI and the Train scre
   assert.deepEqual(cli!.launchEvents.slice(3), ['checking', 'checked blocking=0', 'launched']);
   assert.deepEqual(cli!.stopEvents, ['progress sending TERM to process group N', 'stopped TERM stopped']);
   assert.equal(cli!.seen, 'TERM');
+});
+
+/** A follow event without what differs run to run (times, versions, byte counts, the order of ticks). */
+function followShape(e: any): string | undefined {
+  if (e.type === 'opened') return `opened ${e.run} ${e.source} simulated=${e.simulated} from=${e.fromByte}`;
+  if (e.type === 'state') return `state ${e.liveness.state}`;
+  if (e.type === 'ended') return `ended failed=${e.failed}`;
+  if (e.type === 'progress' || e.type === 'reading') return undefined;
+  return e.type;
+}
+
+test('following a run: `monitor RUN` headless and the dashboard\'s service get the same events, until the writer dies', { timeout: 120_000 }, async () => {
+  const name = 'swegym-test-20261201-100000';
+  // A closed port: no Ray dashboard of this machine is asked.
+  const env = { RAY_ADDRESS: 'http://127.0.0.1:1' };
+  const faces: { face: string; events: string[] }[] = [];
+  for (const face of ['cli', 'screen'] as const) {
+    const ws = await tempDir();
+    dirs.push(ws);
+    const paths = recipePaths(ws);
+    const writer = startWriter();
+    groups.push({ pgid: writer.pid });
+    const log = `${ws}/launch.log`;
+    await writeFile(log, runLogText(2));
+    await registerRun(paths, { name, logFile: log, writer });
+    const events: string[] = [];
+    const untap = tapJobEvents((job, e) => {
+      const shape = job === 'monitor follow' ? followShape(e) : undefined;
+      if (shape) events.push(shape);
+    });
+    try {
+      if (face === 'cli') {
+        const h = headless(paths, ['monitor'], {}, env);
+        h.ctx.positionals = [name];
+        const done = monitorCommand(h.ctx);
+        await waitFor(() => /state: running · /.test(h.out()), { timeoutMs: 15_000, message: () => h.out() });
+        process.kill(-writer.pid!, 'SIGKILL');
+        assert.equal(await done, 1, h.out());
+        // This face prints the events: the rollout line, then each state.
+        const lines = h.out().trim().split('\n');
+        assert.match(lines[0]!, /^\d\d:\d\d:\d\d phase: .* · rollouts: 2 · steps: \d+ · samples: 256 /);
+        assert.match(lines.at(-1)!, /^\d\d:\d\d:\d\d state: crashed · .*the launcher \(pid \d+\) is gone/);
+      } else {
+        const monitor = createMonitorService(paths, 'e2b', env, { fetchImpl: loopbackFetch, refreshMs: 250 });
+        try {
+          await monitor.open(name);
+          const header = () => monitor.store.getState().snapshot?.header;
+          // This face puts the events in the store: the dashboard's header reads them.
+          assert.equal(header()?.liveness?.state, 'running');
+          process.kill(-writer.pid!, 'SIGKILL');
+          await waitFor(() => header()?.liveness?.state === 'crashed', { timeoutMs: 20_000, message: () => JSON.stringify(header()?.liveness) });
+          assert.equal(monitor.store.getState().snapshot?.totals.total, 256);
+          // The dashboard keeps showing an ended run; its job still says the run ended.
+          await waitFor(() => events.some((e) => e.startsWith('ended')), { timeoutMs: 5000, message: () => events.join('\n') });
+        } finally {
+          await monitor.close();
+        }
+      }
+    } finally {
+      untap();
+    }
+    faces.push({ face, events });
+  }
+  const [cli, screen] = faces;
+  assert.deepEqual(screen!.events, cli!.events);
+  assert.deepEqual(cli!.events, [`opened ${name} registry simulated=false from=0`, 'read', 'state running', 'state crashed', 'ended failed=true']);
 });

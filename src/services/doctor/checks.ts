@@ -418,7 +418,7 @@ export const CHECKS: CheckDef[] = [
     run: async (ctx) => {
       const port = ctx.env.DRESSAGE_E2B_BLACKBOX_PORT;
       if (!port || port === BLACKBOX_PORT) return { status: 'ok', detail: port ? port : `unset (defaults to ${BLACKBOX_PORT})` };
-      return { status: 'fail', detail: `${port}: E2B blackbox templates use the fixed port ${BLACKBOX_PORT}`, fix: 'unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000' };
+      return { status: 'fail', detail: `${port}: E2B blackbox templates use the fixed port ${BLACKBOX_PORT}`, fix: `unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}` };
     },
   },
   {

@@ -1,6 +1,5 @@
 // Drives template builds and smoke tests for the interactive app: one factory run at a time, registered in the
 // jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
-import { readJournalItems } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { buildLogPath, readBuildLog } from './buildLogs.js';
 import type { SandboxProvider } from '../sandbox/types.js';
@@ -9,7 +8,7 @@ import type { JobsStore } from '../../state/jobs.js';
 import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
 import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './buildJob.js';
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
-import { templatesJournalFile, type TemplateRecord } from './records.js';
+import { readTemplateRecords } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
@@ -223,9 +222,7 @@ export class TemplatesController {
 
   /** A finished build's log: the failure's last lines and reason, as kept in the journal. */
   private async journalLog(image: string): Promise<string[]> {
-    const file = templatesJournalFile(this.opts.paths);
-    const data = await readJournalItems<TemplateRecord>(file).then((items) => ({ items }), () => undefined);
-    const rec = data?.items?.[image];
+    const rec = (await readTemplateRecords(this.opts.paths))?.[image];
     // The whole log of the last build is kept on disk; the journal's tail serves builds from before that.
     const saved = await readBuildLog(this.opts.paths.consoleDir, image);
     if (!rec && !saved) return ['(not built yet: no build log)'];
