@@ -37,6 +37,13 @@ function isOne(buf: Buffer, s: number, e: number): boolean {
   return pyNum(buf.toString('latin1', s, e)) === 1;
 }
 
+/** The marker at buf[i]. */
+function markAt(buf: Buffer, i: number, e: number): boolean {
+  if (i + MARK.length > e) return false;
+  for (let k = 1; k < MARK.length; k++) if (buf[i + k] !== MARK[k]) return false;
+  return true;
+}
+
 /** `[repeated ` at buf[i] (i at a `[`). */
 function repeatedAt(buf: Buffer, i: number, e: number): boolean {
   if (i + 1 + REPEATED.length > e) return false;
@@ -57,19 +64,23 @@ const fieldEnd = new Int32Array(6);
 export function readSampleBytes(buf: Buffer, start: number, end: number, out: SampleBytes): boolean {
   let e = end;
   if (e > start && buf[e - 1] === 13) e--; // splitPrefixes drops one trailing CR
-  // Searches run on a view of this line: unbounded, a search for a byte the log lacks (no colour codes at all)
-  // would run to the end of the buffer for every line.
-  const line = buf.subarray(start, e);
-  const at = line.indexOf(MARK);
-  if (at < 0) return false;
-  const h = start + at;
+  // One pass over the line's bytes, no views and no native searches (a dense log has hundreds of thousands of these
+  // lines, and a call into Buffer.indexOf costs more than the line's bytes): the first marker, the first escape, and
+  // no `[repeated …]` fold anywhere (it would cut the line).
+  let h = -1;
+  let firstEsc = -1;
+  for (let i = start; i < e; i++) {
+    const c = buf[i] as number;
+    if (c === 83) {
+      if (h < 0 && markAt(buf, i, e)) h = i;
+    } else if (c === 91) {
+      if (repeatedAt(buf, i, e)) return false;
+    } else if (c === 27 && firstEsc < 0) firstEsc = i;
+  }
+  if (h < 0) return false;
   // Colour codes before the marker: stripAnsi removes them, which must leave the text from the marker on as it is
   // (only complete CSI sequences, and none between two marker bytes, which could join into an earlier marker).
-  const esc = (from: number) => {
-    const k = line.indexOf(27, from - start);
-    return k < 0 ? -1 : start + k;
-  };
-  let x = esc(start);
+  let x = firstEsc;
   while (x >= 0 && x < h) {
     if (buf[x + 1] !== 91) return false;
     let j = x + 2;
@@ -78,12 +89,12 @@ export function readSampleBytes(buf: Buffer, start: number, end: number, out: Sa
     while (j < h && b >= 32 && b <= 47) b = buf[++j] as number;
     if (j >= h || b < 64 || b > 126) return false;
     if (x > start && IN_MARK[buf[x - 1] as number] === 1 && IN_MARK[buf[j + 1] as number] === 1) return false;
-    x = esc(j + 1);
+    x = j + 1;
+    while (x < e && buf[x] !== 27) x++;
+    if (x >= e) x = -1;
   }
-  // No escape after the marker (stripAnsi would change the fields), no `[repeated …]` fold anywhere (it would
-  // cut the line).
+  // No escape after the marker (stripAnsi would change the fields).
   if (x >= 0 && x < e) return false;
-  for (let k = line.indexOf(91); k >= 0; k = line.indexOf(91, k + 1)) if (repeatedAt(buf, start + k, e)) return false;
   // Fields: runs of printable non-space ASCII, each followed by exactly the next ` name=` (\S+ in SAMPLE).
   let i = h + MARK.length;
   for (let f = 0; f < 6; f++) {

@@ -36,6 +36,26 @@ export interface SegmentResult {
 export const OP_SAMPLES = 0;
 export const OP_EVENT = 1;
 
+/**
+ * Events whose only effects are on what the `--once --json` document never prints (the failure feed and counts,
+ * error streaks, memory, Ray workers, the router, event times): with `documentOnly` the scanner drops them
+ * instead of sending them to the main thread, so they cost neither a structured clone nor an apply, and the
+ * sample runs around them merge. RunModel.toJson and the liveness inputs (phase, launcher exit, step and rollout
+ * times) come out the same; tests/monitor/scan.test.ts holds the document to classifying every line.
+ */
+const NOT_IN_DOCUMENT: ReadonlySet<LogEvent['kind']> = new Set<LogEvent['kind']>([
+  'early_stop',
+  'sample_failed',
+  'eval_failed',
+  'eval_poll_retry',
+  'patch_retry',
+  'group_retry',
+  'group_failed',
+  'memory',
+  'ray_worker',
+  'router',
+]);
+
 /** Reads a result's records back, with the scanner's local ids turned into names. */
 export function readSegmentOps(
   r: SegmentResult,
@@ -96,6 +116,9 @@ export class SegmentScanner {
   private taskLen = 0;
   private newNames: string[] = [];
   private candidates = 0;
+
+  /** documentOnly: only what `--once --json` prints is needed (NOT_IN_DOCUMENT events are dropped). */
+  constructor(private readonly documentOnly = false) {}
 
   /**
    * Scans the lines of buf[from, stop] (from: a line start; stop: the index of the newline that ends the last
@@ -165,6 +188,7 @@ export class SegmentScanner {
         this.task(ev.instance, times, ev.reward === 1 ? times : 0);
         continue;
       }
+      if (this.documentOnly && NOT_IN_DOCUMENT.has(ev.kind)) continue;
       this.closeRun();
       this.op(OP_EVENT);
       this.op(p.time === undefined ? 0 : 1);
@@ -398,11 +422,11 @@ function readFully(fd: number, buf: Buffer, off: number, n: number, pos: number)
 }
 
 /** Scans a whole file on this thread, segment by segment (small files, one core, or the workers' fallback). */
-export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void): number {
+export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void, documentOnly = false): number {
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
-    const scanner = new SegmentScanner();
+    const scanner = new SegmentScanner(documentOnly);
     let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
     let index = 0;
     for (let start = 0; start < size; start += segmentBytes, index++) {
