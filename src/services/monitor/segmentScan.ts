@@ -6,7 +6,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LINE_MARKERS, parseLine, type LogEvent } from './lines.js';
 import { compileMarkers, findMarkedLines } from './markers.js';
-import { emptySampleBytes, readSampleBytes } from './sampleBytes.js';
+import { SampleSearch, emptySampleBytes, readSampleBytes } from './sampleBytes.js';
 import type { SampleStats } from './model.js';
 
 /**
@@ -96,6 +96,7 @@ export class SegmentScanner {
   private readonly names: string[] = [];
   private nextId = 0;
   private readonly sb = emptySampleBytes();
+  private readonly sampleSearch = new SampleSearch();
   private readonly cuts: number[] = [];
   /** Reason texts seen on the byte path, with their bytes, so that the usual few are not decoded each time. */
   private reasons: { bytes: Buffer; id: number }[] = [];
@@ -164,6 +165,7 @@ export class SegmentScanner {
     starts.length = 0;
     findMarkedLines(buf, from, end, this.groups, starts);
     const sb = this.sb;
+    const search = this.sampleSearch.reset(buf, end);
     for (const s of starts) {
       let le = buf.indexOf(NL, s);
       if (le < 0 || le > end) le = end;
@@ -171,7 +173,7 @@ export class SegmentScanner {
       if (le - s > MAX_LINE_BYTES) continue;
       this.candidates++;
       // Read on the bytes; sample times are not (--once prints none).
-      if (readSampleBytes(buf, s, le, sb)) {
+      if (readSampleBytes(buf, s, le, sb, search)) {
         if (this.run < 0) this.openRun(false, 0);
         this.addSample(1, sb.rewardOne, sb.rawOne, sb.integrity, this.reasonAt(buf, sb.reasonStart, sb.reasonEnd));
         this.taskBytes(buf, sb.instanceStart, sb.instanceEnd, 1, sb.rewardOne ? 1 : 0);
