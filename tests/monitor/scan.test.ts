@@ -166,6 +166,7 @@ test('differential on simulated runs: scanner, small chunks, CRLF/ANSI variants 
       const doc = await ingestOnceFile(file, { name: 'x', workers: 2, minBytes: 0, segmentBytes: 8191, documentOnly: true });
       assert.deepStrictEqual(JSON.stringify(doc.model.toJson()), JSON.stringify(wantJson), `${label}: parallel, document only`);
       assert.equal(doc.model.failures.size, 0, `${label}: the failure feed was not built`);
+      assert.equal(doc.model.taskSummary().seen, 0, `${label}: nor the task tally`);
       const docOne = await ingestOnceFile(file, { name: 'x', workers: 1, segmentBytes: 100_003, documentOnly: true });
       assert.deepStrictEqual(JSON.stringify(docOne.model.toJson()), JSON.stringify(wantJson), `${label}: main thread, document only`);
     }
