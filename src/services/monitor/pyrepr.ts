@@ -401,6 +401,14 @@ export function parsePyDictAt(text: string, start: number): { dict: PyDict; end:
 }
 
 /** JSON-safe copy: non-finite numbers become the strings "NaN", "Infinity", "-Infinity". */
+function flatAndFinite(d: { [key: string]: PyValue }): boolean {
+  for (const k of Object.keys(d)) {
+    const x = d[k];
+    if (typeof x === 'number' ? !Number.isFinite(x) : x !== null && typeof x === 'object') return false;
+  }
+  return true;
+}
+
 export function toJsonSafe(v: PyValue): unknown {
   if (typeof v === 'number') {
     if (Number.isFinite(v)) return v;
@@ -408,6 +416,9 @@ export function toJsonSafe(v: PyValue): unknown {
   }
   if (Array.isArray(v)) return v.map(toJsonSafe);
   if (v && typeof v === 'object') {
+    // The usual metrics dict (finite numbers, strings, booleans, None) is JSON-safe as it is: no copy (a run's
+    // document holds thousands of them). The result may then be the dict itself, as `samples` already is.
+    if (flatAndFinite(v)) return v;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) out[k] = toJsonSafe(x);
     return out;
