@@ -130,7 +130,8 @@ async function ingestOnce(ctx: CommandContext, file: string, name: string): Prom
   const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
   await statLogFile(file);
   // An explicit count of 2 or more uses the workers on any file (small ones too).
-  const r = await ingestOnceFile(file, { name, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
+  // --json prints only the document: the scanners may drop what it never shows.
+  const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
   if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s)`);
   return r.model;
 }
