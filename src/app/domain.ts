@@ -34,7 +34,7 @@ export function attachDomainServices({ services, domain, disposers }: CoreServic
   domain.templates = templates;
   disposers.push(() => templates.controller.dispose());
   const validateStore = createValidateStore();
-  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider }) };
+  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider, env }) };
   domain.validate = validate;
   disposers.push(() => validate.controller.dispose());
   const convertStore = createConvertStore();

@@ -1,7 +1,7 @@
 // Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
 // resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
 // failure and harness output below. V validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
-import React, { useEffect, useRef } from 'react';
+import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
@@ -10,7 +10,7 @@ import { T, type Tone } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { etaMs, progressLine } from '../ui/progress.js';
+import { progressText } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 
@@ -35,8 +35,8 @@ function seconds(ms: number | undefined): string {
 export function validateDetailLines(row: ValidateRow): { text: string; tone: Tone }[] {
   const lines: { text: string; tone: Tone }[] = [];
   if (row.status === 'running' || row.status === 'queued') {
+    // Only the live phases: an older result next to "applying" reads as this run's.
     lines.push({ text: `${row.instance_id}: ${row.status} — gold ${row.gold ?? 'queued'}, control ${row.control ?? 'queued'}`, tone: 'info' });
-    if (row.result) lines.push({ text: `(previous result, replaced when this run ends: ${row.result.error ? `✗ ${row.result.error}` : '✓'})`, tone: 'dim' });
     return lines;
   }
   if (row.result) {
@@ -76,8 +76,7 @@ function Validate({ services, width, height }: ScreenProps) {
   const onlyFailures = useSel(store, (s) => s.onlyFailures);
   const msg = useSel(store, (s) => s.message);
   const sampleLabel = useSel(store, (s) => s.sampleLabel);
-  // The ETA's rate: finished rows since this run started (the store keeps rows, not the run's start).
-  const runStart = useRef<{ at: number; finished: number } | undefined>(undefined);
+  const progress = useSel(store, (s) => s.progress);
 
   useEffect(() => {
     void services.validate.controller.refresh();
@@ -85,12 +84,6 @@ function Validate({ services, width, height }: ScreenProps) {
 
   const visible = visibleValidateRows({ rows, onlyFailures });
   const counts = validateCounts(rows);
-  const finished = counts.ok + counts.failed;
-  if (running && !runStart.current) runStart.current = { at: Date.now(), finished };
-  if (!running) runStart.current = undefined;
-  const runTotal = counts.running + counts.queued + (runStart.current ? finished - runStart.current.finished : 0);
-  const runDone = runStart.current ? finished - runStart.current.finished : 0;
-  const eta = runStart.current ? etaMs(runStart.current.at, runDone, runTotal - runDone, Date.now()) : undefined;
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const row = visible[sel];
   const detailLines = row ? validateDetailLines(row) : [];
@@ -108,7 +101,7 @@ function Validate({ services, width, height }: ScreenProps) {
         {truncate(
           loading
             ? 'reading the JSONL and the journal…'
-            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued  ${progressLine(runDone, runTotal, eta, Math.max(5, Math.min(20, width - 100)))}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued${progress ? `  ${progressText(progress, Math.max(35, width - 70))}` : ''}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
           width,
         )}
       </T>
