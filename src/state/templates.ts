@@ -2,6 +2,7 @@
 // The templates controller publishes here at most 10 times a second; the screen reads narrow slices.
 import { createStore } from 'zustand/vanilla';
 import type { TemplateStatusRow, TemplateCounts } from './types/templates.js';
+import type { JobProgress } from './types/jobs.js';
 
 export interface ArtifactsLine {
   ok: boolean;
@@ -22,6 +23,9 @@ export interface TemplatesState {
   etaMs?: number;
   startedAt?: number;
   smoking: number;
+  /** The running build's and smoke run's count and rate (set while they run). */
+  buildProgress?: JobProgress;
+  smokeProgress?: JobProgress;
   selected: number;
   filter: string;
   filtering: boolean;

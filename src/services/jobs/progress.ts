@@ -21,7 +21,7 @@ export function etaMs(startedAt: number | undefined, doneSinceStart: number, rem
 export function progressEta(p: JobProgress, now: number): number | undefined {
   const remaining = p.total - p.done;
   if (remaining <= 0) return undefined;
-  if (p.etaMs !== undefined) return p.etaMs;
+  if (p.ownEstimate || p.etaMs !== undefined) return p.etaMs;
   return etaMs(p.startedAt, p.done - (p.baseline ?? 0), remaining, now);
 }
 

@@ -10,6 +10,7 @@ import { localBaseResolver } from './localBases.js';
 import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample.js';
 import { usageError } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
+import type { JobProgress } from '../../state/types/jobs.js';
 
 export type TemplateBuildEvent =
   /** The sample workspace: its templates carry local stand-ins, the recipe's build is not run. */
@@ -124,4 +125,12 @@ export class TemplateBuildJob {
 export function buildSummary(result: FactoryResult): string {
   const stopped = result.notStarted + result.abandoned;
   return `${result.built} built, ${result.skipped} already there, ${result.failed} failed${stopped ? `, ${stopped} not built (stopped)` : ''}`;
+}
+
+/** A running build's progress: images finished (built, already there, failed) of all, with the factory's own ETA. */
+export function buildProgress(snap: FactorySnapshot | undefined): JobProgress | undefined {
+  if (!snap?.running || snap.startedAt === undefined) return undefined;
+  let done = 0;
+  for (const r of snap.records) if (r.state === 'built' || r.state === 'failed') done++;
+  return { done, total: snap.records.length, startedAt: snap.startedAt, etaMs: snap.etaMs, ownEstimate: true };
 }

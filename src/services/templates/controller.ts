@@ -7,7 +7,7 @@ import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
 import type { JobsStore } from '../../state/jobs.js';
 import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
-import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './buildJob.js';
+import { TemplateBuildJob, buildProgress, buildSummary, type TemplateBuildEvent } from './buildJob.js';
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
 import { templatesJournalFile, type TemplateRecord } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
@@ -99,7 +99,7 @@ export class TemplatesController {
     if (!snap) return;
     const rows = this.merge();
     const st = this.opts.store.getState();
-    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt });
+    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt, buildProgress: buildProgress(snap) });
     if (st.logImage) st.set({ logLines: f.logFor(st.logImage).slice(-500) });
     const done = snap.records.filter((r) => r.state === 'built' || r.state === 'failed').length;
     this.opts.jobs.getState().progress(JOB_ID, done, snap.records.length);
@@ -131,7 +131,7 @@ export class TemplatesController {
         clearInterval(this.timer);
         this.timer = undefined;
         jobs.getState().finish(JOB_ID);
-        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined });
+        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined, buildProgress: undefined });
         await this.refresh();
       }
     }
@@ -253,10 +253,10 @@ export class TemplatesController {
         onEvent: (e) => {
           if (e.type === 'started') {
             jobs.getState().start({ id: SMOKE_JOB_ID, title: 'smoke tests', startedAt: Date.now(), cancel: () => ctl.abort() });
-            store.getState().set({ smoking: targets.length });
+            store.getState().set({ smoking: targets.length, smokeProgress: e.progress });
           } else if (e.type === 'result') {
             if (!e.result.ok) this.lastFailure ??= e.result;
-            store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1) });
+            store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1), smokeProgress: e.progress });
           } else {
             const first = this.lastFailure;
             store.getState().set({ message: { text: e.failed ? `smoke: ${e.failed} failed — ${first?.template}: ${first?.error}` : `smoke: ${e.passed} passed`, tone: e.failed ? 'warn' : 'info' } });
@@ -269,7 +269,7 @@ export class TemplatesController {
       this.smokeCtl = undefined;
       this.lastFailure = undefined;
       jobs.getState().finish(SMOKE_JOB_ID);
-      store.getState().set({ smoking: 0 });
+      store.getState().set({ smoking: 0, smokeProgress: undefined });
       await this.refresh();
     }
   }

@@ -7,6 +7,8 @@ export interface JobProgress {
   startedAt: number;
   /** Items already done when the run began (skipped, resumed): not part of the observed rate. */
   baseline?: number;
-  /** The job's own estimate (the factory knows its concurrency and skips); else the rate so far is used. */
+  /** The job's own estimate (the factory knows its concurrency and skips). */
   etaMs?: number;
+  /** The job estimates itself (etaMs, none until it can): the observed rate is not used. */
+  ownEstimate?: boolean;
 }
