@@ -10,7 +10,7 @@ import { T, type Tone } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { progressText } from '../ui/ProgressBar.js';
+import { ProgressBar } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 
@@ -88,7 +88,7 @@ function Validate({ services, width, height }: ScreenProps) {
   const row = visible[sel];
   const detailLines = row ? validateDetailLines(row) : [];
   const detailHeight = Math.min(5, Math.max(0, height - 8));
-  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0));
+  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0) - (running && progress ? 1 : 0));
   const [start, end] = visibleWindow(visible.length, sel, tableRows);
   const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
   const cellW = 14;
@@ -101,10 +101,11 @@ function Validate({ services, width, height }: ScreenProps) {
         {truncate(
           loading
             ? 'reading the JSONL and the journal…'
-            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued${progress ? `  ${progressText(progress, Math.max(35, width - 70))}` : ''}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued` : ''}${onlyFailures ? '  [only failures]' : ''}`,
           width,
         )}
       </T>
+      {running ? <ProgressBar progress={progress} width={width} label="validating " /> : null}
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
       <T tone="dim">{truncate(`  ${padEnd('instance', idW)} ${padEnd('gold (F2P P2P)', cellW)} ${padEnd('control', cellW)} ${padEnd('time', 7)} template`, width)}</T>
       {visible.slice(start, end).map((r, i) => {

@@ -18,14 +18,11 @@ import { dataDownloadCommand } from '../../src/cli/commands/data.js';
 import { DataController } from '../../src/services/dataset/controller.js';
 import { createDataStore } from '../../src/state/data.js';
 import { createJobsStore } from '../../src/state/jobs.js';
-import { createProvider } from '../../src/services/sandbox/index.js';
-import { CommandLog } from '../../src/services/process/commandLog.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
 import { imageForInstance } from '../../src/services/dataset/imageName.js';
 import { recipePaths, type RecipePaths } from '../../src/services/workspace/paths.js';
 import { makeInstances, parquetBytes } from '../fixtures/parquetFixtures.js';
 import { startFakeHub } from '../fakes/hfHub.js';
-import { makeTaskRepo } from '../validate/taskRepo.js';
+import { writeHarnessTasks } from '../validate/harnessWorkspace.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -101,20 +98,9 @@ test('convert: the CLI and the Convert screen get the same events from one conve
   assert.deepEqual(Object.keys(jobs.getState().jobs), []);
 });
 
-/** Two tasks on the local provider (real sandboxes): calc-1 validates, calc-2 is already fixed (control resolves). */
 async function validateWorkspace() {
   const paths = await workspace();
-  const good = await makeTaskRepo(path.join(paths.root, 'repos'), 'sample__calc-1', `tpl-jobs-${dirs.length}-1`);
-  const trivial = await makeTaskRepo(path.join(paths.root, 'repos'), 'sample__calc-2', `tpl-jobs-${dirs.length}-2`, 'already-fixed');
-  const local = createProvider('local', { workspace: paths.root, local: { log: new CommandLog() } });
-  for (const t of [good, trivial]) {
-    await local.buildTemplate({ name: t.spec.template, baseImage: t.dir, cpuCount: 1, memoryMb: 512, copies: [], runCommands: [], aptPackages: [], startCommand: '', readyPort: 0, readyPath: '' });
-  }
-  await mkdir(path.dirname(paths.trainJsonl), { recursive: true });
-  await writeFile(paths.trainJsonl, [good, trivial].map((t) => JSON.stringify(sampleRow(t.spec))).join('\n') + '\n');
-  await mkdir(paths.sourceDir, { recursive: true });
-  const inst = (t: typeof good) => ({ instance_id: t.spec.instance_id, repo: t.spec.repo, base_commit: t.spec.base_commit, patch: t.goldPatch, test_patch: t.spec.test_patch, problem_statement: t.spec.problem_statement, version: '1.0', FAIL_TO_PASS: t.spec.FAIL_TO_PASS, PASS_TO_PASS: t.spec.PASS_TO_PASS, hints_text: '', created_at: '2024-01-01T00:00:00Z' });
-  await writeFile(paths.parquet('train'), await parquetBytes([inst(good), inst(trivial)]));
+  await writeHarnessTasks(paths, `jobs-${dirs.length}`);
   return paths;
 }
 
