@@ -38,7 +38,7 @@ export function attachDomainServices({ services, domain, disposers }: CoreServic
   domain.validate = validate;
   disposers.push(() => validate.controller.dispose());
   const convertStore = createConvertStore();
-  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider }) };
+  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider, env }) };
   domain.convert = convert;
   disposers.push(() => convert.controller.dispose());
   // Runs launched by an earlier console are found again from the registry (they are detached).

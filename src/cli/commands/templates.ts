@@ -4,8 +4,8 @@ import { note, optFlag, optInt, optList, optMinutes, optString, say, writeJson }
 import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import type { SandboxProvider } from '../../services/sandbox/types.js';
-import { TemplateBuildJob, buildProgress, buildSummary, type TemplateBuildEvent } from '../../services/templates/buildJob.js';
-import { progressReporter, type ProgressReporter } from '../progress.js';
+import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from '../../services/templates/buildJob.js';
+import { progressReporter } from '../progress.js';
 import { runSmokeJob, smokeTargetsByName } from '../../services/templates/smokeJob.js';
 import { templatesStatus } from '../../services/templates/status.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
@@ -46,22 +46,13 @@ function progressLine(e: TemplateBuildEvent, done: () => string): string | undef
   }
 }
 
-/** The bar (a terminal) or a `progress: 12/293 · ETA …` line (a log) with the failed and running counts. */
-function updateBuildProgress(reporter: ProgressReporter, job: TemplateBuildJob): void {
-  const snap = job.snapshot();
-  const p = buildProgress(snap);
-  if (!p || !snap) return;
-  const failed = snap.records.filter((r) => r.state === 'failed').length;
-  reporter.update(p, ` (${failed} failed, ${snap.active} building)`);
-}
-
 export async function templatesBuildCommand(ctx: CommandContext): Promise<number> {
   let finished = 0;
   let total = 0;
   const done = () => `[${++finished}/${total}]`;
   const requested = optString(ctx, 'concurrency') === undefined ? undefined : optInt(ctx, 'concurrency', 1);
   const progress = progressReporter(ctx, 'progress:');
-  const job: TemplateBuildJob = new TemplateBuildJob({
+  const job = new TemplateBuildJob({
     paths: ctx.paths,
     env: ctx.env,
     openProvider: () => provider(ctx),
@@ -77,7 +68,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
       if (e.type === 'started') total = e.total;
       const line = progressLine(e, done);
       if (line) progress.note(line);
-      if (e.type === 'state') updateBuildProgress(progress, job);
+      if (e.type === 'progress') progress.update(e.progress, ` (${e.failed} failed, ${e.active} building)`);
     },
   });
   // The first Ctrl-C aborts ctx.signal: no new builds, running ones finish. The second ends the process at once

@@ -17,6 +17,8 @@ export type TemplateBuildEvent =
   | { type: 'sample'; note: string }
   | { type: 'started'; total: number; concurrency: number; maxConcurrency: number }
   | FactoryEvent
+  /** After each finished image (built, already there, failed): the count in event order, the factory's ETA. */
+  | { type: 'progress'; progress: JobProgress; failed: number; active: number }
   | { type: 'finished'; result: FactoryResult; mapComplete: boolean; missing: number };
 
 export interface TemplateBuildJobOptions {
@@ -91,6 +93,8 @@ export class TemplateBuildJob {
     const artifacts = await resolveArtifactConfig(paths, env);
     // The total is known once the factory has read the image list and the journal: at its first event.
     let started = false;
+    let finished = 0;
+    let failed = 0;
     const factory = (this.factory = new TemplateFactory({
       provider,
       paths,
@@ -105,11 +109,21 @@ export class TemplateBuildJob {
       signal: this.opts.signal,
       baseFor: provider.name === 'local' ? localBaseResolver(paths) : undefined,
       onEvent: (e) => {
+        const progress = () => {
+          const snap = factory.snapshot();
+          this.emit({ type: 'progress', progress: { done: finished, total: snap.records.length, startedAt: snap.startedAt ?? Date.now(), etaMs: snap.etaMs, ownEstimate: true }, failed, active: snap.active });
+        };
         if (!started) {
           started = true;
           this.emit({ type: 'started', total: factory.snapshot().records.length, concurrency, maxConcurrency: max });
+          progress();
         }
         this.emit(e);
+        if (e.type === 'state' && (e.record.state === 'built' || e.record.state === 'failed')) {
+          finished++;
+          if (e.record.state === 'failed') failed++;
+          progress();
+        }
       },
     }));
     const result = await factory.run();
@@ -125,12 +139,4 @@ export class TemplateBuildJob {
 export function buildSummary(result: FactoryResult): string {
   const stopped = result.notStarted + result.abandoned;
   return `${result.built} built, ${result.skipped} already there, ${result.failed} failed${stopped ? `, ${stopped} not built (stopped)` : ''}`;
-}
-
-/** A running build's progress: images finished (built, already there, failed) of all, with the factory's own ETA. */
-export function buildProgress(snap: FactorySnapshot | undefined): JobProgress | undefined {
-  if (!snap?.running || snap.startedAt === undefined) return undefined;
-  let done = 0;
-  for (const r of snap.records) if (r.state === 'built' || r.state === 'failed') done++;
-  return { done, total: snap.records.length, startedAt: snap.startedAt, etaMs: snap.etaMs, ownEstimate: true };
 }

@@ -6,8 +6,9 @@ import { buildLogPath, readBuildLog } from './buildLogs.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
 import type { JobsStore } from '../../state/jobs.js';
+import type { JobProgress } from '../../state/types/jobs.js';
 import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
-import { TemplateBuildJob, buildProgress, buildSummary, type TemplateBuildEvent } from './buildJob.js';
+import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './buildJob.js';
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
 import { templatesJournalFile, type TemplateRecord } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
@@ -41,6 +42,7 @@ export class TemplatesController {
   private factory?: TemplateBuildJob;
   private timer?: ReturnType<typeof setInterval>;
   private lastVersion = -1;
+  private lastProgress?: JobProgress;
   private base: TemplateStatusRow[] = [];
   private smokeCtl?: AbortController;
   private lastFailure?: SmokeJobResult;
@@ -99,7 +101,7 @@ export class TemplatesController {
     if (!snap) return;
     const rows = this.merge();
     const st = this.opts.store.getState();
-    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt, buildProgress: buildProgress(snap) });
+    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt, buildProgress: this.lastProgress });
     if (st.logImage) st.set({ logLines: f.logFor(st.logImage).slice(-500) });
     const done = snap.records.filter((r) => r.state === 'built' || r.state === 'failed').length;
     this.opts.jobs.getState().progress(JOB_ID, done, snap.records.length);
@@ -131,6 +133,7 @@ export class TemplatesController {
         clearInterval(this.timer);
         this.timer = undefined;
         jobs.getState().finish(JOB_ID);
+        this.lastProgress = undefined;
         store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined, buildProgress: undefined });
         await this.refresh();
       }
@@ -141,6 +144,8 @@ export class TemplatesController {
   private onBuildEvent(job: TemplateBuildJob, e: TemplateBuildEvent): void {
     const { store, jobs } = this.opts;
     if (e.type === 'sample') return store.getState().set({ message: { text: e.note, tone: 'info' } });
+    // Published with the next sample (≤10 Hz), like the rows.
+    if (e.type === 'progress') this.lastProgress = e.progress;
     if (e.type !== 'started') return;
     jobs.getState().start({ id: JOB_ID, title: 'template builds', startedAt: Date.now(), cancel: () => job.abandon() });
     store.getState().set({ running: true, stopping: false, abandoning: false, message: undefined });
