@@ -1,4 +1,4 @@
-// Templates screen state: rows (image, template, state, smoke, error), totals, ETA, artifacts line, the log view.
+// Templates screen state: rows (image, template, state, smoke, error), totals, progress, artifacts line, the log view.
 // The templates controller publishes here at most 10 times a second; the screen reads narrow slices.
 import { createStore } from 'zustand/vanilla';
 import type { TemplateStatusRow, TemplateCounts } from './types/templates.js';
@@ -20,8 +20,6 @@ export interface TemplatesState {
   abandoning: boolean;
   active: number;
   concurrency: number;
-  etaMs?: number;
-  startedAt?: number;
   smoking: number;
   /** The running build's and smoke run's count and rate (set while they run). */
   buildProgress?: JobProgress;

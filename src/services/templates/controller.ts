@@ -101,7 +101,7 @@ export class TemplatesController {
     if (!snap) return;
     const rows = this.merge();
     const st = this.opts.store.getState();
-    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt, buildProgress: this.lastProgress });
+    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, buildProgress: this.lastProgress });
     if (st.logImage) st.set({ logLines: f.logFor(st.logImage).slice(-500) });
     const done = snap.records.filter((r) => r.state === 'built' || r.state === 'failed').length;
     this.opts.jobs.getState().progress(JOB_ID, done, snap.records.length);
@@ -134,7 +134,7 @@ export class TemplatesController {
         this.timer = undefined;
         jobs.getState().finish(JOB_ID);
         this.lastProgress = undefined;
-        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined, buildProgress: undefined });
+        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, buildProgress: undefined });
         await this.refresh();
       }
     }
