@@ -122,7 +122,7 @@ function Validate({ services, width, height }: ScreenProps) {
             </T>
             <T tone={g.tone}>{padEnd(g.text, cellW)} </T>
             <T tone={c.tone}>{padEnd(c.text, cellW)} </T>
-            <T tone="dim">{truncate(`${padEnd(seconds(r.result?.durationMs), 7)} ${r.template}`, tplW + 8)}</T>
+            <T tone="dim">{truncate(`${padEnd(seconds(live ? undefined : r.result?.durationMs), 7)} ${r.template}`, tplW + 8)}</T>
           </Box>
         );
       })}

@@ -87,6 +87,7 @@ for (const size of SIZES) {
         const frame = ui.frame();
         assert.match(frame, /sample__calc-2: running — gold applying, control evaluating/);
         assert.doesNotMatch(frame, /OLD FAILURE/, 'the previous result is not shown while the task runs');
+        assert.match(frame, /▶ sample__calc-2 +applying +evaluating +tpl-2/, 'nor its time in the row');
         for (const line of frame.split('\n')) assert.ok(line.length <= size.width, `line wider than ${size.width}: ${line}`);
         // When the run ends the bar (and its ETA) goes; the result shows.
         store.getState().set({ running: false, progress: undefined, rows: runningValidation().map((r) => ({ ...r, status: r.result?.ok === false ? 'failed' : r.status === 'queued' ? 'untested' : r.status, gold: undefined, control: undefined })) });
