@@ -34,11 +34,11 @@ export function attachDomainServices({ services, domain, disposers }: CoreServic
   domain.templates = templates;
   disposers.push(() => templates.controller.dispose());
   const validateStore = createValidateStore();
-  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider }) };
+  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider, env }) };
   domain.validate = validate;
   disposers.push(() => validate.controller.dispose());
   const convertStore = createConvertStore();
-  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider }) };
+  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider, env }) };
   domain.convert = convert;
   disposers.push(() => convert.controller.dispose());
   // Runs launched by an earlier console are found again from the registry (they are detached).

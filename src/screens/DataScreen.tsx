@@ -16,7 +16,6 @@ import { formatProgress } from '../services/dataset/format.js';
 import { formatBytes } from '../services/util/format.js';
 import { displayPath } from '../services/workspace/paths.js';
 import type { SweGymTask } from '../services/dataset/types.js';
-import { loadData, startDownload, switchSplit, writeImages } from './dataActions.js';
 import { SWEGYM_DATASET } from '../services/recipe.js';
 
 const FILTER_MAX = 80;
@@ -247,7 +246,7 @@ function DataView({ services, width, height, focus }: ScreenProps) {
 
   // Each time the screen opens: reload when the files changed on disk (a manual step, another console).
   useEffect(() => {
-    void loadData(services, { ifChanged: true });
+    void services.dataset.load({ ifChanged: true });
   }, [services]);
 
   // The filter field owns the keyboard while typing (the app suspends global keys while inputCaptured).
@@ -346,19 +345,16 @@ function dataBindings(services: AppServices): Binding[] {
       },
       { when: () => st().detail !== undefined || st().filter !== '', footer: false },
     ),
-    { keys: ['d'], id: 'data.download', description: 'download split', run: () => void startDownload(services) },
+    { keys: ['d'], id: 'data.download', description: 'download split', run: () => void services.dataset.download() },
     shared(
       'stop',
       'cancel download',
-      () => {
-        const split = st().download?.split;
-        services.jobs.getState().jobs[`data-download-${split}`]?.cancel?.();
-      },
+      () => services.dataset.cancelDownload(),
       { when: () => Boolean(st().download?.running), footer: false },
     ),
-    { keys: ['i'], id: 'data.images', description: 'write image list', run: () => void writeImages(services) },
-    { keys: ['t'], id: 'data.split', description: 'train/validation', run: () => switchSplit(services), when: () => !st().download?.running },
-    shared('refresh', 'reload', () => void loadData(services)),
+    { keys: ['i'], id: 'data.images', description: 'write image list', run: () => void services.dataset.writeImages() },
+    { keys: ['t'], id: 'data.split', description: 'train/validation', run: () => services.dataset.switchSplit(), when: () => !st().download?.running },
+    shared('refresh', 'reload', () => void services.dataset.load()),
   ];
 }
 

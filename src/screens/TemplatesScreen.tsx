@@ -6,6 +6,7 @@ import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
+import { ProgressBar } from '../ui/ProgressBar.js';
 import { T, toneFor } from '../ui/theme.js';
 import { truncate } from '../ui/text.js';
 import { Lines } from '../ui/Lines.js';
@@ -41,7 +42,8 @@ function Templates({ services, width, height }: ScreenProps) {
   const running = useSel(store, (s) => s.running);
   const stopping = useSel(store, (s) => s.stopping);
   const active = useSel(store, (s) => s.active);
-  const etaMs = useSel(store, (s) => s.etaMs);
+  const buildProgress = useSel(store, (s) => s.buildProgress);
+  const smokeProgress = useSel(store, (s) => s.smokeProgress);
   const smoking = useSel(store, (s) => s.smoking);
   const selected = useSel(store, (s) => s.selected);
   const filter = useSel(store, (s) => s.filter);
@@ -74,8 +76,7 @@ function Templates({ services, width, height }: ScreenProps) {
   const header = [
     truncate(`Build one E2B template per image (~293), recorded in data/e2b-template-map.json; smoke-test BBS /health on ${BLACKBOX_PORT}.`, width),
   ];
-  const eta = etaMs !== undefined ? ` · ETA ${formatElapsed(etaMs)}` : '';
-  const totals = `${counts.total} images: ${counts.built} built, ${counts.failed} failed, ${counts.building} building, ${counts.queued} to build · mapped ${counts.mapped} · smoke ${counts.smokePassed}✓ ${counts.smokeFailed}✗${running ? ` · ${active} running${eta}` : ''}${smoking ? ` · smoking ${smoking}` : ''}`;
+  const totals = `${counts.total} images: ${counts.built} built, ${counts.failed} failed, ${counts.building} building, ${counts.queued} to build · mapped ${counts.mapped} · smoke ${counts.smokePassed}✓ ${counts.smokeFailed}✗${running ? ` · ${active} running` : ''}${smoking ? ` · smoking ${smoking}` : ''}`;
 
   if (logImage) {
     const rowsAvail = Math.max(1, height - 2);
@@ -88,7 +89,8 @@ function Templates({ services, width, height }: ScreenProps) {
     );
   }
 
-  const fixed = 6 + (stopping ? 1 : 0) + (msg ? 1 : 0) + (mapProblems.length ? 1 : 0);
+  const progress = buildProgress ?? smokeProgress;
+  const fixed = 6 + (progress ? 1 : 0) + (stopping ? 1 : 0) + (msg ? 1 : 0) + (mapProblems.length ? 1 : 0);
   const tableRows = Math.max(1, height - fixed);
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const columns = templateColumns(width);
@@ -97,6 +99,7 @@ function Templates({ services, width, height }: ScreenProps) {
       <T tone="dim">{header[0]}</T>
       <T tone={artifacts ? (artifacts.ok ? 'ok' : 'warn') : 'dim'}>{truncate(artifacts?.text ?? 'artifacts: checking…', width)}</T>
       <T bold>{truncate(loading ? 'reading the workspace…' : totals, width)}</T>
+      <ProgressBar progress={progress} width={width} label={buildProgress ? 'build ' : 'smoke '} />
       {stopping ? <T tone="warn">{truncate(`stopping: no new builds; ${active} still running — wait, or press X to abandon them (rebuilt next time)`, width)}</T> : null}
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
       {mapProblems.length ? <T tone="fail">{truncate(`map: ${mapProblems[0]}`, width)}</T> : null}

@@ -1,7 +1,7 @@
 // Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
 // resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
 // failure and harness output below. V validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
-import React, { useEffect, useRef } from 'react';
+import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
@@ -12,8 +12,7 @@ import { Lines } from '../ui/Lines.js';
 import { Table, type Column } from '../ui/Table.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { etaMs, progressLine } from '../ui/progress.js';
-import { formatAge } from '../services/util/format.js';
+import { ProgressBar } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 
@@ -38,8 +37,8 @@ function seconds(ms: number | undefined): string {
 export function validateDetailLines(row: ValidateRow): { text: string; tone: Tone }[] {
   const lines: { text: string; tone: Tone }[] = [];
   if (row.status === 'running' || row.status === 'queued') {
+    // Only the live phases: an older result next to "applying" reads as this run's.
     lines.push({ text: `${row.instance_id}: ${row.status} — gold ${row.gold ?? 'queued'}, control ${row.control ?? 'queued'}`, tone: 'info' });
-    if (row.result) lines.push({ text: `(previous result, replaced when this run ends: ${row.result.error ? `✗ ${row.result.error}` : '✓'})`, tone: 'dim' });
     return lines;
   }
   if (row.result) {
@@ -79,8 +78,7 @@ function Validate({ services, width, height }: ScreenProps) {
   const onlyFailures = useSel(store, (s) => s.onlyFailures);
   const msg = useSel(store, (s) => s.message);
   const sampleLabel = useSel(store, (s) => s.sampleLabel);
-  // The ETA's rate: finished rows since this run started (the store keeps rows, not the run's start).
-  const runStart = useRef<{ at: number; finished: number } | undefined>(undefined);
+  const progress = useSel(store, (s) => s.progress);
 
   useEffect(() => {
     void services.validate.controller.refresh();
@@ -88,17 +86,11 @@ function Validate({ services, width, height }: ScreenProps) {
 
   const visible = visibleValidateRows({ rows, onlyFailures });
   const counts = validateCounts(rows);
-  const finished = counts.ok + counts.failed;
-  if (running && !runStart.current) runStart.current = { at: Date.now(), finished };
-  if (!running) runStart.current = undefined;
-  const runTotal = counts.running + counts.queued + (runStart.current ? finished - runStart.current.finished : 0);
-  const runDone = runStart.current ? finished - runStart.current.finished : 0;
-  const eta = runStart.current ? etaMs(runStart.current.at, runDone, runTotal - runDone, Date.now()) : undefined;
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const row = visible[sel];
   const detailLines = row ? validateDetailLines(row) : [];
   const detailHeight = Math.min(5, Math.max(0, height - 8));
-  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0));
+  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0) - (running && progress ? 1 : 0));
   const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
   const cellW = 14;
   const columns: Column[] = [
@@ -117,10 +109,11 @@ function Validate({ services, width, height }: ScreenProps) {
         {truncate(
           loading
             ? 'reading the JSONL and the journal…'
-            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued  ${progressLine(runDone, runTotal, eta !== undefined ? formatAge(eta) : undefined, Math.max(5, Math.min(20, width - 100)))}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued` : ''}${onlyFailures ? '  [only failures]' : ''}`,
           width,
         )}
       </T>
+      {running ? <ProgressBar progress={progress} width={width} label="validating " /> : null}
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
       <Table
         columns={columns}
@@ -140,7 +133,7 @@ function Validate({ services, width, height }: ScreenProps) {
               { text: r.instance_id, tone },
               g,
               c,
-              { text: seconds(r.result?.durationMs), tone: 'dim' },
+              { text: seconds(live ? undefined : r.result?.durationMs), tone: 'dim' },
               { text: r.template, tone: 'dim' },
             ],
           };

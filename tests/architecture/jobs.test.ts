@@ -3,10 +3,9 @@
 // the same event sequence to each, and that each face turned those events into its own output.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { readFile, writeFile } from 'node:fs/promises';
-import type { CommandContext } from '../../src/cli/context.js';
 import { tapJobEvents } from '../../src/services/jobs/events.js';
+import { eventsOf, headless } from './jobFaces.js';
 import { setTemplatesProviderForTests, templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
 import { TemplatesController } from '../../src/services/templates/controller.js';
 import { templateNameForImage } from '../../src/services/templates/naming.js';
@@ -17,7 +16,6 @@ import { launch as screenLaunch, stop as screenStop } from '../../src/screens/tr
 import { createAppServices } from '../../src/app/domain.js';
 import { findRun } from '../../src/services/train/registry.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import type { RecipePaths } from '../../src/services/workspace/paths.js';
 import { FakeProvider } from '../templates/fakeProvider.js';
 import { imageNames, templateWorkspace } from '../templates/helpers.js';
 import { killGroupIfOurs, trainWorkspace } from '../train/helpers.js';
@@ -39,35 +37,6 @@ after(async () => {
   for (const g of groups) await killGroupIfOurs(g.pgid, g.procStart);
   for (const d of dirs) await removeDir(d);
 });
-
-function headless(paths: RecipePaths, command: string[], options: CommandContext['options'], env: NodeJS.ProcessEnv = {}, json = false) {
-  let out = '';
-  let err = '';
-  const sink = (add: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { add(String(chunk)); cb(); } });
-  const ctx: CommandContext = {
-    command,
-    positionals: [],
-    options,
-    global: { workspace: paths.root, provider: 'e2b', debug: false, color: false, json },
-    paths,
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    env,
-    signal: new AbortController().signal,
-  };
-  return { ctx, out: () => out, err: () => err };
-}
-
-/** The events `job` emits while `body` runs. */
-async function eventsOf<T>(job: string, body: () => Promise<T>): Promise<{ events: any[]; value: T }> {
-  const events: any[] = [];
-  const untap = tapJobEvents((name, e) => (name === job ? events.push(e) : undefined));
-  try {
-    return { events, value: await body() };
-  } finally {
-    untap();
-  }
-}
 
 /** A build event without its timing (durations, timestamps, log lines differ run to run). */
 function buildShape(e: any): string {

@@ -7,14 +7,13 @@ import { CommandLog, describeOutcome, formatArgvLine } from '../../src/services/
 import { runProcess } from '../../src/services/process/run.js';
 import { BuildLogs, buildLogPath, readBuildLog } from '../../src/services/templates/buildLogs.js';
 import { etaMs, progressLine } from '../../src/ui/progress.js';
-import { formatAge } from '../../src/services/util/format.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 
 test('progress line: bar, count and an ETA from the rate so far', () => {
   assert.equal(progressLine(5, 10, undefined, 10), '[█████░░░░░] 5/10');
   assert.equal(etaMs(0, 0, 10, 1000), undefined, 'no ETA before anything finished');
   assert.equal(etaMs(0, 2, 8, 60_000), 240_000);
-  assert.match(progressLine(2, 10, formatAge(240_000), 10), /\[██░░░░░░░░\] 2\/10 · ETA 4m$/);
+  assert.match(progressLine(2, 10, 240_000, 10), /\[██░░░░░░░░\] 2\/10 · ETA 4m$/);
 });
 
 test('command log: missing tool says not found, a cancelled process is stopped (expected), failures keep their code', async () => {
