@@ -1,5 +1,38 @@
-// Home refresh: pipeline from disk, then the doctor (concurrent checks with timeouts).
+// Home refresh: the pipeline from disk and the doctor, side by side. The doctor's answers go into the home store as
+// they arrive (each replaces its pending row), published at most every 100 ms so a burst of quick answers is one
+// frame.
 import type { AppServices } from './services.js';
+import type { HomeStore } from '../state/home.js';
+import type { DoctorCheck, PendingCheck } from '../services/doctor/types.js';
+import type { DoctorJobEvent } from '../services/doctor/doctor.js';
+
+const PUBLISH_MS = 100;
+
+/** The doctor job's listener on the screen's side: its events into the home store. */
+export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => void {
+  let pending: PendingCheck[] = [];
+  const answered = new Map<string, DoctorCheck[]>();
+  let timer: NodeJS.Timeout | undefined;
+  const publish = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    home.getState().set({ checks: pending.flatMap((p) => answered.get(p.id) ?? []), pendingChecks: pending.filter((p) => !answered.has(p.id)) });
+  };
+  return (e) => {
+    if (e.type === 'started') {
+      pending = e.pending;
+      answered.clear();
+      publish();
+    } else if (e.type === 'result') {
+      answered.set(e.id, e.checks);
+      timer ??= setTimeout(publish, PUBLISH_MS);
+    } else {
+      publish();
+      // The final list is the job's own (the same order); nothing is pending any more.
+      home.getState().set({ checks: e.checks, pendingChecks: [] });
+    }
+  };
+}
 
 export async function refreshHome(services: AppServices): Promise<void> {
   const { set } = services.home.getState();
@@ -11,11 +44,12 @@ export async function refreshHome(services: AppServices): Promise<void> {
       import('../services/doctor/doctor.js'),
       import('../services/workspace/checkout.js'),
     ]);
-    set({ checkout: await inspectCheckout(services.paths) });
-    const steps = await pipelineStatus(services.paths);
-    set({ steps });
-    const checks = await runDoctor({ paths: services.paths, env: services.env, provider: services.global.provider });
-    set({ checks, loading: false, refreshedAt: Date.now() });
+    const pipeline = async () => {
+      set({ checkout: await inspectCheckout(services.paths) });
+      set({ steps: await pipelineStatus(services.paths) });
+    };
+    await Promise.all([pipeline(), runDoctor({ paths: services.paths, env: services.env, provider: services.global.provider, onEvent: doctorIntoStore(services.home) })]);
+    set({ loading: false, refreshedAt: Date.now() });
   } catch (err) {
     services.app.getState().setFlash(`refresh failed: ${(err as Error).message}`, 'error');
     set({ loading: false });
