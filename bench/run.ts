@@ -11,9 +11,10 @@ import { OUT, buildBundle, fmt, machine, type BenchResult, type Bundle } from '.
 import { benchIngest } from './ingest.js';
 import { benchDashboard, benchStartup } from './terminal.js';
 import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from './components.js';
+import { benchTrajectoryGrowth } from './growth.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -26,10 +27,13 @@ const { values } = parseArgs({
     'htop-seconds': { type: 'string', default: '20' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
+    /** Another checkout's built bin/swegym-console, started alternately with this one (before/after). */
+    'startup-baseline': { type: 'string' },
     'factory-builds': { type: 'string', default: '2344' },
     'factory-concurrency': { type: 'string', default: '20' },
     'factory-build-ms': { type: 'string', default: '50' },
     'trajectory-sessions': { type: 'string', default: '64000' },
+    'trajectory-growth-sessions': { type: 'string', default: '64000' },
     seed: { type: 'string', default: '1' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -87,10 +91,11 @@ async function main(): Promise<void> {
         r = rows[rows.length - 1] as BenchResult;
       }
       else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128 }, log);
-      else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
+      else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log, values['startup-baseline']);
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
       else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
+      else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
       r = { id, title: id, status: 'failed', metrics: [], notes: [(err as Error).stack?.split('\n').slice(0, 3).join(' ') ?? String(err)] };

@@ -11,7 +11,6 @@ import type { DoctorProbe, NoAnswer, ProbePackage } from './probe.js';
 import { describeSecret } from '../secrets.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
-import { launcherHostIp } from '../train/derive.js';
 
 export interface CheckContext {
   paths: RecipePaths;
@@ -51,6 +50,15 @@ function packageCheck(id: string, title: string, mod: ProbePackage, fix: string,
       return p.present ? { status: 'ok', detail: `${title} ${p.version ?? ''}`.trim() } : { status: severity, detail: `${title} is not installed`, fix };
     },
   };
+}
+
+/**
+ * The launcher's `hostname -I | awk '{print $1}'` (as train/derive.ts's launcherHostIp, so Train and the doctor judge
+ * the same address), from the probe: empty where `hostname` fails or is missing, as the launcher gets it.
+ */
+async function launcherHostIpFromProbe(ctx: CheckContext): Promise<string> {
+  const r = await ctx.probe.tool('hostname');
+  return r && r.exitCode === 0 ? (r.stdout.join('\n').trim().split(/\s+/)[0] ?? '') : '';
 }
 
 function notChecked(p: NoAnswer): CheckResult {
@@ -306,7 +314,7 @@ export const CHECKS: CheckDef[] = [
       const explicit = ctx.env.DRESSAGE_PROXY_URL;
       // Unset: judge the URL the launcher will use (http://<this node's first IP>:PROXY_PORT), as Train does, so
       // that the two screens never disagree about the same address.
-      const nodeIp = explicit ? '' : launcherHostIp(ctx.env);
+      const nodeIp = explicit ? '' : await launcherHostIpFromProbe(ctx);
       const url = explicit || (nodeIp ? `http://${nodeIp}:${ctx.env.PROXY_PORT || '8800'}` : '');
       const dflt = explicit ? '' : ' (not set: the launcher default)';
       if (!url) {

@@ -25,6 +25,8 @@ export const PROBE_TOOLS = {
   'nvidia-smi': ['nvidia-smi', '--query-gpu=name,memory.total', '--format=csv,noheader'],
   ray: ['ray', '--version'],
   bwrap: ['bwrap', '--version'],
+  // The launcher's default proxy URL uses the first word of `hostname -I` (run here rather than synchronously).
+  hostname: ['hostname', '-I'],
 } as const;
 export type ProbeTool = keyof typeof PROBE_TOOLS;
 

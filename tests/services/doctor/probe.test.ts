@@ -35,6 +35,8 @@ async function toolsBin(): Promise<string> {
   await script(dir, 'nvidia-smi', 'echo "NVIDIA H200, 143771 MiB"; echo "NVIDIA H200, 143771 MiB"');
   await script(dir, 'ray', 'echo "ray, version 2.55.1"');
   await script(dir, 'bwrap', 'echo "bubblewrap 0.8.0"');
+  // The launcher's default proxy URL takes the first word of `hostname -I`.
+  await script(dir, 'hostname', '[ "$1" = -I ] && echo "203.0.113.7 10.0.0.2 " || exit 1');
   for (const t of ['git', 'curl', 'tar', 'sha256sum']) await script(dir, t, `exec /usr/bin/${t} "$@"`);
   return dir;
 }
@@ -62,6 +64,7 @@ test('real python3: one process answers every package and every tool version; no
     assert.equal(byId(checks, 'gpus').detail, '2 × NVIDIA H200');
     assert.equal(byId(checks, 'ray').status, 'ok');
     assert.equal(byId(checks, 'bwrap').detail, 'bubblewrap 0.8.0');
+    assert.equal(byId(checks, 'proxy-url').detail, 'http://203.0.113.7:8800 (not set: the launcher default) (public host)');
     // The fake checkout has no dressage package to import, and this python has no swegym harness.
     for (const id of ['py-dressage', 'py-bbs', 'py-build', 'py-swegym']) assert.ok(['ok', 'fail'].includes(byId(checks, id).status), `${id}: ${byId(checks, id).detail}`);
   } finally {
@@ -165,6 +168,7 @@ test('without python3: Python fails with its fix, each package says it was not c
     }
     assert.equal(byId(checks, 'uv').detail, 'uv 0.9.0');
     assert.equal(byId(checks, 'ray').detail, 'ray, version 2.55.1');
+    assert.equal(byId(checks, 'proxy-url').detail, 'http://203.0.113.7:8800 (not set: the launcher default) (public host)');
   } finally {
     await removeDir(ws);
     await removeDir(bin);
