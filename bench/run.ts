@@ -2,7 +2,7 @@
 // results print as a table and are saved to bench/out/results-<date>.json. See bench/README.md.
 //
 //   npm run bench                              all benchmarks, default sizes (a few minutes on 2 cores)
-//   npm run bench -- --only ingest,startup     some of them (ingest, dashboard, startup, parquet, sandbox, factory)
+//   npm run bench -- --only ingest,startup     some of them (see ALL below)
 //   npm run bench -- --size 4GB --dashboard-seconds 300    bigger
 import { parseArgs } from 'node:util';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -12,9 +12,10 @@ import { benchIngest } from './ingest.js';
 import { benchDashboard, benchStartup } from './terminal.js';
 import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from './components.js';
 import { benchTrajectoryGrowth } from './growth.js';
+import { benchDashboardOpen } from './dashboardOpen.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     'htop-seconds': { type: 'string', default: '20' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
+    'open-runs': { type: 'string', default: '3' },
     /** Another checkout's built bin/swegym-console, started alternately with this one (before/after). */
     'startup-baseline': { type: 'string' },
     'factory-builds': { type: 'string', default: '2344' },
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
   const results: BenchResult[] = [];
   let bundle: Bundle | undefined;
   let bundleError: string | undefined;
-  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet')) {
+  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet' || id === 'dashboard-open')) {
     log('building the bundle …');
     try {
       bundle = await buildBundle();
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     let r: BenchResult;
     try {
-      if ((id === 'ingest' || id === 'dashboard' || id === 'startup') && !bundle) {
+      if ((id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'dashboard-open') && !bundle) {
         r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
       } else if (id === 'ingest') {
         const rows = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed'), big: !values['no-4gb'] }, log);
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
       else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
+      else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
       else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
