@@ -1,6 +1,5 @@
 // Home refresh: the pipeline from disk and the doctor, side by side. The doctor's answers go into the home store as
-// they arrive (each replaces its pending row), published at most every 100 ms so a burst of quick answers is one
-// frame.
+// they arrive (each replaces its pending row), at most 10 times a second so that a burst of answers is one frame.
 import type { AppServices } from './services.js';
 import type { HomeStore } from '../state/home.js';
 import type { DoctorCheck, PendingCheck } from '../services/doctor/types.js';
@@ -8,11 +7,15 @@ import type { DoctorJobEvent } from '../services/doctor/doctor.js';
 
 const PUBLISH_MS = 100;
 
-/** The doctor job's listener on the screen's side: its events into the home store. */
+/**
+ * The doctor job's listener on the screen's side: its events into the home store. An answer is published at once
+ * when none was in the last 100 ms, else with the others of that window (≤ 10 frames a second).
+ */
 export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => void {
   let pending: PendingCheck[] = [];
   const answered = new Map<string, DoctorCheck[]>();
   let timer: NodeJS.Timeout | undefined;
+  let lastAnswerAt = -Infinity;
   const publish = () => {
     clearTimeout(timer);
     timer = undefined;
@@ -25,9 +28,21 @@ export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => voi
       publish();
     } else if (e.type === 'result') {
       answered.set(e.id, e.checks);
-      timer ??= setTimeout(publish, PUBLISH_MS);
+      if (timer) return;
+      const wait = lastAnswerAt + PUBLISH_MS - Date.now();
+      if (wait <= 0) {
+        lastAnswerAt = Date.now();
+        // After the other answers of this tick (the checks that need no I/O answer together).
+        timer = setTimeout(publish, 0);
+      } else {
+        timer = setTimeout(() => {
+          lastAnswerAt = Date.now();
+          publish();
+        }, wait);
+      }
     } else {
-      publish();
+      clearTimeout(timer);
+      timer = undefined;
       // The final list is the job's own (the same order); nothing is pending any more.
       home.getState().set({ checks: e.checks, pendingChecks: [] });
     }

@@ -30,17 +30,20 @@ export const PROBE_TOOLS = {
 } as const;
 export type ProbeTool = keyof typeof PROBE_TOOLS;
 
-// Prints as soon as each answer is known (flushed per line; one lock so that lines from the tool threads never
-// interleave). argv[1] is the spec: packages, tools, and the per-tool timeout in seconds.
+// Prints as soon as each answer is known: flushed per line, one lock so that lines from the tool threads never
+// interleave, the version before the modules the rest needs are loaded. argv[1] is the spec: packages, tools, and
+// the per-tool timeout in seconds.
 const PYTHON_PROBE = `
-import json, shutil, subprocess, sys, threading
+import json, sys
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n")
+    sys.stdout.flush()
+emit({"python": sys.version.split()[0]})
+import shutil, subprocess, threading
 lock = threading.Lock()
 def say(obj):
-    line = json.dumps(obj)
     with lock:
-        sys.stdout.write(line + "\\n")
-        sys.stdout.flush()
-say({"python": sys.version.split()[0]})
+        emit(obj)
 spec = json.loads(sys.argv[1])
 def lines(b):
     return (b or b"").decode("utf-8", "replace").splitlines()
