@@ -53,17 +53,17 @@ export async function refreshHome(services: AppServices): Promise<void> {
   const { set } = services.home.getState();
   set({ loading: true });
   try {
-    // Loaded here, after the first frame, rather than with the home screen.
-    const [{ pipelineStatus }, { runDoctor }, { inspectCheckout }] = await Promise.all([
-      import('../services/pipeline/pipeline.js'),
-      import('../services/doctor/doctor.js'),
-      import('../services/workspace/checkout.js'),
-    ]);
+    // Loaded here, after the first frame, rather than with the home screen; the doctor starts as soon as its own
+    // module is in (its probe process is the slowest part), the pipeline when its modules are.
+    const doctor = import('../services/doctor/doctor.js').then(({ runDoctor }) =>
+      runDoctor({ paths: services.paths, env: services.env, provider: services.global.provider, onEvent: doctorIntoStore(services.home) }),
+    );
     const pipeline = async () => {
+      const [{ pipelineStatus }, { inspectCheckout }] = await Promise.all([import('../services/pipeline/pipeline.js'), import('../services/workspace/checkout.js')]);
       set({ checkout: await inspectCheckout(services.paths) });
       set({ steps: await pipelineStatus(services.paths) });
     };
-    await Promise.all([pipeline(), runDoctor({ paths: services.paths, env: services.env, provider: services.global.provider, onEvent: doctorIntoStore(services.home) })]);
+    await Promise.all([pipeline(), doctor]);
     set({ loading: false, refreshedAt: Date.now() });
   } catch (err) {
     services.app.getState().setFlash(`refresh failed: ${(err as Error).message}`, 'error');
