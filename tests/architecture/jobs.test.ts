@@ -25,6 +25,11 @@ import { createMonitorService } from '../../src/app/monitorSources.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { loopbackFetch, registerRun, runLogText, startWriter } from '../monitor/runFixtures.js';
 import { waitFor } from '../helpers/wait.js';
+import { doctorCommand } from '../../src/cli/commands/doctor.js';
+import { refreshHome } from '../../src/screens/homeActions.js';
+import { fakeDressageCheckout } from '../helpers/workspace.js';
+import { chmod, mkdir } from 'node:fs/promises';
+import path from 'node:path';
 
 const dirs: string[] = [];
 
@@ -259,4 +264,57 @@ test('following a run: `monitor RUN` headless and the dashboard\'s service get t
   const [cli, screen] = faces;
   assert.deepEqual(screen!.events, cli!.events);
   assert.deepEqual(cli!.events, [`opened ${name} registry simulated=false from=0`, 'read', 'state running', 'state crashed', 'ended failed=true']);
+});
+
+/** A checkout with a failing trap (no slime) and a bin directory: a python3 probe answering every package, uv. */
+async function doctorFixture() {
+  const ws = await fakeDressageCheckout({ slime: false });
+  const bin = await tempDir('swegym-doctor-bin-');
+  dirs.push(ws, bin);
+  await mkdir(path.join(ws, 'data'), { recursive: true });
+  const probe = [
+    `echo '{"python": "3.11.7"}'`,
+    `echo '{"modules": {"dressage": true, "blackbox_server": true, "pyarrow": false}, "dists": {"dressage": {"version": "0.1.0"}}}'`,
+    `echo '{"modules": {"huggingface_hub": true, "swegym": true, "build": true}}'`,
+  ];
+  for (const [name, body] of [['python3', probe.join('\n')], ['uv', 'echo "uv 0.9.0"']] as const) {
+    await writeFile(path.join(bin, name), `#!/bin/sh\n${body}\n`);
+    await chmod(path.join(bin, name), 0o755);
+  }
+  return { paths: recipePaths(ws), env: { PATH: bin, ACTOR_NUM_NODES: '4', DRESSAGE_PROXY_URL: 'https://proxy.example.com', SWEGYM_DOCTOR_TIMEOUT_MS: '60000' } };
+}
+
+/** A doctor event without what differs run to run (free disk space). */
+function doctorShape(e: any): string {
+  const rows = (checks: { id: string; status: string }[]) => checks.map((c) => `${c.id}=${c.id === 'disk' ? '*' : c.status}`).join(',');
+  if (e.type === 'started') return `started ${e.pending.map((p: { id: string }) => p.id).join(',')}`;
+  if (e.type === 'result') return `result ${e.id}: ${rows(e.checks)}`;
+  return `finished ${rows(e.checks)}`;
+}
+
+test('doctor: the CLI and the home screen get the same events from one doctor job', { timeout: 60_000 }, async () => {
+  const cli = await doctorFixture();
+  const h = headless(cli.paths, ['doctor'], {}, cli.env);
+  const fromCli = await eventsOf('doctor', () => doctorCommand(h.ctx));
+
+  const screen = await doctorFixture();
+  const services = createAppServices({ workspace: screen.paths.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), env: screen.env });
+  const fromScreen = await eventsOf('doctor', () => refreshHome(services));
+
+  // Results come in the order checks answer (which varies); the first and last events are fixed.
+  const shapes = (events: any[]) => [doctorShape(events[0]), ...events.slice(1, -1).map(doctorShape).sort(), doctorShape(events.at(-1))];
+  assert.deepEqual(shapes(fromScreen.events), shapes(fromCli.events));
+  assert.equal(fromCli.events[0].type, 'started');
+  assert.equal(fromCli.events.filter((e) => e.type === 'result').length, fromCli.events[0].pending.length, 'one result per started check');
+  assert.match(doctorShape(fromCli.events.at(-1)), /slime=fail.*py-pyarrow=warn/);
+
+  // The CLI printed every result in the doctor's order and exits 3 (slime fails); the store holds the same rows.
+  assert.equal(fromCli.value, 3);
+  const printed = [...h.out().matchAll(/^(ok {2}|warn|FAIL|skip) {2}([^:]+):/gm)].map((m) => m[2]);
+  assert.deepEqual(printed, fromCli.events.at(-1).checks.map((c: { title: string }) => c.title));
+  assert.match(h.out(), /^FAIL {2}slime submodule: slime\/ is not initialised/m);
+  const home = services.home.getState();
+  assert.deepEqual(home.checks.map((c) => `${c.id}=${c.status}`), fromScreen.events.at(-1).checks.map((c: { id: string; status: string }) => `${c.id}=${c.status}`));
+  assert.deepEqual(home.pendingChecks, []);
+  services.dispose();
 });
