@@ -5,7 +5,8 @@
 //   factory  — N template builds at concurrency C against a provider whose build takes a fixed time, vs the
 //              ideal ceil(N/C) × build time.
 // Code that has not landed yet is reported as "not available yet", never faked.
-import { mkdtemp, rm, mkdir, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, mkdir, writeFile, readFile, stat } from 'node:fs/promises';
+import { watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NODE, REPO, fmt, median, result, timeCommand, timed, type BenchResult } from './lib.js';
@@ -218,6 +219,17 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
         rewriteRecords += journal.entries().length;
       };
     }
+    // The template map keeps upstream's format (one JSON object that prepare_swegym_data.py reads whole), so each
+    // write rewrites it: count its atomic replacements (renames onto it, seen through inotify) and their sizes.
+    let mapWrites = 0;
+    let mapBytes = 0;
+    const sizes: Promise<void>[] = [];
+    const mapName = path.basename(paths.templateMap);
+    const watcher = watch(path.dirname(paths.templateMap), (_event, name) => {
+      if (name !== mapName) return;
+      mapWrites++;
+      sizes.push(stat(paths.templateMap).then((st) => void (mapBytes += st.size), () => {}));
+    });
     const t0 = performance.now();
     const out = await within(300_000, 'template factory', fac.mod.runTemplateFactory({
       provider,
@@ -229,6 +241,9 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
       retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     }));
     const wall = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 200));
+    watcher.close();
+    await Promise.all(sizes);
     const ideal = Math.ceil(n / concurrency) * buildMs;
     res.metrics.push({ label: 'built / failed / skipped', value: `${out.built} / ${out.failed} / ${out.skipped}` });
     res.metrics.push({ label: 'peak builds in flight', value: peak });
@@ -242,6 +257,8 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
       res.metrics.push({ label: 'a whole rewrite per coalesced write (before) would have written', value: fmt(rewrites / 1e6, 0), unit: 'MB' });
       res.metrics.push({ label: 'journal write ratio append-only / whole rewrites', value: fmt(Number(journal.bytesWritten) / rewrites, 3), unit: '×' });
     }
+    const finalMap = await stat(paths.templateMap).then((st) => st.size, () => 0);
+    res.metrics.push({ label: 'template map rewrites (upstream format, whole file)', value: mapWrites, unit: `≈ ${fmt(mapBytes / 1e6, 1)} MB written for a ${fmt(finalMap / 1e3, 0)} KB map` });
     if (out.built !== n) res.notes.push(`expected ${n} built, got ${out.built}${out.fatal ? ` (${out.fatal})` : ''}`);
     res.ratio = { value: wall / ideal, what: 'factory wall ÷ ideal' };
     return res;

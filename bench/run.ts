@@ -2,7 +2,7 @@
 // results print as a table and are saved to bench/out/results-<date>.json. See bench/README.md.
 //
 //   npm run bench                              all benchmarks, default sizes (a few minutes on 2 cores)
-//   npm run bench -- --only ingest,startup     some of them (ingest, dashboard, startup, parquet, sandbox, factory)
+//   npm run bench -- --only ingest,startup     some of them (see ALL below)
 //   npm run bench -- --size 4GB --dashboard-seconds 300    bigger
 import { parseArgs } from 'node:util';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -11,9 +11,11 @@ import { OUT, buildBundle, fmt, machine, type BenchResult, type Bundle } from '.
 import { benchIngest } from './ingest.js';
 import { benchDashboard, benchStartup } from './terminal.js';
 import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from './components.js';
+import { benchTrajectoryGrowth } from './growth.js';
+import { benchDashboardOpen } from './dashboardOpen.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -27,10 +29,14 @@ const { values } = parseArgs({
     'dashboard-heap': { type: 'boolean' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
+    'open-runs': { type: 'string', default: '3' },
+    /** Another checkout's built bin/swegym-console, started alternately with this one (before/after). */
+    'startup-baseline': { type: 'string' },
     'factory-builds': { type: 'string', default: '2344' },
     'factory-concurrency': { type: 'string', default: '20' },
     'factory-build-ms': { type: 'string', default: '50' },
     'trajectory-sessions': { type: 'string', default: '64000' },
+    'trajectory-growth-sessions': { type: 'string', default: '64000' },
     seed: { type: 'string', default: '1' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -65,7 +71,7 @@ async function main(): Promise<void> {
   const results: BenchResult[] = [];
   let bundle: Bundle | undefined;
   let bundleError: string | undefined;
-  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet')) {
+  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet' || id === 'dashboard-open')) {
     log('building the bundle …');
     try {
       bundle = await buildBundle();
@@ -80,7 +86,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     let r: BenchResult;
     try {
-      if ((id === 'ingest' || id === 'dashboard' || id === 'startup') && !bundle) {
+      if ((id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'dashboard-open') && !bundle) {
         r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
       } else if (id === 'ingest') {
         const rows = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed'), big: !values['no-4gb'] }, log);
@@ -88,10 +94,12 @@ async function main(): Promise<void> {
         r = rows[rows.length - 1] as BenchResult;
       }
       else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128, heap: values['dashboard-heap'] === true }, log);
-      else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log);
+      else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log, values['startup-baseline']);
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
       else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
+      else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
+      else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
       r = { id, title: id, status: 'failed', metrics: [], notes: [(err as Error).stack?.split('\n').slice(0, 3).join(' ') ?? String(err)] };

@@ -10,6 +10,7 @@ import { createAppStore } from '../state/app.js';
 import { createJobsStore } from '../state/jobs.js';
 import { createHomeStore } from '../state/home.js';
 import { createDataStore } from '../state/data.js';
+import { DataController } from '../services/dataset/controller.js';
 import { createTrainStore } from '../state/train.js';
 import { commandLog as globalCommandLog, type CommandLog } from '../services/process/commandLog.js';
 
@@ -52,17 +53,21 @@ export function createCoreServices(global: GlobalOptions, opts: ServicesOptions 
   };
   let disposed = false;
   let ready: Promise<void> | undefined;
+  const app = createAppStore(opts.initialScreen);
+  const jobs = createJobsStore();
+  const data = createDataStore();
   const services: AppServices = {
     global,
     env,
     paths,
     sampleLabel: sampleWorkspaceLabel(paths),
-    app: createAppStore(opts.initialScreen),
-    jobs: createJobsStore(),
+    app,
+    jobs,
     commandLog: opts.commandLog ?? globalCommandLog,
     home: createHomeStore(),
     monitorTarget: opts.monitorTarget,
-    data: createDataStore(),
+    data,
+    dataset: new DataController({ paths, store: data, jobs, env, flash: (text, tone) => app.getState().setFlash(text, tone) }),
     train: createTrainStore(env),
     get monitor() {
       return need('monitor');

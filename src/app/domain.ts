@@ -11,7 +11,7 @@ import { createValidateStore } from '../state/validate.js';
 import { ValidateController } from '../services/validate/controller.js';
 import { createConvertStore } from '../state/convert.js';
 import { ConvertController } from '../services/convert/controller.js';
-import { discoverRuns } from '../screens/trainActions.js';
+import { discoverRuns } from '../services/train/discovery.js';
 import { createCoreServices, type CoreServices, type ServicesOptions } from './core.js';
 
 /** All services at once (headless dashboard, tests). The interactive console uses startAppServices instead. */
@@ -34,13 +34,13 @@ export function attachDomainServices({ services, domain, disposers }: CoreServic
   domain.templates = templates;
   disposers.push(() => templates.controller.dispose());
   const validateStore = createValidateStore();
-  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider }) };
+  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider, env }) };
   domain.validate = validate;
   disposers.push(() => validate.controller.dispose());
   const convertStore = createConvertStore();
-  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider }) };
+  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider, env }) };
   domain.convert = convert;
   disposers.push(() => convert.controller.dispose());
   // Runs launched by an earlier console are found again from the registry (they are detached).
-  void discoverRuns(services);
+  void discoverRuns({ paths, train: services.train, app: services.app, monitor });
 }

@@ -1,6 +1,7 @@
 // The one table of headless commands: the parser, `--help`, and dispatch are all generated from it.
 // A command without `load` is not implemented yet: it says so and exits 2 (no fake success).
 import type { CommandContext } from './context.js';
+import { SWEGYM_DATASET } from '../services/recipe.js';
 
 export interface OptionSpec {
   name: string;
@@ -48,7 +49,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['data', 'download'],
-    summary: 'download <split>.parquet of NovaSky-AI/SkyRL-v0-293-data (resumable)',
+    summary: `download <split>.parquet of ${SWEGYM_DATASET} (resumable)`,
     options: [split, { name: 'dir', type: 'string', arg: 'DIR', help: 'target directory (default: data/swegym-source)' }],
     json: true,
     load: async () => (await import('./commands/data.js')).dataDownloadCommand,

@@ -11,6 +11,7 @@ import { ColorContext, T } from '../ui/theme.js';
 import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, tabBarText, type HelpSection } from '../ui/Overlays.js';
 import { truncate } from '../ui/text.js';
 import { osc52 } from '../ui/clipboard.js';
+import { commandLogRows } from './commandLogRows.js';
 
 export const MIN_WIDTH = 40;
 export const MIN_HEIGHT = 10;
@@ -261,7 +262,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
           ) : overlay === 'quit' ? (
             <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} />
           ) : overlay === 'log' ? (
-            <CommandLogPanel entries={services.commandLog.entries()} width={width} height={bodyHeight} now={now} />
+            <CommandLogPanel rows={commandLogRows(services.commandLog.entries(), now)} width={width} height={bodyHeight} />
           ) : screen ? (
             <screen.Component services={services} width={width} height={bodyHeight} focus={focus} />
           ) : loadError ? (

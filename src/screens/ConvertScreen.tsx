@@ -2,11 +2,14 @@
 // converter with its output streamed, the verification report and a readable row preview (prompt, tests,
 // template, commands). c converts, V verifies the file on disk, p switches output/preview, ←/→ pages rows.
 import React, { useEffect } from 'react';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
-import { formatAge, padEnd, truncate } from '../ui/text.js';
+import { padEnd, truncate } from '../ui/text.js';
+import { formatAge } from '../services/util/format.js';
+import { Lines } from '../ui/Lines.js';
+import { useTextField } from '../ui/TextField.js';
 import { formatBytes } from '../services/util/format.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { CONVERT_FIELDS } from '../state/convert.js';
@@ -35,26 +38,31 @@ function Convert({ services, width, height }: ScreenProps) {
     void c.controller.inspectDisk();
   }, [c]);
 
-  useInput(
-    (input, key) => {
+  const current = CONVERT_FIELDS[field];
+  const leaveField = () => {
+    store.getState().set({ editing: false });
+    services.app.getState().setInputCaptured(false);
+    c.controller.describe();
+  };
+  const fieldValue = useTextField({
+    active: editing,
+    value: current ? form[current.key] : '',
+    onChange: (value) => {
       const st = store.getState();
       const f = CONVERT_FIELDS[st.field];
-      if (!f) return;
-      if (key.return || key.escape) {
-        st.set({ editing: false });
-        services.app.getState().setInputCaptured(false);
-        c.controller.describe();
-      } else if (key.backspace || key.delete) st.set({ form: { ...st.form, [f.key]: st.form[f.key].slice(0, -1) } });
-      else if (input && !key.ctrl && !key.meta) st.set({ form: { ...st.form, [f.key]: st.form[f.key] + input } });
+      if (f) st.set({ form: { ...st.form, [f.key]: value } });
     },
-    { isActive: editing },
-  );
+    onSubmit: leaveField,
+    onCancel: leaveField,
+    // after "› " and the label column
+    room: Math.max(8, width - 23),
+  });
 
   const labelW = 20;
   const formLines = CONVERT_FIELDS.map((f, i) => {
     const sel = i === field;
-    const value = form[f.key] || (f.key === 'limit' ? '(all rows)' : '');
-    return { text: `${sel ? '›' : ' '} ${padEnd(f.label, labelW)} ${value}${sel && editing ? '▏' : ''}${sel ? `   ${f.hint}` : ''}`, sel };
+    const value = sel && editing ? fieldValue : form[f.key] || (f.key === 'limit' ? '(all rows)' : '');
+    return { text: `${sel ? '›' : ' '} ${padEnd(f.label, labelW)} ${value}${sel ? `   ${f.hint}` : ''}`, sel };
   });
   const status = phase === 'idle' ? 'not run in this session' : phase;
   const diskLine =
@@ -97,13 +105,7 @@ function Convert({ services, width, height }: ScreenProps) {
       ))}
       {reportLine ? <T tone={report?.ok ? 'ok' : 'fail'}>{truncate(reportLine, width)}</T> : null}
       <T tone="dim">{truncate(view === 'preview' ? '— row preview (p: output) —' : '— converter output (p: row preview) —', width)}</T>
-      <Box flexDirection="column" height={panel} overflow="hidden">
-        {panelLines.slice(0, panel).map((l, i) => (
-          <T key={i} tone={l.tone}>
-            {truncate(l.text, width) || ' '}
-          </T>
-        ))}
-      </Box>
+      <Lines lines={panelLines} width={width} height={panel} />
     </Box>
   );
 }

@@ -3,7 +3,7 @@
 // browser. Data comes from the monitor store (a snapshot published at ≤ 5 Hz); every panel has a fixed height and
 // clips. Small terminals get one panel at a time (Tab cycles).
 import React, { useEffect } from 'react';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
@@ -11,8 +11,11 @@ import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
 import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
-import { formatAge, padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
-import { dispatchKey, shared, type Binding } from '../ui/keymap.js';
+import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
+import { formatAge } from '../services/util/format.js';
+import { shared, type Binding } from '../ui/keymap.js';
+import { Lines, type Line } from '../ui/Lines.js';
+import { useTextField } from '../ui/TextField.js';
 import { headerLines } from './dashboardHeader.js';
 import { gpuPanelLines } from './dashboardGpus.js';
 import { PANELS, feedRows, pct, rowCount, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
@@ -23,20 +26,6 @@ export { PANELS, type PanelName } from './dashboard/rows.js';
 
 /** Wide layout needs this much room; below it one panel is shown at a time. */
 export const WIDE = { width: 100, height: 26 };
-
-type Line = { text: string; tone?: Tone; bold?: boolean; inverse?: boolean };
-
-function Lines({ lines, width, height }: { lines: Line[]; width: number; height: number }) {
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {lines.slice(0, height).map((l, i) => (
-        <T key={i} tone={l.tone} bold={l.bold} inverse={l.inverse}>
-          {truncate(l.text, width) || ' '}
-        </T>
-      ))}
-    </Box>
-  );
-}
 
 function title(name: string, focused: boolean, extra: string): Line {
   return { text: `${focused ? '▸ ' : '  '}${name}${extra ? ` — ${extra}` : ''}`, tone: focused ? 'accent' : 'plain', bold: true };
@@ -170,17 +159,21 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
     if (store.getState().status === 'idle') void services.monitor.open(services.monitorTarget);
   }, [services, store]);
 
-  // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured); its keys are
-  // a table (help lists it), anything else is typed.
-  const filterKeys = React.useMemo(() => filterBindings(services), [services]);
-  useInput(
-    (input, key) => {
-      if (dispatchKey(filterKeys, input, key)) return;
-      const st = store.getState();
-      if (input && !key.ctrl && !key.meta) st.set({ filter: (st.filter + input).slice(0, 80) });
-    },
-    { isActive: filterEditing },
-  );
+  // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured).
+  const leaveFilter = () => {
+    store.getState().set({ filterEditing: false });
+    services.app.getState().setInputCaptured(false);
+  };
+  const filterText = useTextField({
+    active: filterEditing,
+    value: filter,
+    onChange: (value) => store.getState().set({ filter: value }),
+    onSubmit: leaveFilter,
+    onCancel: leaveFilter,
+    maxLength: 80,
+    // "filter: " before it, the keys after
+    room: Math.max(8, width - 34),
+  });
 
   const focused = PANELS[focus % PANELS.length] as PanelName;
   if (!snap) {
@@ -196,7 +189,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
 
   const head: Line[] = headerLines(snap, width);
   const top: Line[] = [...head, alertLine(snap)];
-  if (filterEditing || filter) top.push({ text: `filter: ${filter}${filterEditing ? '▏ (Enter keep · Esc clear)' : ''}`, tone: 'accent' });
+  if (filterEditing || filter) top.push({ text: `filter: ${filterText}${filterEditing ? ' (Enter keep · Esc cancel)' : ''}`, tone: 'accent' });
   const bodyH = Math.max(1, height - top.length);
   let body: React.ReactNode;
   if (detail === 'chart') {
@@ -239,17 +232,20 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   );
 }
 
-/** The filter field's keys (`/`): what is typed filters samples, sandboxes, tasks and trajectories. */
+/**
+ * The filter field's keys (`/`), for help: the field itself (ui/TextField) handles them, with the kit's one set of
+ * rules; anything else is typed and filters samples, sandboxes, tasks and trajectories.
+ */
 function filterBindings(services: AppServices): Binding[] {
   const store = services.monitor.store;
-  const leave = (clear: boolean) => () => {
-    store.getState().set({ filterEditing: false, ...(clear ? { filter: '' } : {}) });
+  const leave = () => {
+    store.getState().set({ filterEditing: false });
     services.app.getState().setInputCaptured(false);
   };
   return [
-    shared('open', 'keep the filter and leave the field', leave(false)),
-    shared('back', 'clear the filter and leave the field', leave(true)),
-    { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the last character', run: () => store.getState().set({ filter: store.getState().filter.slice(0, -1) }) },
+    shared('open', 'keep the filter and leave the field', leave),
+    shared('back', 'cancel: put back the filter from before and leave the field', leave),
+    { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the character before the cursor', run: () => undefined },
   ];
 }
 

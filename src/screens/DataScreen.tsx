@@ -1,20 +1,24 @@
 // Data: the SWE-Gym split as the recipe sees it — summary, repo histogram, a filterable task table and the task
 // detail (problem statement, tests, image, template) — plus the download (bytes, rate, ETA) and the image list.
 import React, { useEffect } from 'react';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T } from '../ui/theme.js';
-import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
+import { graphemeWidth, graphemes, padEnd, padStart, truncate } from '../ui/text.js';
+import { Lines } from '../ui/Lines.js';
+import { Table, type Column } from '../ui/Table.js';
+import { useTextField } from '../ui/TextField.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { filterTasks, type DataState } from '../state/data.js';
 import { formatProgress } from '../services/dataset/format.js';
 import { formatBytes } from '../services/util/format.js';
 import { displayPath } from '../services/workspace/paths.js';
 import type { SweGymTask } from '../services/dataset/types.js';
-import { loadData, startDownload, switchSplit, writeImages } from './dataActions.js';
+import { SWEGYM_DATASET } from '../services/recipe.js';
 
+const FILTER_MAX = 80;
 const MANUAL = 'python3 examples/data/swegym/prepare_swegym_e2b.py list-images --download --download-dir data/swegym-source --split';
 
 /** Hard-wraps text to `width` columns (the detail view shows whole problem statements, never letting Ink wrap). */
@@ -22,9 +26,19 @@ export function wrapLines(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(1, width);
   for (const raw of text.replace(/\t/g, '  ').split('\n')) {
-    const chars = [...raw.replace(/\r$/, '')];
-    if (chars.length === 0) out.push('');
-    for (let i = 0; i < chars.length; i += w) out.push(chars.slice(i, i + w).join(''));
+    let line = '';
+    let used = 0;
+    for (const g of graphemes(raw.replace(/\r$/, ''))) {
+      const gw = graphemeWidth(g);
+      if (used + gw > w && line) {
+        out.push(line);
+        line = '';
+        used = 0;
+      }
+      line += g;
+      used += gw;
+    }
+    out.push(line);
   }
   return out;
 }
@@ -95,7 +109,7 @@ function NotLoaded({ services, width, height }: { services: AppServices; width: 
   if (status === 'loading' || status === 'idle') lines.push({ text: 'reading the split…', tone: 'dim' });
   if (status === 'missing') {
     lines.push({ text: `${split}.parquet is not downloaded yet.`, tone: 'warn' });
-    lines.push({ text: `d downloads it from the Hugging Face dataset NovaSky-AI/SkyRL-v0-293-data (resumable; HF_ENDPOINT, HF_TOKEN and proxies are honoured).`, tone: 'info' });
+    lines.push({ text: `d downloads it from the Hugging Face dataset ${SWEGYM_DATASET} (resumable; HF_ENDPOINT, HF_TOKEN and proxies are honoured).`, tone: 'info' });
     lines.push({ text: '', tone: 'plain' });
     lines.push({ text: `manual:   ${MANUAL} ${split}`, tone: 'dim' });
     lines.push({ text: `headless: swegym-console data download --split ${split} && swegym-console data images --split ${split}`, tone: 'dim' });
@@ -109,18 +123,10 @@ function NotLoaded({ services, width, height }: { services: AppServices; width: 
   }
   const shown = lines.slice(0, Math.max(0, height));
   if (lines.length > height && height > 0) shown[height - 1] = { text: `… ${lines.length - height + 1} more lines (swegym-console data show lists all)`, tone: 'dim' };
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {shown.map((l, i) => (
-        <T key={i} tone={l.tone}>
-          {truncate(l.text, width) || ' '}
-        </T>
-      ))}
-    </Box>
-  );
+  return <Lines lines={shown} width={width} height={height} />;
 }
 
-function TaskTable({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+function TaskTable({ services, width, height, focused, filterText }: { services: AppServices; width: number; height: number; focused: boolean; filterText: string }) {
   const rows = useSel(services.data, (s) => s.rows);
   const filter = useSel(services.data, (s) => s.filter);
   const filtering = useSel(services.data, (s) => s.filtering);
@@ -128,33 +134,37 @@ function TaskTable({ services, width, height, focused }: { services: AppServices
   const map = useSel(services.data, (s) => s.templateMap);
   const tasks = filterTasks(rows, filter);
   const listRows = Math.max(0, height - 2);
-  const [start, end] = visibleWindow(tasks.length, selected, listRows);
+  const shownRows = Math.min(tasks.length, listRows);
   const numW = 5;
   const longestRepo = rows.reduce((m, r) => Math.max(m, r.repo.length), 4);
   const repoW = Math.max(4, Math.min(longestRepo, 24, Math.floor(width * 0.3)));
-  // id · repo · F2P · P2P · tpl, single spaces between
-  const idW = Math.max(8, width - repoW - numW * 2 - 3 - 4);
-  const line = (id: string, repo: string, f2p: string, p2p: string, tpl: string) =>
-    `${padEnd(id, idW)} ${padEnd(repo, repoW)} ${padStart(f2p, numW)} ${padStart(p2p, numW)} ${tpl}`;
+  // id · repo · F2P · P2P · tpl, single spaces between; the id takes what the others leave
+  const columns: Column[] = [
+    { header: 'instance_id', width: 'fill' },
+    { header: 'repo', width: repoW },
+    { header: 'F2P', width: numW, align: 'right' },
+    { header: 'P2P', width: numW, align: 'right' },
+    { header: 'tpl', width: 3 },
+  ];
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <T tone={focused ? 'accent' : 'dim'} bold>
-        {truncate(line('instance_id', 'repo', 'F2P', 'P2P', 'tpl'), width)}
-      </T>
-      {tasks.slice(start, end).map((t, i) => {
-        const idx = start + i;
-        const tpl = map?.[t.image] ? '✓' : '·';
-        return (
-          <T key={t.instance_id} inverse={idx === selected && focused}>
-            {truncate(line(t.instance_id, t.repo, String(t.FAIL_TO_PASS.length), String(t.PASS_TO_PASS.length), tpl), width)}
-          </T>
-        );
-      })}
+      <Table
+        columns={columns}
+        width={width}
+        height={listRows + 1}
+        selected={selected}
+        focused={focused}
+        headerTone={focused ? 'accent' : 'dim'}
+        rows={tasks.map((t) => ({
+          key: t.instance_id,
+          cells: [t.instance_id, t.repo, String(t.FAIL_TO_PASS.length), String(t.PASS_TO_PASS.length), map?.[t.image] ? '✓' : '·'],
+        }))}
+      />
       {tasks.length === 0 ? <T tone="dim">{truncate(filter ? `no task matches "${filter}"` : 'no tasks', width)}</T> : null}
-      <Box height={Math.max(0, listRows - Math.max(1, end - start))} />
+      <Box height={Math.max(0, listRows - Math.max(1, shownRows))} />
       <T tone={filtering ? 'info' : 'dim'}>
         {truncate(
-          filtering ? `/ ${filter}▏  (${tasks.length}/${rows.length}; Enter keeps, Esc clears)` : filter ? `filter: ${filter} (${tasks.length}/${rows.length}) · / edits · Esc clears` : `${rows.length} tasks · / filters by id, repo, image or version`,
+          filtering ? `/ ${filterText}  (${tasks.length}/${rows.length}; Enter keeps, Esc cancels)` : filter ? `filter: ${filter} (${tasks.length}/${rows.length}) · / edits · Esc clears` : `${rows.length} tasks · / filters by id, repo, image or version`,
           width,
         )}
       </T>
@@ -189,15 +199,7 @@ function SummaryPanel({ services, width, height, focused }: { services: AppServi
     lines.push({ text: `${warnings.length} warning(s):`, tone: 'warn' });
     for (const w of warnings) lines.push({ text: `  ${w}`, tone: 'dim' });
   }
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {lines.slice(0, height).map((l, i) => (
-        <T key={i} tone={l.tone} bold={i === 0}>
-          {truncate(l.text, width) || ' '}
-        </T>
-      ))}
-    </Box>
-  );
+  return <Lines lines={lines.map((l, i) => ({ ...l, bold: i === 0 }))} width={width} height={height} />;
 }
 
 function TaskDetail({ services, width, height }: { services: AppServices; width: number; height: number }) {
@@ -231,49 +233,37 @@ function TaskDetail({ services, width, height }: { services: AppServices; width:
   const statement = wrapLines(task.problem_statement.trim(), width);
   const maxScroll = Math.max(0, statement.length - bodyRows);
   const from = Math.min(scroll, maxScroll);
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {lines.slice(0, height).map((l, i) => (
-        <T key={i} tone={l.tone} bold={i === 0}>
-          {truncate(l.text, width) || ' '}
-        </T>
-      ))}
-      {statement.slice(from, from + bodyRows).map((l, i) => (
-        <T key={`s${i}`}>{l || ' '}</T>
-      ))}
-    </Box>
-  );
+  const body = statement.slice(from, from + bodyRows).map((text) => ({ text }));
+  return <Lines lines={[...lines.map((l, i) => ({ ...l, bold: i === 0 })), ...body]} width={width} height={height} />;
 }
 
 function DataView({ services, width, height, focus }: ScreenProps) {
   const status = useSel(services.data, (s) => s.status);
   const detail = useSel(services.data, (s) => s.detail);
   const filtering = useSel(services.data, (s) => s.filtering);
+  const filter = useSel(services.data, (s) => s.filter);
   const hasDownload = useSel(services.data, (s) => s.download !== undefined);
 
   // Each time the screen opens: reload when the files changed on disk (a manual step, another console).
   useEffect(() => {
-    void loadData(services, { ifChanged: true });
+    void services.dataset.load({ ifChanged: true });
   }, [services]);
 
   // The filter field owns the keyboard while typing (the app suspends global keys while inputCaptured).
-  useInput(
-    (input, key) => {
-      const s = services.data.getState();
-      if (key.escape) {
-        s.set({ filtering: false, filter: '', selected: 0 });
-        services.app.getState().setInputCaptured(false);
-      } else if (key.return) {
-        s.set({ filtering: false });
-        services.app.getState().setInputCaptured(false);
-      } else if (key.backspace || key.delete) {
-        s.set({ filter: [...s.filter].slice(0, -1).join(''), selected: 0 });
-      } else if (input && !key.ctrl && !key.meta && !key.upArrow && !key.downArrow && !key.tab) {
-        s.set({ filter: s.filter + input.replace(/[\r\n\t]/g, ''), selected: 0 });
-      }
-    },
-    { isActive: filtering },
-  );
+  const leaveFilter = () => {
+    services.data.getState().set({ filtering: false });
+    services.app.getState().setInputCaptured(false);
+  };
+  const filterText = useTextField({
+    active: filtering,
+    value: filter,
+    onChange: (value) => services.data.getState().set({ filter: value, selected: 0 }),
+    onSubmit: leaveFilter,
+    onCancel: leaveFilter,
+    maxLength: FILTER_MAX,
+    // "/ " before it, the counts and keys after, in the table's width
+    room: Math.max(8, (width >= 100 ? Math.floor(width * 0.6) : width) - 45),
+  });
 
   const headerH = 2 + (hasDownload ? 1 : 0);
   const bodyH = Math.max(0, height - headerH);
@@ -284,7 +274,7 @@ function DataView({ services, width, height, focus }: ScreenProps) {
     const left = Math.floor(width * 0.6);
     body = (
       <Box flexDirection="row" width={width} height={bodyH}>
-        <TaskTable services={services} width={left} height={bodyH} focused={focus === 0} />
+        <TaskTable services={services} width={left} height={bodyH} focused={focus === 0} filterText={filterText} />
         <Box width={width - left} paddingLeft={1} height={bodyH}>
           <SummaryPanel services={services} width={width - left - 1} height={bodyH} focused={focus === 1} />
         </Box>
@@ -292,7 +282,7 @@ function DataView({ services, width, height, focus }: ScreenProps) {
     );
   } else {
     // Compact: one panel at a time; Tab switches.
-    body = focus === 1 ? <SummaryPanel services={services} width={width} height={bodyH} focused /> : <TaskTable services={services} width={width} height={bodyH} focused />;
+    body = focus === 1 ? <SummaryPanel services={services} width={width} height={bodyH} focused /> : <TaskTable services={services} width={width} height={bodyH} focused filterText={filterText} />;
   }
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
@@ -355,19 +345,16 @@ function dataBindings(services: AppServices): Binding[] {
       },
       { when: () => st().detail !== undefined || st().filter !== '', footer: false },
     ),
-    { keys: ['d'], id: 'data.download', description: 'download split', run: () => void startDownload(services) },
+    { keys: ['d'], id: 'data.download', description: 'download split', run: () => void services.dataset.download() },
     shared(
       'stop',
       'cancel download',
-      () => {
-        const split = st().download?.split;
-        services.jobs.getState().jobs[`data-download-${split}`]?.cancel?.();
-      },
+      () => services.dataset.cancelDownload(),
       { when: () => Boolean(st().download?.running), footer: false },
     ),
-    { keys: ['i'], id: 'data.images', description: 'write image list', run: () => void writeImages(services) },
-    { keys: ['t'], id: 'data.split', description: 'train/validation', run: () => switchSplit(services), when: () => !st().download?.running },
-    shared('refresh', 'reload', () => void loadData(services)),
+    { keys: ['i'], id: 'data.images', description: 'write image list', run: () => void services.dataset.writeImages() },
+    { keys: ['t'], id: 'data.split', description: 'train/validation', run: () => services.dataset.switchSplit(), when: () => !st().download?.running },
+    shared('refresh', 'reload', () => void services.dataset.load()),
   ];
 }
 

@@ -12,13 +12,14 @@ import type { StepStatus } from '../services/pipeline/pipeline.js';
 import type { DetailContent } from '../state/app.js';
 import { refreshHome } from './homeActions.js';
 import { DRESSAGE_CLONE_COMMAND, type CheckoutStatus } from '../services/workspace/checkout.js';
+import { BLACKBOX_PORT, SWEGYM_DATASET } from '../services/recipe.js';
 
 const WHY: Record<string, string> = {
-  data: 'The 293 SWE-Gym tasks (NovaSky-AI/SkyRL-v0-293-data) are the prompts; everything else is derived from them.',
+  data: `The 293 SWE-Gym tasks (${SWEGYM_DATASET}) are the prompts; everything else is derived from them.`,
   images: 'Each task runs in its own SWE-bench image; the list drives the template builds.',
   artifacts: 'Claude Code and the Blackbox Server are baked into every template; versions must match the builds.',
   templates: 'One E2B template per image (~293), recorded in data/e2b-template-map.json for the converter.',
-  smoke: 'A template is usable only if the Blackbox Server answers /health on port 31000 inside it.',
+  smoke: `A template is usable only if the Blackbox Server answers /health on port ${BLACKBOX_PORT} inside it.`,
   convert: "Dressage's converter writes the training JSONL with the eval script and sanitizer per task.",
   validate: 'Proves grading works before GPUs are allocated: gold patch → reward 1, empty patch → 0.',
   train: 'Synchronous GRPO on Qwen3.5-4B over 4 nodes; the run is detached and outlives the console.',
@@ -75,6 +76,7 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   const height = Math.max(1, screenHeight - (banner.length ? BANNER_ROWS : 0));
   const steps = useSel(services.home, (s) => s.steps);
   const checks = useSel(services.home, (s) => s.checks);
+  const pendingChecks = useSel(services.home, (s) => s.pendingChecks);
   const loading = useSel(services.home, (s) => s.loading);
   const selected = useSel(services.home, (s) => s.selected);
   const compact = width < 100;
@@ -98,6 +100,13 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
     doctorLines.push({ key: c.id, text: `${mark}${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status), check: i });
     if (c.fix && (c.status === 'fail' || c.status === 'warn') && focus === 1) doctorLines.push({ key: `${c.id}-fix`, text: `${mark ? '  ' : ''}    fix: ${c.fix}`, tone: 'dim', check: i });
   });
+  // Checks still running, after the answers (not selectable: there is nothing to show or copy yet).
+  for (const p of pendingChecks) doctorLines.push({ key: `${p.id}-pending`, text: `${focus === 1 ? '  ' : ''}… ${p.title}: checking`, tone: 'dim', check: -1 });
+  // While checks run the header says how many; `Doctor — N ok, …` only once every answer is in.
+  const counts = `${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn`;
+  const doctorHeader = `Doctor — ${
+    pendingChecks.length ? `${pendingChecks.length} checking: ${counts}` : checks.length ? counts : loading ? 'starting…' : 'no checks run'
+  }${focus === 1 ? ' (v / Enter: whole check)' : ' (Tab: fixes)'}`;
   const checkRows = Math.max(0, checksHeight - 1);
   const firstLine = Math.max(0, doctorLines.findIndex((l) => l.check === selCheck));
   const [scroll] = visibleWindow(doctorLines.length, firstLine, checkRows);
@@ -128,7 +137,7 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   const doctor = checksHeight > 2 ? (
     <Box flexDirection="column" width={rightWidth} height={checksHeight} overflow="hidden" paddingLeft={compact ? 0 : 1}>
       <T tone={focus === 1 ? 'accent' : 'plain'} bold>
-        {truncate(`Doctor — ${okCount} ok, ${failing.filter((c) => c.status === 'fail').length} fail, ${failing.filter((c) => c.status === 'warn').length} warn${focus === 1 ? ' (v / Enter: whole check)' : ' (Tab: fixes)'}`, rightWidth - 1)}
+        {truncate(doctorHeader, rightWidth - 1)}
       </T>
       {shownDoctor.map((l) => (
         <T key={l.key} tone={l.tone} inverse={focus === 1 && l.check === selCheck && !l.key.endsWith('-fix')}>

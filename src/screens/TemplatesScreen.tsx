@@ -2,12 +2,16 @@
 // totals and ETA; `/` filters, Enter opens the build log, v the row whole, b builds, F retries failed, s smokes,
 // x stops launching (then X, pressed twice, abandons running builds). Work runs in the templates controller (services).
 import React, { useEffect } from 'react';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
+import { ProgressBar } from '../ui/ProgressBar.js';
 import { T, toneFor } from '../ui/theme.js';
-import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { truncate } from '../ui/text.js';
+import { Lines } from '../ui/Lines.js';
+import { Table, tableLine, type Column } from '../ui/Table.js';
+import { useTextField } from '../ui/TextField.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { confirmTwice } from '../ui/confirm.js';
 import type { DetailContent } from '../state/app.js';
@@ -16,8 +20,17 @@ import { formatElapsed } from '../services/util/format.js';
 import { manualBuildCommand } from '../services/templates/recipe.js';
 import { ARTIFACTS_LOG } from '../services/templates/controller.js';
 import { TEMPLATE_LOG_DIR, logFileName } from '../services/templates/buildLogs.js';
+import { BLACKBOX_PORT } from '../services/recipe.js';
 
 const SYMBOL: Record<string, string> = { queued: '·', building: '▶', built: '✓', failed: '✗' };
+const FILTER_MAX = 80;
+const COLUMN_HEADERS = ['', '', 'state', 'template', 'time', 'smoke', 'image'];
+
+/** Selection mark, state symbol, state, template, build time, smoke, image (and the failure reason after it). */
+function templateColumns(width: number): Column[] {
+  const nameW = Math.max(20, Math.min(48, Math.floor(width * 0.4)));
+  return [{ width: 1 }, { width: 1 }, { width: 8 }, { width: nameW }, { width: 7 }, { width: 6 }, { width: 'fill' }];
+}
 
 function Templates({ services, width, height }: ScreenProps) {
   const t = services.templates;
@@ -29,7 +42,8 @@ function Templates({ services, width, height }: ScreenProps) {
   const running = useSel(store, (s) => s.running);
   const stopping = useSel(store, (s) => s.stopping);
   const active = useSel(store, (s) => s.active);
-  const etaMs = useSel(store, (s) => s.etaMs);
+  const buildProgress = useSel(store, (s) => s.buildProgress);
+  const smokeProgress = useSel(store, (s) => s.smokeProgress);
   const smoking = useSel(store, (s) => s.smoking);
   const selected = useSel(store, (s) => s.selected);
   const filter = useSel(store, (s) => s.filter);
@@ -43,24 +57,26 @@ function Templates({ services, width, height }: ScreenProps) {
     void t.controller.refresh();
   }, [t]);
 
-  useInput(
-    (input, key) => {
-      const st = store.getState();
-      if (key.escape || key.return) {
-        st.set({ filtering: false });
-        services.app.getState().setInputCaptured(false);
-      } else if (key.backspace || key.delete) st.set({ filter: st.filter.slice(0, -1), selected: 0 });
-      else if (input && !key.ctrl && !key.meta) st.set({ filter: st.filter + input, selected: 0 });
-    },
-    { isActive: filtering },
-  );
+  const leaveFilter = () => {
+    store.getState().set({ filtering: false });
+    services.app.getState().setInputCaptured(false);
+  };
+  const filterText = useTextField({
+    active: filtering,
+    value: filter,
+    onChange: (value) => store.getState().set({ filter: value, selected: 0 }),
+    onSubmit: leaveFilter,
+    onCancel: leaveFilter,
+    maxLength: FILTER_MAX,
+    // "filter: " before it, "  (12/293)" after
+    room: Math.max(8, width - 20),
+  });
 
   const visible = filterRows(rows, filter);
   const header = [
-    truncate('Build one E2B template per image (~293), recorded in data/e2b-template-map.json; smoke-test BBS /health on 31000.', width),
+    truncate(`Build one E2B template per image (~293), recorded in data/e2b-template-map.json; smoke-test BBS /health on ${BLACKBOX_PORT}.`, width),
   ];
-  const eta = etaMs !== undefined ? ` · ETA ${formatElapsed(etaMs)}` : '';
-  const totals = `${counts.total} images: ${counts.built} built, ${counts.failed} failed, ${counts.building} building, ${counts.queued} to build · mapped ${counts.mapped} · smoke ${counts.smokePassed}✓ ${counts.smokeFailed}✗${running ? ` · ${active} running${eta}` : ''}${smoking ? ` · smoking ${smoking}` : ''}`;
+  const totals = `${counts.total} images: ${counts.built} built, ${counts.failed} failed, ${counts.building} building, ${counts.queued} to build · mapped ${counts.mapped} · smoke ${counts.smokePassed}✓ ${counts.smokeFailed}✗${running ? ` · ${active} running` : ''}${smoking ? ` · smoking ${smoking}` : ''}`;
 
   if (logImage) {
     const rowsAvail = Math.max(1, height - 2);
@@ -68,36 +84,40 @@ function Templates({ services, width, height }: ScreenProps) {
     return (
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
         <T bold>{truncate(`Build log — ${logImage}  (Esc closes)`, width)}</T>
-        {lines.length === 0 ? <T tone="dim">(no lines yet)</T> : lines.map((l, i) => <T key={i}>{truncate(l, width) || ' '}</T>)}
+        <Lines lines={lines.length === 0 ? [{ text: '(no lines yet)', tone: 'dim' }] : lines.map((text) => ({ text }))} width={width} height={rowsAvail} />
       </Box>
     );
   }
 
-  const fixed = 6 + (stopping ? 1 : 0) + (msg ? 1 : 0) + (mapProblems.length ? 1 : 0);
+  const progress = buildProgress ?? smokeProgress;
+  const fixed = 6 + (progress ? 1 : 0) + (stopping ? 1 : 0) + (msg ? 1 : 0) + (mapProblems.length ? 1 : 0);
   const tableRows = Math.max(1, height - fixed);
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
-  const [start, end] = visibleWindow(visible.length, sel, tableRows);
-  const nameW = Math.max(20, Math.min(48, Math.floor(width * 0.4)));
+  const columns = templateColumns(width);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone="dim">{header[0]}</T>
       <T tone={artifacts ? (artifacts.ok ? 'ok' : 'warn') : 'dim'}>{truncate(artifacts?.text ?? 'artifacts: checking…', width)}</T>
       <T bold>{truncate(loading ? 'reading the workspace…' : totals, width)}</T>
+      <ProgressBar progress={progress} width={width} label={buildProgress ? 'build ' : 'smoke '} />
       {stopping ? <T tone="warn">{truncate(`stopping: no new builds; ${active} still running — wait, or press X to abandon them (rebuilt next time)`, width)}</T> : null}
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
       {mapProblems.length ? <T tone="fail">{truncate(`map: ${mapProblems[0]}`, width)}</T> : null}
       <T tone={filtering ? 'accent' : 'dim'}>
-        {truncate(filtering || filter ? `filter: ${filter}${filtering ? '▏' : ''}  (${visible.length}/${rows.length})` : `${padEnd('  state', 11)}${padEnd('template', nameW)} ${padEnd('time', 7)} ${padEnd('smoke', 6)} image`, width)}
+        {filtering || filter ? truncate(`filter: ${filterText}  (${visible.length}/${rows.length})`, width) : tableLine(columns, COLUMN_HEADERS, width)}
       </T>
-      {visible.slice(start, end).map((r, i) => {
-        const idx = start + i;
-        const line = `${idx === sel ? '›' : ' '} ${SYMBOL[r.state] ?? '?'} ${padEnd(r.state, 8)}${padEnd(r.template, nameW)} ${padEnd(r.durationMs ? formatElapsed(r.durationMs) : '', 7)} ${padEnd(r.smoke ?? '-', 6)} ${r.image}${r.error ? `  ${r.error}` : ''}`;
-        return (
-          <T key={r.image} tone={r.smoke === 'failed' ? 'fail' : toneFor(r.state)} inverse={idx === sel}>
-            {truncate(line, width)}
-          </T>
-        );
-      })}
+      <Table
+        columns={columns}
+        header={false}
+        width={width}
+        height={tableRows}
+        selected={sel}
+        rows={visible.map((r, idx) => ({
+          key: r.image,
+          tone: r.smoke === 'failed' ? 'fail' : toneFor(r.state),
+          cells: [idx === sel ? '›' : ' ', SYMBOL[r.state] ?? '?', r.state, r.template, r.durationMs ? formatElapsed(r.durationMs) : '', r.smoke ?? '-', `${r.image}${r.error ? `  ${r.error}` : ''}`],
+        }))}
+      />
       {visible.length === 0 && !loading ? <T tone="dim">{rows.length ? 'no image matches the filter' : 'no images: run `swegym-console data images` first'}</T> : null}
       <Box flexGrow={1} />
       {visible[sel] ? <T tone="dim">{truncate(`manual: ${manualBuildCommand(visible[sel].image, visible[sel].template)}`, width)}</T> : null}

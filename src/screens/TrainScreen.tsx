@@ -2,12 +2,16 @@
 // lines the launcher will print, the blocking checks, and the runs of the registry with their status. Launch and
 // stop ask first. The launched run is detached: quitting the console never stops it.
 import React, { useEffect } from 'react';
-import { Box, useInput } from 'ink';
+import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
-import { formatAge, padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { formatAge } from '../services/util/format.js';
+import { Lines } from '../ui/Lines.js';
+import { useTextField } from '../ui/TextField.js';
+import { Table, type Column } from '../ui/Table.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { mergedChecks } from './trainChecksView.js';
 import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
@@ -21,6 +25,17 @@ const INTRO = [
   'Check every launcher setting and trap, then start the 4-node GRPO run detached: a misconfigured launch wastes a cluster allocation; a detached run survives SSH drops.',
   'manual: bash examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh · headless: swegym-console train launch --dry-run · writes .swegym-console/runs/<run>/, outputs/logs/<RUN_NAME>/',
 ];
+
+/** The settings panel's width (the whole width when compact), and its key column's (then " = " and the value). */
+const settingsWidth = (width: number) => (width < 110 ? width : Math.floor(width * 0.5));
+const settingsKeyWidth = (panelWidth: number) => Math.min(36, Math.max(20, Math.floor(panelWidth * 0.45)));
+
+/** Longest value a setting takes (paths, URLs, flag lists), and a key. */
+const VALUE_MAX = 1024;
+const SECRET_MAX = 512;
+
+/** Selection mark, status, then the run's name, pid and age. */
+const RUN_COLUMNS: Column[] = [{ width: 1 }, { width: 10 }, { width: 'fill' }];
 
 const SOURCE_TAG: Record<string, string> = { environment: 'env', saved: 'form', console: 'console', 'env-file': 'file', set: 'set', default: '' };
 
@@ -41,7 +56,7 @@ function runTone(r: RunView): 'ok' | 'warn' | 'fail' | 'info' | 'dim' {
   return 'dim';
 }
 
-function SettingsPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+function SettingsPanel({ services, width, height, focused, draftText }: { services: AppServices; width: number; height: number; focused: boolean; draftText: string }) {
   const effective = useSel(services.train, (s) => s.effective);
   const sources = useSel(services.train, (s) => s.sources);
   const values = useSel(services.train, (s) => s.values);
@@ -62,7 +77,7 @@ function SettingsPanel({ services, width, height, focused }: { services: AppServ
   const key = FIELD_KEYS[selected] ?? '';
   const def = SETTING_BY_KEY.get(key);
   const problem = values[key] !== undefined ? validateSetting(key, values[key] as string) : undefined;
-  const keyWidth = Math.min(36, Math.max(20, Math.floor(width * 0.45)));
+  const keyWidth = settingsKeyWidth(width);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone={focused ? 'accent' : 'plain'} bold>
@@ -75,7 +90,7 @@ function SettingsPanel({ services, width, height, focused }: { services: AppServ
         const bad = values[r.key] !== undefined && validateSetting(r.key, values[r.key] as string) !== undefined;
         const text =
           editing && editing.key === r.key
-            ? `› ${padEnd(r.key, keyWidth)} = ${isSecretSetting(r.key) ? '*'.repeat(editing.draft.length) : editing.draft}▌`
+            ? `› ${padEnd(r.key, keyWidth)} = ${draftText}`
             : `${isSel ? '›' : ' '} ${padEnd(r.key, keyWidth)} ${shownValue(r.key, effective[r.key])}${src ? `  [${src}]` : ''}`;
         return (
           <T key={r.key} tone={bad ? 'fail' : src ? 'plain' : 'dim'} inverse={isSel && focused && !editing}>
@@ -121,11 +136,7 @@ function DerivedPanel({ services, width, height, focused }: { services: AppServi
       <T tone={focused ? 'accent' : 'plain'} bold>
         {truncate('Derived values and checks', width)}
       </T>
-      {lines.slice(0, Math.max(0, height - 1)).map((l, i) => (
-        <T key={i} tone={l.tone}>
-          {truncate(l.text, width) || ' '}
-        </T>
-      ))}
+      <Lines lines={lines} width={width} height={Math.max(0, height - 1)} />
     </Box>
   );
 }
@@ -135,7 +146,6 @@ function RunsPanel({ services, width, height, focused }: { services: AppServices
   const sel = useSel(services.train, (s) => s.runSelected);
   const checkpoint = useSel(services.train, (s) => s.checkpoint);
   const rowsAvail = Math.max(0, height - 2);
-  const [start, end] = visibleWindow(runs.length, sel, rowsAvail);
   const now = Date.now();
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
@@ -143,11 +153,19 @@ function RunsPanel({ services, width, height, focused }: { services: AppServices
         {truncate(`Runs (${runs.length}) — detached; they outlive the console`, width)}
       </T>
       {runs.length === 0 ? <T tone="dim">{truncate('no runs yet: l launches one', width)}</T> : null}
-      {runs.slice(start, end).map((r, i) => (
-        <T key={r.name} tone={runTone(r)} inverse={focused && start + i === sel}>
-          {truncate(`${start + i === sel ? '›' : ' '} ${padEnd(runStatusText(r), 10)} ${r.name}  pid ${r.pid ?? '-'}  ${formatAge(now - Date.parse(r.startedAt ?? r.createdAt))}`, width)}
-        </T>
-      ))}
+      <Table
+        columns={RUN_COLUMNS}
+        header={false}
+        width={width}
+        height={rowsAvail}
+        selected={sel}
+        focused={focused}
+        rows={runs.map((r, i) => ({
+          key: r.name,
+          tone: runTone(r),
+          cells: [i === sel ? '›' : ' ', runStatusText(r), `${r.name}  pid ${r.pid ?? '-'}  ${formatAge(now - Date.parse(r.startedAt ?? r.createdAt))}`],
+        }))}
+      />
       {checkpoint && runs.length < rowsAvail ? (
         <T tone="info">{truncate(`checkpoint iter ${checkpoint.step} in ${checkpoint.root} — R resumes from it`, width)}</T>
       ) : null}
@@ -168,26 +186,29 @@ function Train({ services, width, height, focus }: ScreenProps) {
     return () => clearInterval(timer);
   }, [services]);
 
-  useInput(
-    (input, key) => {
-      const st = services.train.getState();
-      const ed = st.editing;
-      if (!ed) return;
-      if (key.escape) {
-        st.set({ editing: undefined });
-        services.app.getState().setInputCaptured(false);
-      } else if (key.return) {
-        void commitField(services, ed.key, ed.draft).then((ok) => {
-          if (ok) services.app.getState().setInputCaptured(false);
-        });
-      } else if (key.backspace || key.delete) {
-        st.set({ editing: { ...ed, draft: ed.draft.slice(0, -1) } });
-      } else if (input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) {
-        st.set({ editing: { ...ed, draft: ed.draft + input.replace(/[\r\n]/g, '') } });
-      }
+  const editingKey = editing?.key;
+  const draftText = useTextField({
+    active: editing !== undefined,
+    value: editing?.draft ?? '',
+    onChange: (draft) => {
+      const ed = services.train.getState().editing;
+      if (ed) services.train.getState().set({ editing: { ...ed, draft } });
     },
-    { isActive: editing !== undefined },
-  );
+    onSubmit: (draft) => {
+      const ed = services.train.getState().editing;
+      if (!ed) return;
+      void commitField(services, ed.key, draft).then((ok) => {
+        if (ok) services.app.getState().setInputCaptured(false);
+      });
+    },
+    onCancel: () => {
+      services.train.getState().set({ editing: undefined });
+      services.app.getState().setInputCaptured(false);
+    },
+    secret: editingKey !== undefined && isSecretSetting(editingKey),
+    maxLength: editingKey !== undefined && isSecretSetting(editingKey) ? SECRET_MAX : VALUE_MAX,
+    room: Math.max(8, settingsWidth(width) - settingsKeyWidth(settingsWidth(width)) - 5),
+  });
 
   const compact = width < 110;
   const status = confirm
@@ -217,20 +238,20 @@ function Train({ services, width, height, focus }: ScreenProps) {
     return (
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
         {statusLine}
-        <SettingsPanel services={services} width={width} height={settingsH} focused={focus === 0} />
+        <SettingsPanel services={services} width={width} height={settingsH} focused={focus === 0} draftText={draftText} />
         <DerivedPanel services={services} width={width} height={derivedH} focused={focus === 1} />
         <RunsPanel services={services} width={width} height={runsH} focused={focus === 2} />
       </Box>
     );
   }
-  const leftW = Math.floor(width * 0.5);
+  const leftW = settingsWidth(width);
   const rightW = width - leftW - 1;
   const runsH = Math.min(10, Math.max(4, Math.floor(bodyH * 0.3)));
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       {statusLine}
       <Box flexDirection="row" width={width} height={bodyH} overflow="hidden">
-        <SettingsPanel services={services} width={leftW} height={bodyH} focused={focus === 0} />
+        <SettingsPanel services={services} width={leftW} height={bodyH} focused={focus === 0} draftText={draftText} />
         <Box width={1} />
         <Box flexDirection="column" width={rightW} height={bodyH} overflow="hidden">
           <DerivedPanel services={services} width={rightW} height={bodyH - runsH} focused={focus === 1} />

@@ -1,16 +1,18 @@
 // Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
 // resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
 // failure and harness output below. V validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
-import React, { useEffect, useRef } from 'react';
+import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
-import { padEnd, truncate, visibleWindow } from '../ui/text.js';
+import { truncate } from '../ui/text.js';
+import { Lines } from '../ui/Lines.js';
+import { Table, type Column } from '../ui/Table.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { etaMs, progressLine } from '../ui/progress.js';
+import { ProgressBar } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 
@@ -35,8 +37,8 @@ function seconds(ms: number | undefined): string {
 export function validateDetailLines(row: ValidateRow): { text: string; tone: Tone }[] {
   const lines: { text: string; tone: Tone }[] = [];
   if (row.status === 'running' || row.status === 'queued') {
+    // Only the live phases: an older result next to "applying" reads as this run's.
     lines.push({ text: `${row.instance_id}: ${row.status} — gold ${row.gold ?? 'queued'}, control ${row.control ?? 'queued'}`, tone: 'info' });
-    if (row.result) lines.push({ text: `(previous result, replaced when this run ends: ${row.result.error ? `✗ ${row.result.error}` : '✓'})`, tone: 'dim' });
     return lines;
   }
   if (row.result) {
@@ -76,8 +78,7 @@ function Validate({ services, width, height }: ScreenProps) {
   const onlyFailures = useSel(store, (s) => s.onlyFailures);
   const msg = useSel(store, (s) => s.message);
   const sampleLabel = useSel(store, (s) => s.sampleLabel);
-  // The ETA's rate: finished rows since this run started (the store keeps rows, not the run's start).
-  const runStart = useRef<{ at: number; finished: number } | undefined>(undefined);
+  const progress = useSel(store, (s) => s.progress);
 
   useEffect(() => {
     void services.validate.controller.refresh();
@@ -85,21 +86,21 @@ function Validate({ services, width, height }: ScreenProps) {
 
   const visible = visibleValidateRows({ rows, onlyFailures });
   const counts = validateCounts(rows);
-  const finished = counts.ok + counts.failed;
-  if (running && !runStart.current) runStart.current = { at: Date.now(), finished };
-  if (!running) runStart.current = undefined;
-  const runTotal = counts.running + counts.queued + (runStart.current ? finished - runStart.current.finished : 0);
-  const runDone = runStart.current ? finished - runStart.current.finished : 0;
-  const eta = runStart.current ? etaMs(runStart.current.at, runDone, runTotal - runDone, Date.now()) : undefined;
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const row = visible[sel];
   const detailLines = row ? validateDetailLines(row) : [];
   const detailHeight = Math.min(5, Math.max(0, height - 8));
-  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0));
-  const [start, end] = visibleWindow(visible.length, sel, tableRows);
+  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0) - (running && progress ? 1 : 0));
   const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
   const cellW = 14;
-  const tplW = Math.max(8, width - idW - cellW * 2 - 18);
+  const columns: Column[] = [
+    { width: 2 },
+    { header: 'instance', width: idW - 1 },
+    { header: 'gold (F2P P2P)', width: cellW },
+    { header: 'control', width: cellW },
+    { header: 'time', width: 7 },
+    { header: 'template', width: 'fill' },
+  ];
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       {sampleLabel ? <T tone="accent" bold>{truncate(sampleLabel, width)}</T> : null}
@@ -108,39 +109,39 @@ function Validate({ services, width, height }: ScreenProps) {
         {truncate(
           loading
             ? 'reading the JSONL and the journal…'
-            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued  ${progressLine(runDone, runTotal, eta, Math.max(5, Math.min(20, width - 100)))}` : ''}${onlyFailures ? '  [only failures]' : ''}`,
+            : `${rows.length} tasks: ${counts.ok} ✓ validated, ${counts.failed} ✗ failing, ${counts.untested} not run${running ? `, ${counts.running} running, ${counts.queued} queued` : ''}${onlyFailures ? '  [only failures]' : ''}`,
           width,
         )}
       </T>
+      {running ? <ProgressBar progress={progress} width={width} label="validating " /> : null}
       {msg ? <T tone={msg.tone === 'error' ? 'fail' : msg.tone === 'warn' ? 'warn' : 'info'}>{truncate(msg.text, width)}</T> : null}
-      <T tone="dim">{truncate(`  ${padEnd('instance', idW)} ${padEnd('gold (F2P P2P)', cellW)} ${padEnd('control', cellW)} ${padEnd('time', 7)} template`, width)}</T>
-      {visible.slice(start, end).map((r, i) => {
-        const idx = start + i;
-        const gold = armCell(r.result?.gold, r.gold, true);
-        const control = armCell(r.result?.control, r.control, false);
-        const live = r.status === 'running' || r.status === 'queued';
-        const g = live ? armCell(undefined, r.gold, true) : gold;
-        const c = live ? armCell(undefined, r.control, false) : control;
-        return (
-          <Box key={r.instance_id} width={width} overflow="hidden">
-            <T tone={STATUS_TONE[r.status]} inverse={idx === sel}>
-              {truncate(`${idx === sel ? '›' : ' '}${STATUS_SYMBOL[r.status]} ${padEnd(r.instance_id, idW - 1)} `, idW + 3)}
-            </T>
-            <T tone={g.tone}>{padEnd(g.text, cellW)} </T>
-            <T tone={c.tone}>{padEnd(c.text, cellW)} </T>
-            <T tone="dim">{truncate(`${padEnd(seconds(r.result?.durationMs), 7)} ${r.template}`, tplW + 8)}</T>
-          </Box>
-        );
-      })}
+      <Table
+        columns={columns}
+        width={width}
+        height={tableRows + 1}
+        selected={sel}
+        headerBold={false}
+        rows={visible.map((r, idx) => {
+          const live = r.status === 'running' || r.status === 'queued';
+          const g = live ? armCell(undefined, r.gold, true) : armCell(r.result?.gold, r.gold, true);
+          const c = live ? armCell(undefined, r.control, false) : armCell(r.result?.control, r.control, false);
+          const tone = STATUS_TONE[r.status];
+          return {
+            key: r.instance_id,
+            cells: [
+              { text: `${idx === sel ? '›' : ' '}${STATUS_SYMBOL[r.status]}`, tone },
+              { text: r.instance_id, tone },
+              g,
+              c,
+              { text: seconds(live ? undefined : r.result?.durationMs), tone: 'dim' },
+              { text: r.template, tone: 'dim' },
+            ],
+          };
+        })}
+      />
       {visible.length === 0 && !loading ? <T tone="dim">{rows.length ? 'no failing task' : 'no rows: convert first (4), or run `swegym-console demo` for the sample workspace'}</T> : null}
       <Box flexGrow={1} />
-      <Box flexDirection="column" height={detailHeight} overflow="hidden">
-        {detailLines.slice(0, detailHeight).map((l, i) => (
-          <T key={i} tone={l.tone}>
-            {truncate(l.text, width)}
-          </T>
-        ))}
-      </Box>
+      <Lines lines={detailLines} width={width} height={detailHeight} />
       <T tone="dim">{truncate('headless: swegym-console validate harness --all --json   (R = resolved, U = unresolved; counts are F2P and P2P passing/expected)', width)}</T>
     </Box>
   );

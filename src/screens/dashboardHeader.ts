@@ -3,7 +3,7 @@
 import type { MonitorSnapshot } from '../state/monitor.js';
 import type { Tone } from '../ui/theme.js';
 import { fmtNum } from '../ui/charts.js';
-import { formatAge } from '../ui/text.js';
+import { formatAge } from '../services/util/format.js';
 import { lastLineLabel, livenessLabel } from '../services/monitor/liveness.js';
 
 export type HeaderLine = { text: string; tone?: Tone; bold?: boolean };

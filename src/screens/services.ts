@@ -8,6 +8,7 @@ import type { CommandLog } from '../services/process/commandLog.js';
 import type { HomeStore } from '../state/home.js';
 import type { MonitorService } from '../services/monitor/session.js';
 import type { DataStore } from '../state/data.js';
+import type { DataController } from '../services/dataset/controller.js';
 import type { TemplatesService } from '../services/templates/controller.js';
 import type { TrainStore } from '../state/train.js';
 import type { ValidateStore } from '../state/validate.js';
@@ -44,6 +45,8 @@ export interface AppServices extends DomainServices {
   /** The run (registry name, run dir or log) the dashboard opens first; the newest run when unset. */
   monitorTarget?: string;
   data: DataStore;
+  /** Data screen: loads the split, runs the download job, writes the image list (publishes into `data`). */
+  dataset: DataController;
   /** Train screen: launch form, derived values, checks, run registry view. */
   train: TrainStore;
   /** Stops timers and watchers when the app exits. */

@@ -4,9 +4,12 @@ import type { AppServices } from './services.js';
 import { GROUPS, SETTINGS, isSecretSetting, loadTrainSettings, saveTrainSettings, validateSetting } from '../services/train/settings.js';
 import { buildLaunchPlan, type LaunchPlan } from '../services/train/launch.js';
 import { runLaunchChecks, staticChecks } from '../services/train/checks.js';
-import { findLatestCheckpoint, listRuns, resumeSettings } from '../services/train/registry.js';
+import { findLatestCheckpoint, resumeSettings } from '../services/train/registry.js';
+import { refreshRuns } from '../services/train/discovery.js';
 import { runLaunchJob, runStopJob } from '../services/train/launchJob.js';
 import { redact } from '../services/secrets.js';
+
+export { refreshRuns };
 
 /** Setting keys in form order (grouped). */
 export const FIELD_KEYS: string[] = GROUPS.flatMap((g) => SETTINGS.filter((s) => s.group === g.id).map((s) => s.key));
@@ -37,16 +40,6 @@ export async function initTrain(services: AppServices): Promise<void> {
   }
   recompute(services);
   await refreshRuns(services);
-}
-
-export async function refreshRuns(services: AppServices): Promise<void> {
-  try {
-    const runs = await listRuns(services.paths);
-    const { runSelected } = services.train.getState();
-    services.train.getState().set({ runs, runSelected: Math.min(runSelected, Math.max(0, runs.length - 1)) });
-  } catch (err) {
-    flash(services, `run registry unreadable: ${(err as Error).message}`, 'error');
-  }
 }
 
 async function persist(services: AppServices): Promise<void> {
@@ -162,24 +155,4 @@ export async function applyResume(services: AppServices): Promise<void> {
   recompute(services);
   await persist(services);
   flash(services, `resume set: ${ckpt.root} step ${ckpt.step}`);
-}
-
-/**
- * At start-up: reads the run registry so that runs launched by an earlier console (before a disconnect, a crash or a
- * reboot of the terminal) are found again, and says so. Returns the active ones (the dashboard may open on them).
- */
-export async function discoverRuns(services: AppServices): Promise<string[]> {
-  await refreshRuns(services);
-  const active = services.train.getState().runs.filter((r) => r.status === 'running' || r.status === 'starting');
-  if (active.length > 0) {
-    const names = active.map((r) => r.name).join(', ');
-    flash(services, `training ${active.length === 1 ? 'run' : 'runs'} still ${active[0]?.status}: ${names} (6 Train lists runs, 7 Dashboard)`);
-    // A console started while a run is going opens straight onto its dashboard, unless the operator already moved.
-    const app = services.app.getState();
-    if (app.screen === 'home' && app.previousScreens.length === 0 && services.monitor.store.getState().status === 'idle') {
-      void services.monitor.open(active[0]?.name);
-      app.go('dashboard');
-    }
-  }
-  return active.map((r) => r.name);
 }

@@ -9,3 +9,9 @@ export const SWEGYM_HARNESS_COMMIT = '16dd480cce9b27bf111a362d280881c6def5d2a7';
 
 /** The fixed port of the Blackbox Server inside an E2B blackbox template. */
 export const BLACKBOX_PORT = 31000;
+
+/** The Ray dashboard's (and job API's) default port on the head node (`ray start --head --dashboard-port`). */
+export const RAY_DASHBOARD_PORT = 8265;
+
+/** Where a SWE-Gym task's repository is checked out inside its sandbox (the rows' default metadata.workdir). */
+export const TASK_WORKDIR = '/testbed';

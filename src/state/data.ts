@@ -1,5 +1,5 @@
 // Data screen state: the loaded split (or why it is not loaded), the filter/selection of the task table, the open
-// task, and a running download's progress. Services publish here through src/screens/dataActions.ts.
+// task, and a running download's progress. The dataset controller (src/services/dataset/controller.ts) publishes here.
 import { createStore } from 'zustand/vanilla';
 import type { Split } from './types/workspace.js';
 import type { SweGymTask, SplitSummary, DownloadProgress, ImageListStatus } from './types/dataset.js';
@@ -40,7 +40,7 @@ export interface DataState {
   detail?: string;
   detailScroll: number;
   download?: DataDownload;
-  /** Fingerprint of the files at the last load, and the split it was for (see loadData's ifChanged). */
+  /** Fingerprint of the files at the last load, and the split it was for (see DataController.load's ifChanged). */
   stamp?: string;
   stampSplit?: Split;
   set(partial: Partial<Omit<DataState, 'set'>>): void;

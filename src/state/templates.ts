@@ -1,7 +1,8 @@
-// Templates screen state: rows (image, template, state, smoke, error), totals, ETA, artifacts line, the log view.
+// Templates screen state: rows (image, template, state, smoke, error), totals, progress, artifacts line, the log view.
 // The templates controller publishes here at most 10 times a second; the screen reads narrow slices.
 import { createStore } from 'zustand/vanilla';
 import type { TemplateStatusRow, TemplateCounts } from './types/templates.js';
+import type { JobProgress } from './types/jobs.js';
 
 export interface ArtifactsLine {
   ok: boolean;
@@ -19,9 +20,10 @@ export interface TemplatesState {
   abandoning: boolean;
   active: number;
   concurrency: number;
-  etaMs?: number;
-  startedAt?: number;
   smoking: number;
+  /** The running build's and smoke run's count and rate (set while they run). */
+  buildProgress?: JobProgress;
+  smokeProgress?: JobProgress;
   selected: number;
   filter: string;
   filtering: boolean;

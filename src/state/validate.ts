@@ -2,6 +2,7 @@
 // or its live phases. The validate controller publishes here at most 10 times a second.
 import { createStore } from 'zustand/vanilla';
 import type { HarnessValidationResult, ArmPhase } from './types/validate.js';
+import type { JobProgress } from './types/jobs.js';
 
 export type ValidateRowStatus = 'untested' | 'queued' | 'running' | 'ok' | 'failed';
 
@@ -18,6 +19,8 @@ export interface ValidateState {
   rows: ValidateRow[];
   loading: boolean;
   running: boolean;
+  /** The running validation's count and rate (set while it runs). */
+  progress?: JobProgress;
   selected: number;
   onlyFailures: boolean;
   /** Where the rows come from (the JSONL) and the provider. */

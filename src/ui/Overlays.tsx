@@ -4,9 +4,6 @@ import React from 'react';
 import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
-import type { CommandLogEntry } from '../services/process/commandLog.js';
-import { formatDuration } from '../services/util/format.js';
-import { describeOutcome, formatArgvLine } from '../services/process/commandLog.js';
 import type { DetailContent } from '../state/app.js';
 import { padEnd, truncate, wrapText } from './text.js';
 import { Lines, clampScroll, type Line } from './Lines.js';
@@ -58,14 +55,17 @@ export function QuitConfirm({ jobs, width }: { jobs: string[]; width: number }) 
   );
 }
 
-function outcomeTone(e: CommandLogEntry): 'ok' | 'info' | 'dim' | 'fail' {
-  if (e.status === 'ok') return 'ok';
-  if (e.status === 'running' || e.status === 'detached') return 'info';
-  if (e.status === 'stopped') return 'dim';
-  return 'fail';
+/** One process of the command log, as the screen words it (src/screens/commandLogRows.ts). */
+export interface CommandLogRow {
+  id: number;
+  /** `ok`, `exit 3`, `stopped`, `running` … */
+  outcome: string;
+  duration: string;
+  command: string;
+  tone: 'ok' | 'info' | 'dim' | 'fail';
 }
 
-export function CommandLogPanel({ entries, width, height, now }: { entries: readonly CommandLogEntry[]; width: number; height: number; now: number }) {
+export function CommandLogPanel({ rows: entries, width, height }: { rows: readonly CommandLogRow[]; width: number; height: number }) {
   const rows = Math.max(1, height - 3);
   const shown = entries.slice(-rows);
   return (
@@ -73,8 +73,8 @@ export function CommandLogPanel({ entries, width, height, now }: { entries: read
       <T tone="accent">{truncate(`Command log (${entries.length} processes; secrets redacted; stopped = ended by the console, expected)`, width - 4)}</T>
       {shown.length === 0 ? <T tone="dim">no processes started yet</T> : null}
       {shown.map((e) => (
-        <T key={e.id} tone={outcomeTone(e)}>
-          {truncate(`${padEnd(describeOutcome(e), 9)} ${padEnd(formatDuration((e.endedAt ?? now) - e.startedAt), 7)} ${formatArgvLine(e.argv)}`, width - 4)}
+        <T key={e.id} tone={e.tone}>
+          {truncate(`${padEnd(e.outcome, 9)} ${padEnd(e.duration, 7)} ${e.command}`, width - 4)}
         </T>
       ))}
     </Box>

@@ -1,20 +1,4 @@
-// Progress as people read it: a bar, the count and an ETA from the rate so far (one formatter for every long job).
-import { formatAge } from './text.js';
-
-export function progressBar(done: number, total: number, width: number): string {
-  const w = Math.max(1, width);
-  const frac = total > 0 ? Math.max(0, Math.min(1, done / total)) : 0;
-  const full = Math.round(frac * w);
-  return '█'.repeat(full) + '░'.repeat(w - full);
-}
-
-/** Remaining time at the rate seen since `startedAt` (undefined until something finished). */
-export function etaMs(startedAt: number | undefined, doneSinceStart: number, remaining: number, now: number): number | undefined {
-  if (startedAt === undefined || doneSinceStart <= 0 || remaining <= 0) return undefined;
-  return ((now - startedAt) / doneSinceStart) * remaining;
-}
-
-/** `[████░░░░] 12/293 · ETA 1h02m` (the ETA once there is a rate). */
-export function progressLine(done: number, total: number, eta: number | undefined, barWidth = 20): string {
-  return `[${progressBar(done, total, barWidth)}] ${done}/${total}${eta !== undefined ? ` · ETA ${formatAge(eta)}` : ''}`;
-}
+// Progress as people read it: the formatters live with the jobs (services/jobs/progress.ts, the headless commands
+// print the same line); the screens draw it with <ProgressBar> (ui/ProgressBar.tsx).
+export { progressBar, etaMs, progressLine, progressCount, progressEta, jobProgressLine } from '../services/jobs/progress.js';
+export type { JobProgress } from '../state/types/jobs.js';

@@ -3,10 +3,9 @@
 // the same event sequence to each, and that each face turned those events into its own output.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { readFile, writeFile } from 'node:fs/promises';
-import type { CommandContext } from '../../src/cli/context.js';
 import { tapJobEvents } from '../../src/services/jobs/events.js';
+import { eventsOf, headless } from './jobFaces.js';
 import { setTemplatesProviderForTests, templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
 import { TemplatesController } from '../../src/services/templates/controller.js';
 import { templateNameForImage } from '../../src/services/templates/naming.js';
@@ -17,12 +16,20 @@ import { launch as screenLaunch, stop as screenStop } from '../../src/screens/tr
 import { createAppServices } from '../../src/app/domain.js';
 import { findRun } from '../../src/services/train/registry.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import type { RecipePaths } from '../../src/services/workspace/paths.js';
 import { FakeProvider } from '../templates/fakeProvider.js';
 import { imageNames, templateWorkspace } from '../templates/helpers.js';
 import { killGroupIfOurs, trainWorkspace } from '../train/helpers.js';
-import { removeDir } from '../helpers/workspace.js';
+import { removeDir, tempDir } from '../helpers/workspace.js';
+import { monitorCommand } from '../../src/cli/commands/monitor.js';
+import { createMonitorService } from '../../src/app/monitorSources.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
+import { loopbackFetch, registerRun, runLogText, startWriter } from '../monitor/runFixtures.js';
 import { waitFor } from '../helpers/wait.js';
+import { doctorCommand } from '../../src/cli/commands/doctor.js';
+import { refreshHome } from '../../src/screens/homeActions.js';
+import { fakeDressageCheckout } from '../helpers/workspace.js';
+import { chmod, mkdir } from 'node:fs/promises';
+import path from 'node:path';
 
 const dirs: string[] = [];
 
@@ -35,35 +42,6 @@ after(async () => {
   for (const g of groups) await killGroupIfOurs(g.pgid, g.procStart);
   for (const d of dirs) await removeDir(d);
 });
-
-function headless(paths: RecipePaths, command: string[], options: CommandContext['options'], env: NodeJS.ProcessEnv = {}, json = false) {
-  let out = '';
-  let err = '';
-  const sink = (add: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { add(String(chunk)); cb(); } });
-  const ctx: CommandContext = {
-    command,
-    positionals: [],
-    options,
-    global: { workspace: paths.root, provider: 'e2b', debug: false, color: false, json },
-    paths,
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    env,
-    signal: new AbortController().signal,
-  };
-  return { ctx, out: () => out, err: () => err };
-}
-
-/** The events `job` emits while `body` runs. */
-async function eventsOf<T>(job: string, body: () => Promise<T>): Promise<{ events: any[]; value: T }> {
-  const events: any[] = [];
-  const untap = tapJobEvents((name, e) => (name === job ? events.push(e) : undefined));
-  try {
-    return { events, value: await body() };
-  } finally {
-    untap();
-  }
-}
 
 /** A build event without its timing (durations, timestamps, log lines differ run to run). */
 function buildShape(e: any): string {
@@ -220,4 +198,123 @@ test('train launch (blocked, then launched) and stop: the CLI and the Train scre
   assert.deepEqual(cli!.launchEvents.slice(3), ['checking', 'checked blocking=0', 'launched']);
   assert.deepEqual(cli!.stopEvents, ['progress sending TERM to process group N', 'stopped TERM stopped']);
   assert.equal(cli!.seen, 'TERM');
+});
+
+/** A follow event without what differs run to run (times, versions, byte counts, the order of ticks). */
+function followShape(e: any): string | undefined {
+  if (e.type === 'opened') return `opened ${e.run} ${e.source} simulated=${e.simulated} from=${e.fromByte}`;
+  if (e.type === 'state') return `state ${e.liveness.state}`;
+  if (e.type === 'ended') return `ended failed=${e.failed}`;
+  if (e.type === 'progress' || e.type === 'reading') return undefined;
+  return e.type;
+}
+
+test('following a run: `monitor RUN` headless and the dashboard\'s service get the same events, until the writer dies', { timeout: 120_000 }, async () => {
+  const name = 'swegym-test-20261201-100000';
+  // A closed port: no Ray dashboard of this machine is asked.
+  const env = { RAY_ADDRESS: 'http://127.0.0.1:1' };
+  const faces: { face: string; events: string[] }[] = [];
+  for (const face of ['cli', 'screen'] as const) {
+    const ws = await tempDir();
+    dirs.push(ws);
+    const paths = recipePaths(ws);
+    const writer = startWriter();
+    groups.push({ pgid: writer.pid });
+    const log = `${ws}/launch.log`;
+    await writeFile(log, runLogText(2));
+    await registerRun(paths, { name, logFile: log, writer });
+    const events: string[] = [];
+    const untap = tapJobEvents((job, e) => {
+      const shape = job === 'monitor follow' ? followShape(e) : undefined;
+      if (shape) events.push(shape);
+    });
+    try {
+      if (face === 'cli') {
+        const h = headless(paths, ['monitor'], {}, env);
+        h.ctx.positionals = [name];
+        const done = monitorCommand(h.ctx);
+        await waitFor(() => /state: running · /.test(h.out()), { timeoutMs: 15_000, message: () => h.out() });
+        process.kill(-writer.pid!, 'SIGKILL');
+        assert.equal(await done, 1, h.out());
+        // This face prints the events: the rollout line, then each state.
+        const lines = h.out().trim().split('\n');
+        assert.match(lines[0]!, /^\d\d:\d\d:\d\d phase: .* · rollouts: 2 · steps: \d+ · samples: 256 /);
+        assert.match(lines.at(-1)!, /^\d\d:\d\d:\d\d state: crashed · .*the launcher \(pid \d+\) is gone/);
+      } else {
+        const monitor = createMonitorService(paths, 'e2b', env, { fetchImpl: loopbackFetch, refreshMs: 250 });
+        try {
+          await monitor.open(name);
+          const header = () => monitor.store.getState().snapshot?.header;
+          // This face puts the events in the store: the dashboard's header reads them.
+          assert.equal(header()?.liveness?.state, 'running');
+          process.kill(-writer.pid!, 'SIGKILL');
+          await waitFor(() => header()?.liveness?.state === 'crashed', { timeoutMs: 20_000, message: () => JSON.stringify(header()?.liveness) });
+          assert.equal(monitor.store.getState().snapshot?.totals.total, 256);
+          // The dashboard keeps showing an ended run; its job still says the run ended.
+          await waitFor(() => events.some((e) => e.startsWith('ended')), { timeoutMs: 5000, message: () => events.join('\n') });
+        } finally {
+          await monitor.close();
+        }
+      }
+    } finally {
+      untap();
+    }
+    faces.push({ face, events });
+  }
+  const [cli, screen] = faces;
+  assert.deepEqual(screen!.events, cli!.events);
+  assert.deepEqual(cli!.events, [`opened ${name} registry simulated=false from=0`, 'read', 'state running', 'state crashed', 'ended failed=true']);
+});
+
+/** A checkout with a failing trap (no slime) and a bin directory: a python3 probe answering every package, uv. */
+async function doctorFixture() {
+  const ws = await fakeDressageCheckout({ slime: false });
+  const bin = await tempDir('swegym-doctor-bin-');
+  dirs.push(ws, bin);
+  await mkdir(path.join(ws, 'data'), { recursive: true });
+  const probe = [
+    `echo '{"python": "3.11.7"}'`,
+    `echo '{"modules": {"dressage": true, "blackbox_server": true, "pyarrow": false}, "dists": {"dressage": {"version": "0.1.0"}}}'`,
+    `echo '{"modules": {"huggingface_hub": true, "swegym": true, "build": true}}'`,
+  ];
+  for (const [name, body] of [['python3', probe.join('\n')], ['uv', 'echo "uv 0.9.0"']] as const) {
+    await writeFile(path.join(bin, name), `#!/bin/sh\n${body}\n`);
+    await chmod(path.join(bin, name), 0o755);
+  }
+  return { paths: recipePaths(ws), env: { PATH: bin, ACTOR_NUM_NODES: '4', DRESSAGE_PROXY_URL: 'https://proxy.example.com', SWEGYM_DOCTOR_TIMEOUT_MS: '60000' } };
+}
+
+/** A doctor event without what differs run to run (free disk space). */
+function doctorShape(e: any): string {
+  const rows = (checks: { id: string; status: string }[]) => checks.map((c) => `${c.id}=${c.id === 'disk' ? '*' : c.status}`).join(',');
+  if (e.type === 'started') return `started ${e.pending.map((p: { id: string }) => p.id).join(',')}`;
+  if (e.type === 'result') return `result ${e.id}: ${rows(e.checks)}`;
+  return `finished ${rows(e.checks)}`;
+}
+
+test('doctor: the CLI and the home screen get the same events from one doctor job', { timeout: 60_000 }, async () => {
+  const cli = await doctorFixture();
+  const h = headless(cli.paths, ['doctor'], {}, cli.env);
+  const fromCli = await eventsOf('doctor', () => doctorCommand(h.ctx));
+
+  const screen = await doctorFixture();
+  const services = createAppServices({ workspace: screen.paths.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), env: screen.env });
+  const fromScreen = await eventsOf('doctor', () => refreshHome(services));
+
+  // Results come in the order checks answer (which varies); the first and last events are fixed.
+  const shapes = (events: any[]) => [doctorShape(events[0]), ...events.slice(1, -1).map(doctorShape).sort(), doctorShape(events.at(-1))];
+  assert.deepEqual(shapes(fromScreen.events), shapes(fromCli.events));
+  assert.equal(fromCli.events[0].type, 'started');
+  assert.equal(fromCli.events.filter((e) => e.type === 'result').length, fromCli.events[0].pending.length, 'one result per started check');
+  assert.match(doctorShape(fromCli.events.at(-1)), /slime=fail.*py-pyarrow=warn/);
+
+  // The CLI printed every result in the doctor's order and exits 3 (slime fails); the store holds the same rows.
+  assert.equal(fromCli.value, 3);
+  const printed = [...h.out().matchAll(/^(ok {2}|warn|FAIL|skip) {2}([^:]+):/gm)].map((m) => m[2]);
+  assert.deepEqual(printed, fromCli.events.at(-1).checks.map((c: { title: string }) => c.title));
+  assert.match(h.out(), /^FAIL {2}slime submodule: slime\/ is not initialised/m);
+  const home = services.home.getState();
+  assert.deepEqual(home.checks.map((c) => `${c.id}=${c.status}`), fromScreen.events.at(-1).checks.map((c: { id: string; status: string }) => `${c.id}=${c.status}`));
+  assert.deepEqual(home.pendingChecks, []);
+  services.dispose();
 });

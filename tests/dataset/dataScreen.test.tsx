@@ -30,6 +30,8 @@ async function type(ui: ReturnType<typeof renderInk>, text: string) {
 
 test('wrapLines hard-wraps long lines and keeps blank lines', () => {
   assert.deepEqual(wrapLines('abcdefg\n\nxy', 3), ['abc', 'def', 'g', '', 'xy']);
+  // Wide graphemes take two columns and are never split (a statement in CJK or with emoji stays inside the pane).
+  assert.deepEqual(wrapLines('日本語テ👍🏽x', 5), ['日本', '語テ', '👍🏽x']);
 });
 
 test('summary, histogram, filter (captures input), task detail with its template', async () => {
@@ -53,7 +55,7 @@ test('summary, histogram, filter (captures input), task detail with its template
     await ui.press('/');
     await waitFor(() => s.services.app.getState().inputCaptured);
     await type(ui, 'monai');
-    await ui.waitForText(`(${monai.length}/293; Enter keeps, Esc clears)`);
+    await ui.waitForText(`(${monai.length}/293; Enter keeps, Esc cancels)`);
     // While typing, global keys are text: q does not quit, 2/3 do not switch screens.
     await type(ui, 'q');
     await ui.waitForText(`no task matches "monaiq"`);

@@ -50,6 +50,12 @@ export class TmuxSession {
     this.tmux('send-keys', '-t', this.name, '-l', text);
   }
 
+  /** Pastes `text` as a terminal paste: bracketed (ESC[200~ … ESC[201~) when the program asked for it. */
+  paste(text: string): void {
+    this.tmux('set-buffer', '-b', 'swegym-paste', '--', text);
+    this.tmux('paste-buffer', '-p', '-d', '-b', 'swegym-paste', '-t', this.name);
+  }
+
   resize(cols: number, rows: number): void {
     this.tmux('resize-window', '-t', this.name, '-x', String(cols), '-y', String(rows));
   }

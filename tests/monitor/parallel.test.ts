@@ -58,6 +58,26 @@ test('--once task totals are exact past the dashboard cap, and a rollout in prog
   }
 });
 
+test('--once task totals stay exact through the byte table growing (6,000 names, long and short)', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines: string[] = [];
+    const N = 6000;
+    // Task i: two attempts, solved in both when i % 3 = 0, in one when 1, in none when 2; names of 3 to 60 bytes.
+    for (let k = 0; k < 2; k++) for (let i = 0; i < N; i++) lines.push(sampleLine({ reward: i % 3 === 0 || (i % 3 === 1 && k === 0) ? 1 : 0, instance: `t${i}${'_x'.repeat(i % 29)}` }));
+    lines.push(metricLine('rollout', 0, { 'rollout/raw_reward_trajectory_mean': 0.5 }));
+    await writeFile(file, lines.join('\n') + '\n');
+    for (const workers of [1, 2]) {
+      const { model } = await ingestOnceFile(file, { workers, minBytes: 0, segmentBytes: 64 * 1024 });
+      const s = model.taskSummary();
+      assert.deepEqual({ seen: s.seen, always: s.always, sometimes: s.sometimes, never: s.never }, { seen: N, always: N / 3, sometimes: N / 3, never: N / 3 }, `workers=${workers}`);
+    }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
 test('a log with more steps and rollouts than the limits: counts exact, series thinned, and the document says so', async () => {
   const dir = await tempDir();
   try {

@@ -52,6 +52,11 @@ test('parsePyDictAt leaves trailing text to the caller', () => {
 
 test('JSON-safe conversion writes non-finite numbers as strings', () => {
   assert.deepEqual(toJsonSafe({ a: NaN, b: Infinity, c: -Infinity, d: [NaN], e: 1 }), { a: 'NaN', b: 'Infinity', c: '-Infinity', d: ['NaN'], e: 1 });
+  // Flat finite dicts (kept as they are) and nested ones (converted) print as a converted copy would.
+  const flat = parsePyRepr("{'b': 1, '10': 2.5, 'a': 'x', '2': True, 'n': None, 'z': -0.0}") as Record<string, number>;
+  assert.equal(JSON.stringify(toJsonSafe(flat)), '{"2":true,"10":2.5,"b":1,"a":"x","n":null,"z":0}');
+  assert.deepEqual(toJsonSafe({ a: 1, inner: { b: NaN }, l: [1, -Infinity] }), { a: 1, inner: { b: 'NaN' }, l: [1, '-Infinity'] });
+  assert.deepEqual(toJsonSafe({ a: 1, b: 'x', c: NaN }), { a: 1, b: 'x', c: 'NaN' });
 });
 
 test('fuzz: random values round-trip through a Python-style repr; mutated text never throws', () => {
@@ -84,4 +89,23 @@ test('fuzz: random values round-trip through a Python-style repr; mutated text n
     }
     assert.doesNotThrow(() => parsePyRepr(m));
   }
+});
+
+test('numbers: the hand-scanned usual forms and the ones left to the full reading give Python’s values', () => {
+  const cases: [string, number | undefined][] = [
+    ['0.25', 0.25], ['-3', -3], ['+7', 7], ['1e-06', 1e-6], ['-3.5E+2', -350], ['1.', 1], ['007', 7], ['-0', -0],
+    ['0x1F', 31], ['-0x10', -16], ['1_000', 1000], ['1_0.5', 10.5], ['.5', 0.5], ['-.5e1', -5], ['2j', 2],
+    // NUMBER reads at most 64 characters: a longer number does not parse.
+    ['1' + '0'.repeat(70), undefined],
+  ];
+  for (const [text, want] of cases) {
+    for (const after of [',', '}', ' }', ')']) {
+      const doc = after === ')' ? `{'k': (${text}${after}}` : `{'k': ${text}${after}${after.endsWith('}') ? '' : " 'z': 1}"}`;
+      const v = parsePyRepr(doc) as Record<string, unknown> | undefined;
+      const got = v === undefined ? undefined : Array.isArray(v['k']) ? (v['k'] as number[])[0] : v['k'];
+      assert.ok(Object.is(got, want), `${JSON.stringify(doc)}: ${String(got)}, want ${String(want)}`);
+    }
+  }
+  // A cut exponent or a stray character ends the number where NUMBER ends it: the dict does not parse.
+  for (const bad of ["{'k': 1.5e, 'z': 1}", "{'k': 1x}", "{'k': 1e+}", "{'k': --1}"]) assert.equal(parsePyRepr(bad), undefined, bad);
 });

@@ -45,6 +45,8 @@ test('lines the bytes cannot settle are left to parseLine (never read differentl
     `\u001b]0;title\u0007${base}`,
     `SWE-\u001b[0mGym reward=0.0 raw=0.0 integrity=False instance=z f2p=1/1 p2p=1/1 reason= ${base}`,
     `\u001b[31${base}`,
+    // A colour code right after another one: each is checked (this CSI would end on the marker's first byte).
+    `\u001b[0m\u001b[31${base}`,
     base.replace('instance=a__b-1', 'instance=ä__b-1'),
     base.replace('reason=', 'reason=\u00a0x'),
     base.replace('reason=', 'reason=a\tb'),

@@ -162,6 +162,13 @@ test('differential on simulated runs: scanner, small chunks, CRLF/ANSI variants 
       const one = await ingestOnceFile(file, { name: 'x', workers: 1, segmentBytes: 100_003 });
       assert.equal(one.workers, 1);
       assert.deepStrictEqual(JSON.stringify(one.model.toJson()), JSON.stringify(wantJson), `${label}: segments on the main thread`);
+      // --json: the events the document never shows are dropped in the scanners; the document is the same.
+      const doc = await ingestOnceFile(file, { name: 'x', workers: 2, minBytes: 0, segmentBytes: 8191, documentOnly: true });
+      assert.deepStrictEqual(JSON.stringify(doc.model.toJson()), JSON.stringify(wantJson), `${label}: parallel, document only`);
+      assert.equal(doc.model.failures.size, 0, `${label}: the failure feed was not built`);
+      assert.equal(doc.model.taskSummary().seen, 0, `${label}: nor the task tally`);
+      const docOne = await ingestOnceFile(file, { name: 'x', workers: 1, segmentBytes: 100_003, documentOnly: true });
+      assert.deepStrictEqual(JSON.stringify(docOne.model.toJson()), JSON.stringify(wantJson), `${label}: main thread, document only`);
     }
   } finally {
     await removeDir(dir);
@@ -191,6 +198,19 @@ test('differential on fuzz inputs: look-alikes, binary, ANSI, CR and marker frag
     s.end();
     assert.deepStrictEqual(JSON.stringify(m.toJson()), JSON.stringify(referenceJson(text)), `round ${round} json`);
     assert.deepStrictEqual(JSON.stringify(segmentJson(bytes, 1 + Math.floor(rnd() * 500))), JSON.stringify(referenceJson(text)), `round ${round} segments`);
+    assert.deepStrictEqual(JSON.stringify(segmentJson(bytes, 1 + Math.floor(rnd() * 500), true)), JSON.stringify(referenceJson(text)), `round ${round} segments, document only`);
+  }
+});
+
+test('--json document only: each kind of line, between sample lines and last, gives the document of classifying every line', () => {
+  const samples = [sampleLine({ reward: 1, instance: 'a__b-1' }), sampleLine({ reward: 0, instance: 'a__b-2', reason: 'fail_to_pass_failure' })];
+  for (const line of KINDS) {
+    for (const text of [[...samples, line, ...samples].join('\n'), [...samples, line].join('\n') + '\n']) {
+      const bytes = Buffer.from(text);
+      const want = JSON.stringify(referenceJson(text));
+      assert.deepStrictEqual(JSON.stringify(segmentJson(bytes, bytes.length, true)), want, `document only: ${JSON.stringify(line)}`);
+      assert.deepStrictEqual(JSON.stringify(segmentJson(bytes, 97, true)), want, `document only, small segments: ${JSON.stringify(line)}`);
+    }
   }
 });
 
@@ -219,9 +239,9 @@ test('scanFile reads ahead while scanning: an abort stops at a chunk edge, a thr
 });
 
 /** The --once segment scan of `bytes` cut into segments of `size` bytes, applied in order (as the workers' results are). */
-function segmentJson(bytes: Buffer, size: number): unknown {
+function segmentJson(bytes: Buffer, size: number, documentOnly = false): unknown {
   const applier = new SegmentApplier(undefined);
-  const scanner = new SegmentScanner();
+  const scanner = new SegmentScanner(documentOnly);
   for (let start = 0, index = 0; start < bytes.length; start += size, index++) {
     const end = Math.min(bytes.length, start + size);
     // The lines that start in [start, end), whole (as readSegment cuts a file).

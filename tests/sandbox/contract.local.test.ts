@@ -1,7 +1,8 @@
 // The provider contract against the local bubblewrap provider, running real sandboxes on this machine.
 import { spawnSync } from 'node:child_process';
 import { defineContract } from './contract.js';
-import { LocalProvider, buildMinimalLocalTemplate } from '../../src/services/sandbox/local.js';
+import { LocalProvider } from '../../src/services/sandbox/local.js';
+import { buildMinimalLocalTemplate } from '../../src/services/sandbox/localMinimal.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 
 const hasBwrap = spawnSync('bwrap', ['--version']).status === 0;

@@ -31,6 +31,8 @@ test('shipped: templates build, status and smoke; sandboxes list and kill — ag
     const build = await runShipped(['templates', 'build', '-w', ws, '--concurrency', '2', '--json'], { env });
     assert.equal(build.code, 0, explain(build));
     assert.equal(JSON.parse(build.out).mapComplete, true);
+    // Progress goes to stderr (no terminal here: plain `N/M · ETA` lines), never into the --json document.
+    assert.match(build.err, /^progress: 1\/3( · ETA \S+)? \(0 failed, [0-2] building\)$/m, explain(build));
     assert.deepEqual(new Set([...fake.builds.values()].map((b) => b.name)), new Set(names), 'one build per image reached the server');
     const map = (await readJson(paths.templateMap)) as Record<string, string>;
     assert.deepEqual(Object.keys(map).sort(), [...images].sort());
@@ -41,6 +43,8 @@ test('shipped: templates build, status and smoke; sandboxes list and kill — ag
 
     const smoke = await runShipped(['templates', 'smoke', '-w', ws, '--all', '--json'], { env });
     assert.equal(smoke.code, 0, explain(smoke));
+    assert.equal(JSON.parse(smoke.out).counts.passed, 3);
+    assert.match(smoke.err, /^smoking 1\/3( · ETA \S+)?$/m, explain(smoke));
     const smoked = [...fake.sandboxes.values()];
     assert.equal(smoked.length, 3, 'one sandbox per template');
     assert.deepEqual(new Set(smoked.map((s) => s.alias)), new Set(names));

@@ -30,7 +30,7 @@ test('Templates screen: table, build all with live progress, filter, build log, 
     assert.match(ui.frame(), /artifacts ok/);
     await ui.press('b');
     await ui.waitForText('5 built, 1 failed', 20_000);
-    assert.match(ui.frame(), /✗ failed {2}swegym-proj2_s_repo2-102 .*access denied/);
+    assert.match(ui.frame(), /✗ failed {3}swegym-proj2_s_repo2-102 .*access denied/);
     await ui.waitForText('mapped 5');
     assert.equal(Object.keys(services.jobs.getState().jobs).length, 0, 'the job is gone when the run ends');
     // Filter to the failed one and open its log.

@@ -1,17 +1,15 @@
 // `swegym-console convert [--split S] [--limit N] [converter flags…] [--verify-only] [--json]`: runs Dressage's
 // converter with checked flags, streams its output to stderr, verifies the JSONL and previews a row.
 // Exit: 0 verified, 1 converter failed or verification found problems, 2 usage, 3 preconditions.
-import { verifyExpectationsFor } from '../../services/convert/expectations.js';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optString, say, writeJson } from '../context.js';
 import { ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
-import { runConvert, type ConvertResult } from '../../services/convert/convert.js';
+import { runConvertJob } from '../../services/convert/convertJob.js';
 import { defaultConvertOptions, type ConvertOptions } from '../../services/convert/options.js';
-import { readSmokeResults, verifyJsonl, type VerifyReport } from '../../services/convert/verify.js';
-import { readTemplateMapForChecks } from '../../services/templates/map.js';
-import { previewLines, previewRow, readRows } from '../../services/convert/rows.js';
+import type { VerifyReport } from '../../services/convert/verify.js';
+import { previewLines } from '../../services/convert/rows.js';
 import type { Split } from '../../services/workspace/paths.js';
 
 function resolve(ctx: CommandContext, p: string | undefined): string | undefined {
@@ -53,24 +51,20 @@ function printReport(ctx: CommandContext, v: VerifyReport): void {
 export async function convertCommand(ctx: CommandContext): Promise<number> {
   const options = convertOptionsFrom(ctx);
   const previewCount = optInt(ctx, 'preview', 1, 0);
-  let result: ConvertResult | undefined;
-  let verify: VerifyReport;
-  if (optFlag(ctx, 'verify-only')) {
-    const map = options.sandboxImageMap ? await readTemplateMapForChecks(options.sandboxImageMap) : undefined;
-    verify = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(ctx.paths, options)), templateMap: map, smoke: await readSmokeResults(ctx.paths) });
-  } else {
-    result = await runConvert({
-      paths: ctx.paths,
-      options,
-      env: ctx.env,
-      signal: ctx.signal,
-      onLine: (_stream, line) => note(ctx, `  | ${line}`),
-      onNotice: (n) => note(ctx, `${n.level === 'warn' ? 'warn' : 'note'}: ${n.text}`),
-      onPhase: (p) => (p === 'preflight' || p === 'converting' || p === 'verifying' ? note(ctx, `== ${p}`) : undefined),
-    });
-    verify = result.verify as VerifyReport;
-  }
-  const preview = verify.rows > 0 && previewCount > 0 ? (await readRows(options.output, { limit: previewCount }).catch(() => [])).map(previewRow) : [];
+  const verifyOnly = optFlag(ctx, 'verify-only');
+  const { result, verify, preview } = await runConvertJob({
+    paths: ctx.paths,
+    options,
+    env: ctx.env,
+    verifyOnly,
+    previewRows: previewCount,
+    signal: ctx.signal,
+    onEvent: (e) => {
+      if (e.type === 'line') note(ctx, `  | ${e.line}`);
+      else if (e.type === 'notice') note(ctx, `${e.notice.level === 'warn' ? 'warn' : 'note'}: ${e.notice.text}`);
+      else if (e.type === 'phase' && !verifyOnly && (e.phase === 'preflight' || e.phase === 'converting' || e.phase === 'verifying')) note(ctx, `== ${e.phase}`);
+    },
+  });
   if (ctx.global.json) {
     writeJson(ctx, {
       ok: verify.ok,

@@ -1,12 +1,12 @@
 // `data download | images | show`: the dataset step headless. Progress goes to stderr; --json prints one document.
-import { statSync } from 'node:fs';
 import type { CommandContext } from '../context.js';
 import { note, optString, say, writeJson } from '../context.js';
 import { ConsoleError, ExitCode, formatError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { displayPath } from '../../services/workspace/paths.js';
 import { DataValidationError } from '../../services/dataset/read.js';
-import { downloadSplit, loadSplit, parseExpectRows, parseSplit, writeSplitImages } from '../../services/dataset/split.js';
+import { loadSplit, parseExpectRows, parseSplit, writeSplitImages } from '../../services/dataset/split.js';
+import { requireWorkspaceDir, runDownloadJob } from '../../services/dataset/downloadJob.js';
 import { instanceRecord, summarize, type Distribution } from '../../services/dataset/summary.js';
 import { formatProgress } from '../../services/dataset/format.js';
 import { formatBytes } from '../../services/util/format.js';
@@ -68,46 +68,20 @@ export async function dataDownloadCommand(ctx: CommandContext): Promise<number> 
   return jsonOnFailure(ctx, () => dataDownload(ctx));
 }
 
-/** Downloads write under the workspace: a mistyped --workspace must not silently grow a new directory tree. */
-function requireWorkspaceDir(ctx: CommandContext): void {
-  let isDir = false;
-  try {
-    isDir = statSync(ctx.paths.root).isDirectory();
-  } catch {
-    isDir = false;
-  }
-  if (!isDir) {
-    throw new ConsoleError({
-      what: `the workspace ${ctx.paths.root} does not exist`,
-      cause: '--workspace (or SWEGYM_CONSOLE_WORKSPACE) should name your Dressage checkout',
-      fix: 'pass the checkout directory with --workspace DIR (or create it first); nothing was written',
-      exitCode: ExitCode.precondition,
-    });
-  }
-}
-
 async function dataDownload(ctx: CommandContext): Promise<number> {
-  requireWorkspaceDir(ctx);
   const split = parseSplit(optString(ctx, 'split'));
-  const dir = optString(ctx, 'dir');
   const printer = progressPrinter(ctx);
-  let result;
+  let job;
   try {
-    result = await downloadSplit({ paths: ctx.paths, split, dir, env: ctx.env, signal: ctx.signal, onProgress: printer.onProgress });
+    job = await runDownloadJob({ paths: ctx.paths, split, dir: optString(ctx, 'dir'), env: ctx.env, signal: ctx.signal, onEvent: (e) => (e.type === 'progress' ? printer.onProgress(e.progress) : undefined) });
   } finally {
     printer.end();
   }
+  const { result, rows } = job;
   const shown = displayPath(ctx.paths, result.file);
-  // A download is only useful if the file is the split: check it now rather than at conversion time.
-  let rows: number | undefined;
-  try {
-    rows = (await loadSplit(ctx.paths, { split, input: result.file })).rows.length;
-  } catch (err) {
-    if (err instanceof DataValidationError) {
-      note(ctx, `downloaded ${shown}, but it does not pass the checks:`);
-      return reportValidation(ctx, err);
-    }
-    throw err;
+  if (job.invalid) {
+    note(ctx, `downloaded ${shown}, but it does not pass the checks:`);
+    return reportValidation(ctx, job.invalid);
   }
   const verified = [result.verified.size ? 'size' : '', result.verified.sha256 ? 'sha256' : ''].filter(Boolean).join(' + ') || 'nothing to verify against';
   if (ctx.global.json) {
@@ -138,7 +112,7 @@ export async function dataImagesCommand(ctx: CommandContext): Promise<number> {
 }
 
 async function dataImages(ctx: CommandContext): Promise<number> {
-  requireWorkspaceDir(ctx);
+  requireWorkspaceDir(ctx.paths);
   const split = parseSplit(optString(ctx, 'split'));
   const expectRows = parseExpectRows(optString(ctx, 'expect-rows'));
   let result;

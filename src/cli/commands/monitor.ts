@@ -7,18 +7,17 @@ import type { CommandContext } from '../context.js';
 import { optFlag, optString, say, note } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
-import { ingestFile, statLogFile } from '../../services/monitor/ingest.js';
+import { statLogFile } from '../../services/monitor/ingest.js';
 import { ingestOnceFile } from '../../services/monitor/parallel.js';
-import { FileFollower, followRayJob } from '../../services/monitor/tail.js';
+import { followRayJob } from '../../services/monitor/tail.js';
+import { RunFollowJob } from '../../services/monitor/followJob.js';
 import { RunModel, phaseLabel } from '../../services/monitor/model.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
 import { assertRunLog } from '../../services/monitor/runLogCheck.js';
 import { deriveLiveness, lastLineLabel, livenessJson, livenessLabel, progressTimesOf, type Liveness } from '../../services/monitor/liveness.js';
 import { runSourcesPicker } from '../../app/monitorSources.js';
-
-/** Live (non --from-start) reads begin this far before the end of the log. */
-export const LIVE_TAIL_BYTES = 1024 * 1024 * 1024;
+import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -60,7 +59,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
       throw new ConsoleError({
         what: `\`ray job logs ${target.rayJob}\` failed.`,
         cause: r.spawnError ?? (r.stderr.slice(-3).join(' ') || `exit ${r.exitCode ?? r.signal}`),
-        fix: 'Run it on the Ray head node (RAY_ADDRESS or the dashboard on :8265 must be reachable), or pass the run log file instead.',
+        fix: `Run it on the Ray head node (RAY_ADDRESS or the dashboard on :${RAY_DASHBOARD_PORT} must be reachable), or pass the run log file instead.`,
         exitCode: ExitCode.precondition,
       });
     }
@@ -134,84 +133,62 @@ async function ingestOnce(ctx: CommandContext, file: string, name: string): Prom
   const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
   await statLogFile(file);
   // An explicit count of 2 or more uses the workers on any file (small ones too).
-  const r = await ingestOnceFile(file, { name, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
+  // --json prints only the document: the scanners may drop what it never shows.
+  const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
   if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s)`);
   return r.model;
 }
 
+/**
+ * `monitor RUN` without a terminal: the follow job the dashboard runs too (services/monitor/followJob.ts); this face
+ * prints its events: the rollout line when it changes, the run's state when it changes, the log's rotation or
+ * truncation. It ends with the run (a Ray job: with `ray job logs -f`) or Ctrl-C.
+ */
 async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromStart: boolean): Promise<number> {
-  if (target.rayJob) {
-    const model = new RunModel({ name: target.name });
-    let last = '';
-    const timer = setInterval(() => {
-      const line = rolloutLine(model);
-      if (line !== last) say(ctx, `${new Date().toISOString().slice(11, 19)} ${(last = line)}`);
-    }, 1000);
-    try {
-      const r = await followRayJob(target.rayJob, (l) => model.ingestLine(l), { cwd: ctx.paths.root, signal: ctx.signal, rayBin: ctx.env.SWEGYM_RAY_BIN });
-      say(ctx, rolloutLine(model));
-      if (r.spawnError) throw new ConsoleError({ what: 'Cannot run `ray job logs -f`.', cause: r.spawnError, fix: 'Install Ray on this node or pass the run log file.', exitCode: ExitCode.precondition });
-    } finally {
-      clearInterval(timer);
-    }
-    return model.phase.kind === 'failed' ? ExitCode.failed : ExitCode.ok;
-  }
-  if (!target.logFile) {
+  if (!target.rayJob && !target.logFile) {
     throw usageError(`No run log found for ${target.name}; following needs a log file.`, 'Pass the log file: swegym-console monitor <LOG_FILE>.');
   }
-  const ingest = await ingestFile(target.logFile, { name: target.runName ?? target.name, tailBytes: fromStart ? undefined : LIVE_TAIL_BYTES, signal: ctx.signal });
-  const { model, scanner } = ingest;
+  const stamp = () => new Date().toISOString().slice(11, 19);
   let last = '';
-  const print = () => {
-    const line = rolloutLine(model);
-    if (line !== last) {
-      last = line;
-      say(ctx, `${new Date().toISOString().slice(11, 19)} ${line}`);
-    }
+  const printRollouts = () => {
+    const line = rolloutLine(job.model);
+    if (line !== last) say(ctx, `${stamp()} ${(last = line)}`);
   };
-  print();
-  const follower = new FileFollower(target.logFile, scanner, {
-    offset: ingest.offset,
-    intervalMs: 1000,
-    onTruncate: () => note(ctx, 'log truncated; reading from its start'),
-    onRotate: () => note(ctx, 'log rotated; following the new file'),
-    onError: (err) => note(ctx, `read error: ${(err as Error).message}`),
+  let spawnError: string | undefined;
+  let ended: (failed: boolean) => void = () => {};
+  const done = new Promise<boolean>((resolve) => (ended = resolve));
+  const job: RunFollowJob = new RunFollowJob(target, {
+    paths: ctx.paths,
+    sources: runSourcesPicker({ paths: ctx.paths, env: ctx.env }),
+    fromStart,
+    rayBin: ctx.env.SWEGYM_RAY_BIN,
+    // The state is printed when it changes: Ray's job is asked as often as the writer.
+    pollMs: { ray: 5000 },
+    keepAlive: true,
+    onEvent: (e) => {
+      if (e.type === 'read' || e.type === 'progress') printRollouts();
+      // A Ray job's state is its stream's: `ray job logs -f` ends with the job (the state lines are a log's).
+      else if (e.type === 'state' && !target.rayJob) say(ctx, `${stamp()} ${livenessLine(e.liveness)}`);
+      else if (e.type === 'log-truncated') note(ctx, 'log truncated; reading from its start');
+      else if (e.type === 'log-rotated') note(ctx, 'log rotated; following the new file');
+      else if (e.type === 'read-error') note(ctx, `read error: ${e.message}`);
+      else if (e.type === 'stream-ended') spawnError = e.spawnError;
+      else if (e.type === 'ended') ended(e.failed);
+    },
   });
-  follower.start();
-  // The run's state (writer, Ray, the log's silence) every 5 s: printed when it changes; the follow ends with the run.
-  let state: Liveness | undefined;
-  let checking = false;
-  const check = async () => {
-    if (checking) return;
-    checking = true;
-    try {
-      const l = await onceLiveness(ctx, target, model);
-      if (!state || livenessLabel(l) !== livenessLabel(state)) say(ctx, `${new Date().toISOString().slice(11, 19)} ${livenessLine(l)}`);
-      state = l;
-    } catch {
-    } finally {
-      checking = false;
-    }
+  const onAbort = () => {
+    ended(false);
+    void job.close();
   };
-  await check();
-  await new Promise<void>((resolve) => {
-    let ticks = 0;
-    const timer = setInterval(() => {
-      print();
-      if (++ticks % 5 === 0) void check();
-      const phase = model.phase.kind;
-      const ended = state && (state.state === 'finished' || state.state === 'crashed' || state.state === 'exited');
-      if (phase === 'finished' || phase === 'failed' || ended) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 1000);
-    ctx.signal.addEventListener('abort', () => {
-      clearInterval(timer);
-      resolve();
-    });
-  });
-  await follower.stop();
-  const failed = model.phase.kind === 'failed' || state?.state === 'crashed' || (state?.state === 'exited' && state.exitCode !== undefined && state.exitCode !== 0);
-  return failed ? ExitCode.failed : ExitCode.ok;
+  ctx.signal.addEventListener('abort', onAbort);
+  try {
+    await job.open();
+    const failed = await done;
+    if (target.rayJob) say(ctx, rolloutLine(job.model));
+    if (spawnError) throw new ConsoleError({ what: 'Cannot run `ray job logs -f`.', cause: spawnError, fix: 'Install Ray on this node or pass the run log file.', exitCode: ExitCode.precondition });
+    return failed ? ExitCode.failed : ExitCode.ok;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    await job.close();
+  }
 }

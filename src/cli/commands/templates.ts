@@ -5,6 +5,7 @@ import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import type { SandboxProvider } from '../../services/sandbox/types.js';
 import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from '../../services/templates/buildJob.js';
+import { progressReporter } from '../progress.js';
 import { runSmokeJob, smokeTargetsByName } from '../../services/templates/smokeJob.js';
 import { templatesStatus } from '../../services/templates/status.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
@@ -50,6 +51,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
   let total = 0;
   const done = () => `[${++finished}/${total}]`;
   const requested = optString(ctx, 'concurrency') === undefined ? undefined : optInt(ctx, 'concurrency', 1);
+  const progress = progressReporter(ctx, 'progress:');
   const job = new TemplateBuildJob({
     paths: ctx.paths,
     env: ctx.env,
@@ -62,27 +64,20 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
     skipCache: optFlag(ctx, 'skip-cache'),
     signal: ctx.signal,
     onEvent: (e) => {
-      if (e.type === 'sample') return note(ctx, e.note);
+      if (e.type === 'sample') return progress.note(e.note);
       if (e.type === 'started') total = e.total;
       const line = progressLine(e, done);
-      if (line) note(ctx, line);
+      if (line) progress.note(line);
+      if (e.type === 'progress') progress.update(e.progress, ` (${e.failed} failed, ${e.active} building)`);
     },
   });
   // The first Ctrl-C aborts ctx.signal: no new builds, running ones finish. The second ends the process at once
   // (abandon): the journal still says "building" for those images and the next run rebuilds them.
-  // A summary line every 30 s for long unattended runs (CI logs, nohup).
-  const ticker = setInterval(() => {
-    const snap = job.snapshot();
-    if (!snap?.running) return;
-    const n = (st: string) => snap.records.filter((r) => r.state === st).length;
-    note(ctx, `progress: ${n('built')}/${snap.records.length} built, ${n('failed')} failed, ${snap.active} building${snap.etaMs !== undefined ? `, ETA ${formatElapsed(snap.etaMs)}` : ''}`);
-  }, 30_000);
-  ticker.unref();
   let outcome;
   try {
     outcome = await job.run();
   } finally {
-    clearInterval(ticker);
+    progress.end();
   }
   const result = outcome.result;
   if (!result) return ExitCode.ok;
@@ -116,18 +111,28 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
   if (!all && names.length === 0) throw usageError('say which templates to smoke', 'use --template NAME (repeatable) or --all');
   const concurrency = optInt(ctx, 'concurrency', 4, 1, MAX_SANDBOX_CONCURRENCY);
   const targets = await smokeTargetsByName(ctx.paths, names, all);
-  const { results, failed, notRun, notKilled } = await runSmokeJob({
-    paths: ctx.paths,
-    openProvider: () => provider(ctx),
-    targets,
-    concurrency,
-    signal: ctx.signal,
-    onEvent: (e) => {
-      if (e.type !== 'result') return;
-      const r = e.result;
-      note(ctx, `${r.ok ? 'passed' : 'FAILED'}  ${r.template}${r.ok ? `  (${r.claudeVersion ?? ''}, BBS ${r.health?.version ?? '?'})` : `: ${r.error ?? ''}`}`);
-    },
-  });
+  const progress = progressReporter(ctx, 'smoking');
+  let outcome;
+  try {
+    outcome = await runSmokeJob({
+      paths: ctx.paths,
+      openProvider: () => provider(ctx),
+      targets,
+      concurrency,
+      signal: ctx.signal,
+      onEvent: (e) => {
+        if (e.type === 'finished') return progress.end();
+        if (e.type === 'result') {
+          const r = e.result;
+          progress.note(`${r.ok ? 'passed' : 'FAILED'}  ${r.template}${r.ok ? `  (${r.claudeVersion ?? ''}, BBS ${r.health?.version ?? '?'})` : `: ${r.error ?? ''}`}`);
+        }
+        progress.update(e.progress);
+      },
+    });
+  } finally {
+    progress.end();
+  }
+  const { results, failed, notRun, notKilled } = outcome;
   if (ctx.global.json) {
     writeJson(ctx, {
       results: results.map((r) => ({ image: r.image ?? null, template: r.template, ok: r.ok, code: r.code ?? null, error: r.error ?? '', claudeVersion: r.claudeVersion ?? null, bbsVersion: r.health?.version ?? null, sandboxId: r.sandboxId ?? null, killed: r.killed, durationMs: r.durationMs })),

@@ -4,13 +4,13 @@
 import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
 import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
-import { withLock } from '../../services/workspace/lock.js';
 import { describeRetry } from '../../services/sandbox/retry.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
-import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult } from '../../services/validate/harness.js';
-import { loadHarnessTasks } from '../../services/validate/tasks.js';
+import { harnessResultsJson, type HarnessValidationResult } from '../../services/validate/harness.js';
+import { runValidateHarnessJob } from '../../services/validate/harnessJob.js';
+import { progressReporter } from '../progress.js';
 import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
 import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
 import { loadTrainSettings } from '../../services/train/settings.js';
@@ -36,43 +36,44 @@ export async function providerFor(ctx: CommandContext): Promise<SandboxProvider>
   return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))) });
 }
 
-/** Holds the workspace lock from the first read to the last journal write (one validation per workspace). */
+/** Prints the validation job's events: the plan, one line per finished task with the progress line, the summary. */
 export async function validateHarnessCommand(ctx: CommandContext): Promise<number> {
   const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8, 1, MAX_SANDBOX_CONCURRENCY / 2);
-  return withLock(ctx.paths.lockFile, 'validate harness', () => validateHarnessLocked(ctx, concurrency));
-}
-
-async function validateHarnessLocked(ctx: CommandContext, concurrency: number): Promise<number> {
-  const tasks = await loadHarnessTasks(ctx.paths, { ids: optList(ctx, 'instance'), all: optFlag(ctx, 'all') });
-  const provider = await providerFor(ctx);
-  const journal = await validateHarnessJournal(ctx.paths).load();
-  note(ctx, `validating ${tasks.length} task(s) on ${provider.name} with concurrency ${Math.min(concurrency, tasks.length)}: gold patch → resolved, untouched repo → unresolved`);
-  let done = 0;
-  const results = await validateHarness({
-    provider,
-    tasks,
-    concurrency,
-    journal,
-    env: ctx.env,
-    signal: ctx.signal,
-    onResult: (r) => {
-      done++;
-      note(ctx, `[${done}/${tasks.length}] ${redact(formatHarnessLine(r))}`);
-      if (r.error && !ctx.global.json) note(ctx, `       ${redact(r.error)}`);
-    },
-  }).catch((err: unknown) => {
-    throw sandboxConsoleError(err, 'harness validation stopped');
-  });
-  // One snapshot with every result (the journal appended one line per task while they ran).
-  await journal.flush();
-  if (ctx.signal.aborted) note(ctx, `interrupted: ${results.length} of ${tasks.length} task(s) finished and journaled`);
-  const okCount = results.filter((r) => r.ok).length;
+  const progress = progressReporter(ctx, 'validating');
+  let outcome;
+  try {
+    outcome = await runValidateHarnessJob({
+      paths: ctx.paths,
+      ids: optList(ctx, 'instance'),
+      all: optFlag(ctx, 'all'),
+      openProvider: () => providerFor(ctx),
+      concurrency,
+      env: ctx.env,
+      signal: ctx.signal,
+      onEvent: (e) => {
+        if (e.type === 'started') {
+          progress.note(`validating ${e.ids.length} task(s) on ${e.provider} with concurrency ${e.concurrency}: gold patch → resolved, untouched repo → unresolved`);
+          progress.update(e.progress);
+        } else if (e.type === 'result') {
+          progress.note(`[${e.progress.done}/${e.progress.total}] ${redact(formatHarnessLine(e.result))}`);
+          if (e.result.error && !ctx.global.json) progress.note(`       ${redact(e.result.error)}`);
+          progress.update(e.progress);
+        } else if (e.type === 'finished') {
+          progress.end();
+          if (e.interrupted) note(ctx, `interrupted: ${e.results.length} of ${e.results.length + e.notRun} task(s) finished and journaled`);
+        }
+      },
+    });
+  } finally {
+    progress.end();
+  }
+  const { results, total, passed } = outcome;
   if (ctx.global.json) writeJson(ctx, harnessResultsJson(results));
   else {
     for (const r of results) say(ctx, redact(formatHarnessLine(r)));
-    say(ctx, `\n${okCount}/${results.length} task(s) validated${results.length < tasks.length ? ` (${tasks.length - results.length} not run)` : ''}; journal: .swegym-console/journals/validate-harness.json`);
+    say(ctx, `\n${passed}/${results.length} task(s) validated${results.length < total ? ` (${total - results.length} not run)` : ''}; journal: .swegym-console/journals/validate-harness.json`);
   }
-  return okCount === tasks.length && results.length === tasks.length ? ExitCode.ok : ExitCode.failed;
+  return outcome.ok ? ExitCode.ok : ExitCode.failed;
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { MonitorSnapshot, MonitorState } from '../../state/monitor.js';
 import type { DetailContent } from '../../state/app.js';
 import { fmtNum } from '../../ui/charts.js';
-import { formatAge } from '../../ui/text.js';
+import { formatAge } from '../../services/util/format.js';
 import { lastFinite } from '../../ui/Chart.js';
 import { headerLines } from '../dashboardHeader.js';
 import { gpuDetailLines } from '../dashboardGpus.js';

@@ -20,6 +20,7 @@ import {
   SCRIPT_DEFAULT_BBS_VERSION,
   type ArtifactConfig,
 } from './versions.js';
+import { listDir } from '../util/fs.js';
 
 export interface FileFacts {
   file: string;
@@ -68,10 +69,7 @@ export async function artifactStatus(config: ArtifactConfig, opts: { hashRuntime
   if (binary.exists && !shaOk) {
     problems.push(`${path.basename(binary.file)} has sha256 ${binary.sha256}, expected ${config.binarySha256}${config.binarySha256FromEnv ? ' (CLAUDE_CODE_BINARY_SHA256)' : " (the script's default)"}`);
   }
-  let others: string[] = [];
-  try {
-    others = await readdir(config.artifactDir);
-  } catch {}
+  const others = await listDir(config.artifactDir);
   if (!binary.exists) {
     const alt = others.filter((f) => /^claude-.+-linux-x64$/.test(f));
     problems.push(`missing ${path.basename(binary.file)}${alt.length ? ` (found ${alt.join(', ')}: CLAUDE_CODE_VERSION is ${config.claudeCodeVersion})` : ''}`);

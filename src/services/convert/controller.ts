@@ -1,21 +1,21 @@
-// Drives the convert step for the interactive app: form → checked options → Dressage's converter (output kept in a
-// capped ring, published at ≤10 Hz) → verification and a row preview. One run at a time, cancellable from the jobs
-// store; a failed run leaves the previous JSONL untouched (the converter renames atomically).
-import { verifyExpectationsFor } from './expectations.js';
+// Drives the convert step for the interactive app: form → checked options → the convert job (convertJob.ts, the one
+// the headless command prints): its output kept in a capped ring, published at ≤10 Hz, then verification and a row
+// preview. One run at a time, cancellable from the jobs store; a failed run leaves the previous JSONL untouched
+// (the converter renames atomically).
 import { stat } from 'node:fs/promises';
 import type { RecipePaths, Split } from '../workspace/paths.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ConvertForm, ConvertStore } from '../../state/convert.js';
 import { ConsoleError, usageError } from '../errors.js';
 import { defaultConvertOptions, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
-import { runConvert } from './convert.js';
-import { readSmokeResults, verifyJsonl } from './verify.js';
-import { readTemplateMapForChecks } from '../templates/map.js';
+import { runConvertJob, type ConvertJobEvent } from './convertJob.js';
 import { previewRow, readRows } from './rows.js';
 import { countLines } from '../pipeline/pipeline.js';
 
 const JOB_ID = 'convert';
 const MAX_LINES = 500;
+/** Rows the screen's preview pages through. */
+const PREVIEW_ROWS = 20;
 
 function message(err: unknown): string {
   if (err instanceof ConsoleError) return [err.what, err.causeText, err.fix && `fix: ${err.fix}`].filter(Boolean).join(' — ');
@@ -89,10 +89,11 @@ export class ConvertController {
   }
 
   private async preview(file: string): Promise<void> {
-    const rows = await readRows(file, { limit: 20 }).catch(() => []);
+    const rows = await readRows(file, { limit: PREVIEW_ROWS }).catch(() => []);
     this.opts.store.getState().set({ previews: rows.map(previewRow), previewIndex: 0 });
   }
 
+  /** Runs the convert job; its events go to the store (output lines through the ≤10 Hz publisher). */
   async run(): Promise<void> {
     if (this.ctl) return;
     const { store, paths, jobs } = this.opts;
@@ -114,22 +115,8 @@ export class ConvertController {
       store.getState().set({ lines: [...this.lines] });
     }, 100);
     try {
-      const r = await runConvert({
-        paths,
-        options,
-        env: this.opts.env ?? process.env,
-        python: this.opts.python,
-        signal: ctl.signal,
-        onLine: (_s, line) => {
-          this.lines.push(line);
-          if (this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
-          this.dirty = true;
-        },
-        onNotice: (n) => store.getState().set({ notices: [...store.getState().notices, n] }),
-        onPhase: (phase) => store.getState().set({ phase }),
-      });
-      store.getState().set({ report: r.verify, message: { text: r.ok ? `verified: ${r.verify?.rows} rows, no problems` : `the JSONL has problems (${Object.entries(r.verify?.counts ?? {}).map(([k, n]) => `${k} ${n}`).join(', ')})`, tone: r.ok ? 'info' : 'error' } });
-      await this.preview(options.output);
+      const r = await runConvertJob({ paths, options, env: this.opts.env ?? process.env, python: this.opts.python, signal: ctl.signal, previewRows: PREVIEW_ROWS, onEvent: (e) => this.onEvent(e) });
+      store.getState().set({ report: r.verify, message: { text: r.ok ? `verified: ${r.verify.rows} rows, no problems` : `the JSONL has problems (${Object.entries(r.verify.counts).map(([k, n]) => `${k} ${n}`).join(', ')})`, tone: r.ok ? 'info' : 'error' } });
     } catch (err) {
       store.getState().set({ phase: 'failed', message: { text: message(err), tone: 'error' } });
     } finally {
@@ -142,15 +129,25 @@ export class ConvertController {
     }
   }
 
+  /** The screen's listener of the convert job. */
+  private onEvent(e: ConvertJobEvent): void {
+    const st = this.opts.store.getState();
+    if (e.type === 'line') {
+      this.lines.push(e.line);
+      if (this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
+      this.dirty = true;
+    } else if (e.type === 'notice') st.set({ notices: [...st.notices, e.notice] });
+    else if (e.type === 'phase') st.set({ phase: e.phase });
+    else if (e.type === 'finished') st.set({ previews: e.preview, previewIndex: 0 });
+  }
+
   /** Verifies the JSONL on disk without running the converter. */
   async verifyOnly(): Promise<void> {
     const { store, paths } = this.opts;
     try {
       const options = optionsFromForm(paths, store.getState().form, this.opts.provider);
-      const map = options.sandboxImageMap ? await readTemplateMapForChecks(options.sandboxImageMap) : undefined;
-      const report = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(paths, options)), templateMap: map, smoke: await readSmokeResults(paths) });
+      const { verify: report } = await runConvertJob({ paths, options, env: this.opts.env ?? process.env, verifyOnly: true, previewRows: PREVIEW_ROWS, onEvent: (e) => (e.type === 'finished' ? this.onEvent(e) : undefined) });
       store.getState().set({ report, phase: report.ok ? 'done' : 'failed', message: { text: report.ok ? `verified ${report.rows} rows on disk` : `the JSONL on disk has problems`, tone: report.ok ? 'info' : 'error' } });
-      await this.preview(options.output);
     } catch (err) {
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     }

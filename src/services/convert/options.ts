@@ -6,6 +6,7 @@ import type { RecipePaths, Split } from '../workspace/paths.js';
 import { SPLIT_ROWS } from '../workspace/paths.js';
 import { OWN_CHECK, usageError } from '../errors.js';
 import { PERMISSION_MODES } from './schema.js';
+import { TASK_WORKDIR } from '../recipe.js';
 
 export type ConverterProvider = 'e2b' | 'custom';
 
@@ -36,7 +37,7 @@ export const CONVERT_DEFAULTS = {
   split: 'train' as Split,
   provider: 'e2b' as ConverterProvider,
   blackboxType: 'claude_code',
-  workdir: '/testbed',
+  workdir: TASK_WORKDIR,
   maxTurns: 80,
   permissionMode: 'acceptEdits',
   testTimeout: 1200,

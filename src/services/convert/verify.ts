@@ -2,10 +2,9 @@
 // template in the map (and smoke-passed when the templates journal knows), required metadata and commands present,
 // and the backend options exactly as requested. Streams the file (rows are tens of KB; the file tens of MB).
 import { SWEGYM_DATASET, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
-import { readJournalItems } from '../workspace/journal.js';
+import { readTemplateRecords } from '../templates/records.js';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import {
   EXECUTE_CMD_KEYS,
@@ -237,27 +236,15 @@ export async function verifyJsonl(file: string, exp: VerifyExpectations = {}): P
   return report;
 }
 
-/**
- * Smoke results from the templates journal (`.swegym-console/journals/templates.json`), by template name.
- * Tolerant of the record shape: a record's template is `template`/`templateName`/`name` or its key; its smoke
- * result is `smoke` (or `smoke.status`) of 'passed'/'failed'.
- */
+/** Smoke results from the templates journal, by template name (and by image). */
 export async function readSmokeResults(paths: RecipePaths): Promise<Map<string, 'passed' | 'failed'> | undefined> {
-  let data: { items?: Record<string, Record<string, unknown>> } | undefined;
-  try {
-    const items = await readJournalItems<Record<string, unknown>>(path.join(paths.journalsDir, 'templates.json'));
-    data = items ? { items } : undefined;
-  } catch {
-    return undefined;
-  }
-  if (!data?.items) return undefined;
+  const items = await readTemplateRecords(paths);
+  if (!items) return undefined;
   const out = new Map<string, 'passed' | 'failed'>();
-  for (const [key, rec] of Object.entries(data.items)) {
-    if (!rec || typeof rec !== 'object') continue;
-    const s = rec.smoke;
-    const state = typeof s === 'string' ? s : s && typeof s === 'object' ? (s as { status?: unknown }).status : undefined;
+  for (const [key, rec] of Object.entries(items)) {
+    const state = rec?.smoke;
     if (state !== 'passed' && state !== 'failed') continue;
-    const name = [rec.template, rec.templateName, rec.name].find((v) => typeof v === 'string') as string | undefined;
+    const name = typeof rec.template === 'string' && rec.template ? rec.template : undefined;
     out.set(name ?? key, state);
     if (name && name !== key) out.set(key, state);
   }

@@ -7,6 +7,7 @@ import { SPLIT_ROWS, type Split } from '../workspace/paths.js';
 import { imageForInstance, instanceIdProblem } from './imageName.js';
 import { loadParquetWasm } from './parquetWasm.js';
 import { formatProblem, type DataProblem, type SplitData, type SweGymTask, type TestListEncoding } from './types.js';
+import { SWEGYM_DATASET } from '../recipe.js';
 
 export const REQUIRED_FIELDS = [
   'instance_id',
@@ -55,7 +56,7 @@ const PARQUET_MAGIC = 'PAR1';
 
 function downloadFix(file: string, split: Split | undefined): string {
   const s = split ?? 'train';
-  return `Delete ${file} and download it again (swegym-console data download --split ${s}), or place a good copy of ${s}.parquet from NovaSky-AI/SkyRL-v0-293-data there by hand.`;
+  return `Delete ${file} and download it again (swegym-console data download --split ${s}), or place a good copy of ${s}.parquet from ${SWEGYM_DATASET} there by hand.`;
 }
 
 /** Reads the whole file after checking that it exists and looks like parquet (magic at both ends). */
@@ -182,7 +183,7 @@ export async function readSplit(file: string, opts: ReadSplitOptions = {}): Prom
     const flat = REQUIRED_FIELDS.every((f) => columns.includes(f));
     throw new ConsoleError({
       what: `${file} has no "instance" column`,
-      cause: `columns: ${columns.join(', ') || '(none)'}${flat ? ' — this is the flat SWE-Gym/SWE-Gym layout, not NovaSky-AI/SkyRL-v0-293-data' : ''}`,
+      cause: `columns: ${columns.join(', ') || '(none)'}${flat ? ` — this is the flat SWE-Gym/SWE-Gym layout, not ${SWEGYM_DATASET}` : ''}`,
       fix: 'Use the SkyRL split (task fields inside the struct column "instance"), as Dressage expects: swegym-console data download.',
     });
   }
@@ -190,7 +191,7 @@ export async function readSplit(file: string, opts: ReadSplitOptions = {}): Prom
     throw new ConsoleError({
       what: `${file}: the "instance" column is ${instanceField.type.toString()}, not a struct`,
       cause: arrow.DataType.isUtf8(instanceField.type) || arrow.DataType.isLargeUtf8(instanceField.type) ? 'the tasks are stored as JSON strings (a flattened mirror); Dressage rejects such rows' : undefined,
-      fix: 'Use the original NovaSky-AI/SkyRL-v0-293-data parquet, where "instance" is a struct of the task fields.',
+      fix: `Use the original ${SWEGYM_DATASET} parquet, where "instance" is a struct of the task fields.`,
     });
   }
   const instance = table.getChild('instance') as import('apache-arrow').Vector<import('apache-arrow').Struct>;
@@ -290,7 +291,7 @@ export async function readSplit(file: string, opts: ReadSplitOptions = {}): Prom
       file,
       problems,
       countOnly
-        ? `This is not the ${opts.split ?? 'expected'} split of NovaSky-AI/SkyRL-v0-293-data; download it again, or pass --expect-rows ${n} for another dataset.`
+        ? `This is not the ${opts.split ?? 'expected'} split of ${SWEGYM_DATASET}; download it again, or pass --expect-rows ${n} for another dataset.`
         : 'Fix the listed rows in the file, or download the split again (swegym-console data download); Dressage rejects the same rows.',
     );
   }

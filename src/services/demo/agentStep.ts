@@ -13,6 +13,7 @@ import { findClaudeCodeCli, runClaudeCodeLocally, type LocalAgentResult, type Mo
 import { replaySolution } from '../agent/replay.js';
 import type { StreamJsonProgress } from '../agent/streamJson.js';
 import { findSamplesDir, readManifest } from './demo.js';
+import { TASK_WORKDIR } from '../recipe.js';
 
 export const SCRIPTED_MODEL_LABEL = 'SCRIPTED model: a replay of the task\'s gold patch as tool calls (not a language model)';
 
@@ -58,7 +59,7 @@ export async function runSampleAgent(o: SampleAgentOptions): Promise<SampleAgent
         exitCode: ExitCode.usage,
       });
     }
-    model = { kind: 'scripted', steps: replaySolution(inst.patch, { workdir: row.metadata.workdir || '/testbed', testCommand: inst.local.test_command }), label: `replay of the gold patch of ${inst.instance_id}` };
+    model = { kind: 'scripted', steps: replaySolution(inst.patch, { workdir: row.metadata.workdir || TASK_WORKDIR, testCommand: inst.local.test_command }), label: `replay of the gold patch of ${inst.instance_id}` };
   }
   const r = await runClaudeCodeLocally({ provider: o.provider, row, cli: cli.path, model, signal: o.signal, onPhase: o.onPhase, onProgress: o.onProgress });
   const logFile = agentRunLogFile(o.paths, o.instanceId);

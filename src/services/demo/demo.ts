@@ -23,6 +23,7 @@ import { SAMPLE_LABEL, sampleMarkerFile } from '../workspace/sample.js';
 import { imageForInstance } from '../dataset/imageName.js';
 import { writeSplitParquet } from '../dataset/write.js';
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
+import { BLACKBOX_PORT, TASK_WORKDIR } from '../recipe.js';
 
 export interface ManifestInstance {
   instance_id: string;
@@ -237,7 +238,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
     const journal = await templatesJournal(paths).load();
     const results = await smokeMany({ provider: o.provider, targets: built.map((i) => ({ image: imageFor(i), template: templateOf.get(i.instance_id) as string })), concurrency: o.concurrency ?? 2, journal, signal: o.signal });
     const bad = results.filter((r) => !r.ok);
-    return { ok: bad.length === 0, detail: `${results.length - bad.length}/${results.length} passed (BBS stand-in /health on 31000, claude --version)${bad.length ? `; ${bad.map((b) => `${b.template}: ${b.error ?? b.code}`).join('; ')}` : ''}` };
+    return { ok: bad.length === 0, detail: `${results.length - bad.length}/${results.length} passed (BBS stand-in /health on ${BLACKBOX_PORT}, claude --version)${bad.length ? `; ${bad.map((b) => `${b.template}: ${b.error ?? b.code}`).join('; ')}` : ''}` };
   });
 
   // 4. Rows in Dressage's schema (console-built for samples; the real converter needs the pinned swegym package).
@@ -263,7 +264,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
       expectedRows: rows.length,
       templateMap: map,
       goldPatches: new Map(built.map((i) => [i.instance_id, i.patch])),
-      options: { split: 'train', provider: 'e2b', blackboxType: 'claude_code', workdir: '/testbed', maxTurns: 80, permissionMode: 'acceptEdits', sandboxTimeout: 3600, ...timeouts },
+      options: { split: 'train', provider: 'e2b', blackboxType: 'claude_code', workdir: TASK_WORKDIR, maxTurns: 80, permissionMode: 'acceptEdits', sandboxTimeout: 3600, ...timeouts },
     });
     const problems = v.problems.map((p) => `${p.instanceId ?? 'file'}: ${p.message}`);
     return { ok: v.ok, detail: `${v.rows} rows written by the console in Dressage's schema (not by Dressage's converter) and verified${problems.length ? `; ${problems.slice(0, 3).join('; ')}` : ''}` };

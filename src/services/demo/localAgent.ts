@@ -26,6 +26,7 @@ import { evaluateInFreshSandbox } from '../validate/agent.js';
 import { startAnthropicServer, type Step } from '../agent/scriptedModel.js';
 import { StreamJsonReader, progressJson, type StreamJsonProgress } from '../agent/streamJson.js';
 import { AGENT_RUNTIME_ROOT } from '../agent/agentLog.js';
+import { TASK_WORKDIR } from '../recipe.js';
 
 const CLI_IN_SANDBOX = '/opt/claude-code/claude';
 const SOCKET_DIR_IN_SANDBOX = '/run/swegym-model';
@@ -221,7 +222,7 @@ export async function runClaudeCodeLocally(o: LocalAgentOptions): Promise<LocalA
     const b = (m.backend_options ?? {}) as any;
     const modelId = o.modelId ?? (typeof b.model?.id === 'string' && b.model.id ? b.model.id : 'claude-sonnet-4-5');
     const maxTurns = Number(b.max_turns) > 0 ? Number(b.max_turns) : 20;
-    const workdir = m.workdir || '/testbed';
+    const workdir = m.workdir || TASK_WORKDIR;
     const q = shellQuote;
     const script = [
       `mkdir -p ${q(`${runtime}/logs`)} ${q(`${runtime}/home/.claude`)} ${q(`${runtime}/tmp`)}`,

@@ -6,7 +6,7 @@
 // prints the marker with the fields of §5.2 by the same rule (resolved = every F2P and P2P test PASSED or XFAIL).
 import { deflateSync } from 'node:zlib';
 import { HARNESS_NAME, INTEGRITY_RULES, SANITIZER_NAME, evalSlug, type DressageRow } from '../convert/schema.js';
-import { SWEGYM_DATASET, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
+import { SWEGYM_DATASET, SWEGYM_HARNESS_COMMIT, TASK_WORKDIR } from '../recipe.js';
 
 export interface SampleTaskSpec {
   instance_id: string;
@@ -124,7 +124,7 @@ export function harnessCommand(t: SampleTaskSpec, workdir: string, testTimeout: 
 }
 
 export function sampleRow(t: SampleTaskSpec, o: SampleRowOptions = {}): DressageRow {
-  const workdir = o.workdir ?? '/testbed';
+  const workdir = o.workdir ?? TASK_WORKDIR;
   const testTimeout = o.testTimeout ?? 1200;
   const maxTurns = o.maxTurns ?? 80;
   return {

@@ -7,17 +7,18 @@ import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT } from '..
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
-import { runProcess } from '../process/run.js';
+import type { DoctorProbe, NoAnswer, ProbePackage } from './probe.js';
 import { describeSecret } from '../secrets.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
-import { launcherHostIp } from '../train/derive.js';
 
 export interface CheckContext {
   paths: RecipePaths;
   env: NodeJS.ProcessEnv;
   provider: 'e2b' | 'local';
   timeoutMs: number;
+  /** The one probe process of this doctor run (python3: packages and tool versions). */
+  probe: DoctorProbe;
 }
 
 type CheckResult = Omit<DoctorCheck, 'id' | 'title'> & { id?: string; title?: string };
@@ -34,11 +35,34 @@ const BLACKBOX_PORT = String(RECIPE_BLACKBOX_PORT);
 export const BOOTSTRAP_URL_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;
 
 
-/** Runs a probe program; undefined when it is not installed. */
-async function probe(ctx: CheckContext, file: string, args: string[], input?: string) {
-  const r = await runProcess(file, args, { cwd: ctx.paths.root, env: ctx.env, extendEnv: false, timeoutMs: ctx.timeoutMs, input, note: 'doctor' });
-  if (r.spawnError) return undefined;
-  return r;
+/**
+ * A package check: present or not from the one probe. Without an answer (python3 did not run, or its probe ended
+ * early) the check says so: skipped when python3 itself is missing (its own check fails with the fix), a warning
+ * when the probe broke off.
+ */
+function packageCheck(id: string, title: string, mod: ProbePackage, fix: string, severity: 'fail' | 'warn' = 'fail'): CheckDef {
+  return {
+    id,
+    title,
+    run: async (ctx) => {
+      const p = await ctx.probe.package(mod);
+      if ('missing' in p) return notChecked(p);
+      return p.present ? { status: 'ok', detail: `${title} ${p.version ?? ''}`.trim() } : { status: severity, detail: `${title} is not installed`, fix };
+    },
+  };
+}
+
+/**
+ * The launcher's `hostname -I | awk '{print $1}'` (as train/derive.ts's launcherHostIp, so Train and the doctor judge
+ * the same address), from the probe: empty where `hostname` fails or is missing, as the launcher gets it.
+ */
+async function launcherHostIpFromProbe(ctx: CheckContext): Promise<string> {
+  const r = await ctx.probe.tool('hostname');
+  return r && r.exitCode === 0 ? (r.stdout.join('\n').trim().split(/\s+/)[0] ?? '') : '';
+}
+
+function notChecked(p: NoAnswer): CheckResult {
+  return p.noPython ? { status: 'skip', detail: p.missing } : { status: 'warn', detail: p.missing, fix: 'check again; if it persists, run the import in python3 to see its error' };
 }
 
 /**
@@ -70,57 +94,6 @@ export function classifyProxyUrl(url: string): { kind: 'invalid' | 'local' | 'pr
   if (/^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^169\.254\./.test(host) || /^(fc|fd)[0-9a-f]{2}:/i.test(host) || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.'))
     return { kind: 'private', host };
   return { kind: 'public', host };
-}
-
-const PYTHON_PROBE = `
-import importlib.util, importlib.metadata, json, sys
-out = {"python": sys.version.split()[0], "modules": {}, "dists": {}}
-for mod in ["dressage", "blackbox_server", "pyarrow", "huggingface_hub", "swegym", "build", "e2b"]:
-    out["modules"][mod] = importlib.util.find_spec(mod) is not None
-for dist in ["dressage", "dressage-blackbox-server", "pyarrow", "huggingface_hub", "swegym", "build", "uv", "e2b"]:
-    try:
-        d = importlib.metadata.distribution(dist)
-        info = {"version": d.version}
-        try:
-            du = d.read_text("direct_url.json")
-            if du:
-                info["vcs_commit"] = json.loads(du).get("vcs_info", {}).get("commit_id")
-        except Exception:
-            pass
-        out["dists"][dist] = info
-    except Exception:
-        pass
-print(json.dumps(out))
-`;
-
-interface PythonReport {
-  python: string;
-  modules: Record<string, boolean>;
-  dists: Record<string, { version: string; vcs_commit?: string }>;
-}
-
-let pythonCache: { key: string; value: Promise<PythonReport | undefined> } | undefined;
-function pythonReport(ctx: CheckContext): Promise<PythonReport | undefined> {
-  const key = `${ctx.paths.root}|${ctx.env.PATH}`;
-  if (pythonCache?.key !== key) {
-    pythonCache = {
-      key,
-      value: probe(ctx, 'python3', ['-c', PYTHON_PROBE]).then((r) => {
-        if (!r || r.exitCode !== 0) return undefined;
-        try {
-          return JSON.parse(r.stdout.join('\n')) as PythonReport;
-        } catch {
-          return undefined;
-        }
-      }),
-    };
-  }
-  const value = pythonCache.value;
-  // One probe per doctor run: forget it afterwards so a later run sees new installs.
-  void value.finally(() => {
-    setTimeout(() => (pythonCache = undefined), 0);
-  });
-  return value;
 }
 
 function envSet(ctx: CheckContext, name: string): boolean {
@@ -170,54 +143,53 @@ export const CHECKS: CheckDef[] = [
   },
   {
     id: 'python',
-    title: 'Python packages',
+    title: 'Python',
     run: async (ctx) => {
-      const report = await pythonReport(ctx);
-      if (!report) return { status: 'fail', detail: 'python3 not found or it failed to start', fix: 'install Python ≥ 3.10 and the recipe packages (reference §1.0)' };
-      const results: CheckResult[] = [{ id: 'python', title: 'Python', status: 'ok', detail: `python3 ${report.python}` }];
-      const pkg = (id: string, title: string, present: boolean, detail: string, fix: string, severity: 'fail' | 'warn' = 'fail'): CheckResult =>
-        present ? { id, title, status: 'ok', detail } : { id, title, status: severity, detail: `${title} is not installed`, fix };
-      const d = report.dists;
-      results.push(pkg('py-dressage', 'dressage', Boolean(report.modules.dressage), `dressage ${d.dressage?.version ?? ''}`.trim(), 'python3 -m pip install -e .'));
-      results.push(
-        pkg('py-bbs', 'dressage-blackbox-server', Boolean(report.modules.blackbox_server), `dressage-blackbox-server ${d['dressage-blackbox-server']?.version ?? ''}`.trim(), 'python3 -m pip install --no-build-isolation blackbox_server/'),
-      );
-      results.push(pkg('py-pyarrow', 'pyarrow', Boolean(report.modules.pyarrow), `pyarrow ${d.pyarrow?.version ?? ''}`.trim(), 'python3 -m pip install pyarrow', 'warn'));
-      results.push(pkg('py-hfhub', 'huggingface_hub', Boolean(report.modules.huggingface_hub), `huggingface_hub ${d.huggingface_hub?.version ?? ''}`.trim(), 'python3 -m pip install huggingface_hub', 'warn'));
-      results.push(pkg('py-build', 'build', Boolean(report.modules.build), `build ${d.build?.version ?? ''}`.trim(), 'python3 -m pip install build uv'));
-      const uv = await probe(ctx, 'uv', ['--version']);
-      results.push(
-        uv && uv.exitCode === 0
-          ? { id: 'uv', title: 'uv', status: 'ok', detail: uv.stdout.join(' ').trim() }
-          : { id: 'uv', title: 'uv', status: 'fail', detail: 'uv is not on PATH (the artifacts script needs it for the portable Python)', fix: 'python3 -m pip install uv' },
-      );
-      const swegym = d.swegym;
-      if (!report.modules.swegym) {
-        results.push({
-          id: 'py-swegym',
-          title: 'swegym harness',
+      const py = await ctx.probe.python();
+      if ('version' in py) return { status: 'ok', detail: `python3 ${py.version}` };
+      return { status: 'fail', detail: py.notFound ? 'python3 not found or it failed to start' : `python3 failed to start (${py.failed})`, fix: 'install Python ≥ 3.10 and the recipe packages (reference §1.0)' };
+    },
+  },
+  packageCheck('py-dressage', 'dressage', 'dressage', 'python3 -m pip install -e .'),
+  packageCheck('py-bbs', 'dressage-blackbox-server', 'blackbox_server', 'python3 -m pip install --no-build-isolation blackbox_server/'),
+  packageCheck('py-pyarrow', 'pyarrow', 'pyarrow', 'python3 -m pip install pyarrow', 'warn'),
+  packageCheck('py-hfhub', 'huggingface_hub', 'huggingface_hub', 'python3 -m pip install huggingface_hub', 'warn'),
+  packageCheck('py-build', 'build', 'build', 'python3 -m pip install build uv'),
+  {
+    id: 'uv',
+    title: 'uv',
+    run: async (ctx) => {
+      const uv = await ctx.probe.tool('uv');
+      return uv && uv.exitCode === 0
+        ? { status: 'ok', detail: uv.stdout.join(' ').trim() }
+        : { status: 'fail', detail: 'uv is not on PATH (the artifacts script needs it for the portable Python)', fix: 'python3 -m pip install uv' };
+    },
+  },
+  {
+    id: 'py-swegym',
+    title: 'swegym harness',
+    run: async (ctx) => {
+      const swegym = await ctx.probe.package('swegym');
+      if ('missing' in swegym) return notChecked(swegym);
+      if (!swegym.present) {
+        return {
           status: 'fail',
           detail: 'the pinned swegym harness is not installed (the converter needs it)',
           fix: `python3 -m pip install 'swegym @ git+https://github.com/SWE-Gym/SWE-Bench-Package.git@${SWEGYM_HARNESS_COMMIT}'`,
-        });
-      } else if (swegym?.vcs_commit && swegym.vcs_commit !== SWEGYM_HARNESS_COMMIT) {
-        results.push({
-          id: 'py-swegym',
-          title: 'swegym harness',
-          status: 'fail',
-          detail: `swegym is installed from commit ${swegym.vcs_commit.slice(0, 12)}, not the pinned ${SWEGYM_HARNESS_COMMIT.slice(0, 12)}`,
-          fix: `python3 -m pip install --force-reinstall 'swegym @ git+https://github.com/SWE-Gym/SWE-Bench-Package.git@${SWEGYM_HARNESS_COMMIT}'`,
-        });
-      } else {
-        results.push({
-          id: 'py-swegym',
-          title: 'swegym harness',
-          status: swegym?.vcs_commit ? 'ok' : 'warn',
-          detail: swegym?.vcs_commit ? `pinned commit ${SWEGYM_HARNESS_COMMIT.slice(0, 12)}` : 'installed, but its commit is unknown (not installed from git)',
-          ...(swegym?.vcs_commit ? {} : { fix: `reinstall from git at ${SWEGYM_HARNESS_COMMIT.slice(0, 12)} so the grading matches Dressage's` }),
-        });
+        };
       }
-      return results;
+      if (swegym.vcsCommit && swegym.vcsCommit !== SWEGYM_HARNESS_COMMIT) {
+        return {
+          status: 'fail',
+          detail: `swegym is installed from commit ${swegym.vcsCommit.slice(0, 12)}, not the pinned ${SWEGYM_HARNESS_COMMIT.slice(0, 12)}`,
+          fix: `python3 -m pip install --force-reinstall 'swegym @ git+https://github.com/SWE-Gym/SWE-Bench-Package.git@${SWEGYM_HARNESS_COMMIT}'`,
+        };
+      }
+      return {
+        status: swegym.vcsCommit ? 'ok' : 'warn',
+        detail: swegym.vcsCommit ? `pinned commit ${SWEGYM_HARNESS_COMMIT.slice(0, 12)}` : 'installed, but its commit is unknown (not installed from git)',
+        ...(swegym.vcsCommit ? {} : { fix: `reinstall from git at ${SWEGYM_HARNESS_COMMIT.slice(0, 12)} so the grading matches Dressage's` }),
+      };
     },
   },
   {
@@ -342,7 +314,7 @@ export const CHECKS: CheckDef[] = [
       const explicit = ctx.env.DRESSAGE_PROXY_URL;
       // Unset: judge the URL the launcher will use (http://<this node's first IP>:PROXY_PORT), as Train does, so
       // that the two screens never disagree about the same address.
-      const nodeIp = explicit ? '' : launcherHostIp(ctx.env);
+      const nodeIp = explicit ? '' : await launcherHostIpFromProbe(ctx);
       const url = explicit || (nodeIp ? `http://${nodeIp}:${ctx.env.PROXY_PORT || '8800'}` : '');
       const dflt = explicit ? '' : ' (not set: the launcher default)';
       if (!url) {
@@ -418,14 +390,14 @@ export const CHECKS: CheckDef[] = [
     run: async (ctx) => {
       const port = ctx.env.DRESSAGE_E2B_BLACKBOX_PORT;
       if (!port || port === BLACKBOX_PORT) return { status: 'ok', detail: port ? port : `unset (defaults to ${BLACKBOX_PORT})` };
-      return { status: 'fail', detail: `${port}: E2B blackbox templates use the fixed port ${BLACKBOX_PORT}`, fix: 'unset DRESSAGE_E2B_BLACKBOX_PORT or set it to 31000' };
+      return { status: 'fail', detail: `${port}: E2B blackbox templates use the fixed port ${BLACKBOX_PORT}`, fix: `unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}` };
     },
   },
   {
     id: 'gpus',
     title: 'GPUs (nvidia-smi)',
     run: async (ctx) => {
-      const r = await probe(ctx, 'nvidia-smi', ['--query-gpu=name,memory.total', '--format=csv,noheader']);
+      const r = await ctx.probe.tool('nvidia-smi');
       if (!r) {
         return {
           status: 'warn',
@@ -442,7 +414,7 @@ export const CHECKS: CheckDef[] = [
     id: 'ray',
     title: 'Ray',
     run: async (ctx) => {
-      const r = await probe(ctx, 'ray', ['--version']);
+      const r = await ctx.probe.tool('ray');
       if (!r || r.exitCode !== 0) return { status: 'warn', detail: 'ray is not on PATH (training runs on a node with the Dressage image)', fix: 'python3 -m pip install -e . (installs ray==2.55.1)' };
       const version = r.stdout.join(' ').trim();
       return { status: /2\.55\.1/.test(version) ? 'ok' : 'warn', detail: version, ...(/2\.55\.1/.test(version) ? {} : { fix: 'Dressage pins ray==2.55.1' }) };
@@ -452,7 +424,7 @@ export const CHECKS: CheckDef[] = [
     id: 'bwrap',
     title: 'bubblewrap (local provider)',
     run: async (ctx) => {
-      const r = await probe(ctx, 'bwrap', ['--version']);
+      const r = await ctx.probe.tool('bwrap');
       const ok = r && r.exitCode === 0;
       if (ok) return { status: 'ok', detail: r.stdout.join(' ').trim() };
       return ctx.provider === 'local'

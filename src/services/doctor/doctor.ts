@@ -1,8 +1,12 @@
-// The doctor: every prerequisite and known trap of the recipe, checked concurrently with timeouts.
+// The doctor: every prerequisite and known trap of the recipe, checked concurrently with timeouts. One job for both
+// faces: `doctor` prints its events, the home screen puts them in its store; each check's result is an event as
+// soon as it is known, so the screen fills in while slow checks (python3, the E2B API) still run.
 import type { RecipePaths } from '../workspace/paths.js';
-import type { DoctorCheck } from './types.js';
+import type { DoctorCheck, PendingCheck } from './types.js';
 import { CHECKS, type CheckContext } from './checks.js';
+import { DoctorProbe, NoAnswerError } from './probe.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { jobEmitter, type JobListener } from '../jobs/events.js';
 
 /**
  * Checks of the real recipe that the sample workspace does not need (it has no Dressage checkout, runs local
@@ -15,18 +19,32 @@ function forSampleWorkspace(c: DoctorCheck): DoctorCheck {
   return { ...c, status: 'skip', detail: `not needed in the sample workspace (for the real recipe: ${c.detail})`, fix: '' };
 }
 
+
+export type DoctorJobEvent =
+  /** Every check about to run, in the order results are listed. */
+  | { type: 'started'; pending: PendingCheck[] }
+  /** One check answered: its result rows (a check may report several, e.g. artifacts and the binary). */
+  | { type: 'result'; id: string; checks: DoctorCheck[] }
+  /** All of them, in the order of `started`. */
+  | { type: 'finished'; checks: DoctorCheck[] };
+
 export interface DoctorOptions {
   paths: RecipePaths;
   env: NodeJS.ProcessEnv;
   provider: 'e2b' | 'local';
   /** Per-check timeout. */
   timeoutMs?: number;
+  onEvent?: JobListener<DoctorJobEvent>;
 }
 
 export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
+  const emit = jobEmitter<DoctorJobEvent>('doctor', opts.onEvent);
   // A check that hangs must not hold the doctor up; SWEGYM_DOCTOR_TIMEOUT_MS raises the bound on slow machines.
   const timeoutMs = opts.timeoutMs ?? (Number(opts.env.SWEGYM_DOCTOR_TIMEOUT_MS) || 3000);
-  const ctx: CheckContext = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
+  const base = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
+  const ctx: CheckContext = { ...base, probe: new DoctorProbe(base) };
+  const sample = Boolean(sampleWorkspaceLabel(opts.paths));
+  emit({ type: 'started', pending: CHECKS.map(({ id, title }) => ({ id, title })) });
   const results = await Promise.all(
     CHECKS.map(async (check): Promise<DoctorCheck[]> => {
       let timer: NodeJS.Timeout | undefined;
@@ -36,16 +54,25 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
           timeoutMs + 500,
         );
       });
+      let rows: DoctorCheck[];
       try {
         const r = await Promise.race([check.run(ctx), timeout]);
-        return (Array.isArray(r) ? r : [r]).map((c) => ({ ...c, id: c.id ?? check.id, title: c.title ?? check.title }) as DoctorCheck);
+        rows = (Array.isArray(r) ? r : [r]).map((c) => ({ ...c, id: c.id ?? check.id, title: c.title ?? check.title }) as DoctorCheck);
       } catch (err) {
-        return [{ id: check.id, title: check.title, status: 'warn', detail: `check crashed: ${(err as Error).message}` }];
+        rows = [
+          err instanceof NoAnswerError
+            ? { id: check.id, title: check.title, status: 'warn', detail: err.message, fix: 'check again; something on this machine hangs' }
+            : { id: check.id, title: check.title, status: 'warn', detail: `check crashed: ${(err as Error).message}` },
+        ];
       } finally {
         clearTimeout(timer);
       }
+      if (sample) rows = rows.map(forSampleWorkspace);
+      emit({ type: 'result', id: check.id, checks: rows });
+      return rows;
     }),
   );
   const checks = results.flat();
-  return sampleWorkspaceLabel(opts.paths) ? checks.map(forSampleWorkspace) : checks;
+  emit({ type: 'finished', checks });
+  return checks;
 }

@@ -23,6 +23,11 @@ export interface OnceIngestOptions {
   segmentBytes?: number;
   /** Results that may wait for the model, per worker. */
   aheadPerWorker?: number;
+  /**
+   * The model is only read for the `--once --json` document (RunModel.toJson and the liveness inputs): events that
+   * touch nothing else there are dropped in the scanners. The failure feed, memory and the like stay empty.
+   */
+  documentOnly?: boolean;
 }
 
 export interface OnceIngestResult {
@@ -83,13 +88,13 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   const cores = Math.min(opts.workers ?? Math.min(4, availableParallelism()), Math.max(1, segments));
   const sequential = () => {
     const a = new SegmentApplier(opts.name);
-    scanFileSegments(file, segmentBytes, (r) => a.apply(0, r));
+    scanFileSegments(file, segmentBytes, (r) => a.apply(0, r), opts.documentOnly ?? false);
     return { model: a.model, bytes: size, workers: 1, segments };
   };
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
   const applier = new SegmentApplier(opts.name);
   try {
-    await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 2, applier);
+    await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 2, applier, opts.documentOnly ?? false);
   } catch (err) {
     if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
@@ -98,7 +103,7 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   return { model: applier.model, bytes: size, workers: cores, segments };
 }
 
-function runWorkers(file: string, segments: number, cores: number, segmentBytes: number, aheadPerWorker: number, applier: SegmentApplier): Promise<void> {
+function runWorkers(file: string, segments: number, cores: number, segmentBytes: number, aheadPerWorker: number, applier: SegmentApplier, documentOnly: boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     const ahead = Math.max(cores, aheadPerWorker * cores);
     const waiting = new Map<number, { source: number; result: SegmentResult }>();
@@ -120,7 +125,7 @@ function runWorkers(file: string, segments: number, cores: number, segmentBytes:
         (workers[w] as Worker).postMessage({ segment: nextSegment++ } satisfies ScanWorkerRequest);
       }
     };
-    const data: ScanWorkerData = { file, segmentBytes };
+    const data: ScanWorkerData = { file, segmentBytes, documentOnly };
     for (let i = 0; i < cores; i++) {
       // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
       // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.

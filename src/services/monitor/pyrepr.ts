@@ -170,6 +170,14 @@ class Parser {
 
   num(): PyValue | undefined {
     const s = this.s;
+    // Fast path, the usual metric (`0.25`, `-3`, `1e-06`): scanned by hand where NUMBER would match the same text
+    // and what follows cannot change the reading (no `_`, hex, `j` or a cut exponent); anything else below.
+    const fast = this.plainNumberEnd();
+    if (fast > 0) {
+      const v = Number(s.slice(this.i, fast));
+      this.i = fast;
+      return v;
+    }
     const m = NUMBER.exec(s.slice(this.i, this.i + 64));
     if (!m) {
       // -inf / +inf / -nan
@@ -194,6 +202,30 @@ class Parser {
     }
     const v = Number(text);
     return Number.isNaN(v) ? undefined : v;
+  }
+
+  /** The end of `[+-]?\d+(\.\d*)?([eE][+-]?\d+)?` at i when a delimiter (`,` `}` `]` `)` space) follows; else -1. */
+  plainNumberEnd(): number {
+    const s = this.s;
+    let j = this.i;
+    let c = s.charCodeAt(j);
+    if (c === 43 || c === 45) c = s.charCodeAt(++j);
+    if (!(c >= 48 && c <= 57)) return -1;
+    const start = j;
+    while (c >= 48 && c <= 57) c = s.charCodeAt(++j);
+    // NUMBER reads at most 64 characters.
+    if (c === 46) {
+      c = s.charCodeAt(++j);
+      while (c >= 48 && c <= 57) c = s.charCodeAt(++j);
+    }
+    if (c === 101 || c === 69) {
+      c = s.charCodeAt(++j);
+      if (c === 43 || c === 45) c = s.charCodeAt(++j);
+      if (!(c >= 48 && c <= 57)) return -1;
+      while (c >= 48 && c <= 57) c = s.charCodeAt(++j);
+    }
+    if (j - this.i > 64 || j === start) return -1;
+    return c === 44 || c === 125 || c === 93 || c === 41 || c === 32 ? j : -1;
   }
 
   adv(n: number, v: PyValue): PyValue {
@@ -369,6 +401,14 @@ export function parsePyDictAt(text: string, start: number): { dict: PyDict; end:
 }
 
 /** JSON-safe copy: non-finite numbers become the strings "NaN", "Infinity", "-Infinity". */
+function flatAndFinite(d: { [key: string]: PyValue }): boolean {
+  for (const k of Object.keys(d)) {
+    const x = d[k];
+    if (typeof x === 'number' ? !Number.isFinite(x) : x !== null && typeof x === 'object') return false;
+  }
+  return true;
+}
+
 export function toJsonSafe(v: PyValue): unknown {
   if (typeof v === 'number') {
     if (Number.isFinite(v)) return v;
@@ -376,6 +416,9 @@ export function toJsonSafe(v: PyValue): unknown {
   }
   if (Array.isArray(v)) return v.map(toJsonSafe);
   if (v && typeof v === 'object') {
+    // The usual metrics dict (finite numbers, strings, booleans, None) is JSON-safe as it is: no copy (a run's
+    // document holds thousands of them). The result may then be the dict itself, as `samples` already is.
+    if (flatAndFinite(v)) return v;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) out[k] = toJsonSafe(x);
     return out;

@@ -17,6 +17,7 @@
 // GpuDeviceName) carry the same numbers per GPU; the summary is used because it also names the head and node state.
 import type { GpuSample } from './gpu.js';
 import type { RayJobState, RayJobStatus } from './liveness.js';
+import { RAY_DASHBOARD_PORT } from '../recipe.js';
 
 export interface RayClusterNode {
   id: string;
@@ -124,5 +125,5 @@ export async function fetchRayJobStatus(dashboardUrl: string, id: string | undef
 export function rayDashboardUrlFrom(env: NodeJS.ProcessEnv, explicit?: string): string {
   if (explicit) return explicit;
   const a = (env.RAY_ADDRESS ?? '').trim();
-  return /^https?:\/\//.test(a) ? a : 'http://127.0.0.1:8265';
+  return /^https?:\/\//.test(a) ? a : `http://127.0.0.1:${RAY_DASHBOARD_PORT}`;
 }

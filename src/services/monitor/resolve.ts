@@ -6,6 +6,7 @@ import type { RecipePaths } from '../workspace/paths.js';
 import { DEFAULT_RUN_NAME } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { hasSimulationManifest } from './simulatedRun.js';
+import { listDir } from '../util/fs.js';
 
 export interface MonitorTarget {
   /** Display name (registry name, RUN_NAME or file name). */
@@ -85,12 +86,7 @@ function fromRegistry(rec: RegistryLike, fallbackName: string, paths: RecipePath
 
 /** Registry runs, newest first. */
 export async function listRegistryRuns(paths: RecipePaths): Promise<{ name: string; createdAt: string }[]> {
-  let names: string[];
-  try {
-    names = await readdir(paths.runsDir);
-  } catch {
-    return [];
-  }
+  const names = await listDir(paths.runsDir);
   const out: { name: string; createdAt: string }[] = [];
   for (const n of names) {
     const file = path.join(paths.runsDir, n, 'run.json');
@@ -125,13 +121,7 @@ export async function findLogInRunDir(dir: string): Promise<string | undefined> 
   // Ray job driver logs (RAY_TEMP_DIR/session_latest/logs/job-driver-*.log), when RAY_TEMP_DIR sits in this dir
   // or beside it (the launcher's default is outputs/logs/ray).
   for (const rayDir of [path.join(dir, 'ray', 'session_latest', 'logs'), path.join(dir, '..', 'ray', 'session_latest', 'logs')]) {
-    let names: string[] = [];
-    try {
-      names = await readdir(rayDir);
-    } catch {
-      continue;
-    }
-    for (const n of names) if (n.startsWith('job-driver-') && n.endsWith('.log')) await consider(path.join(rayDir, n));
+    for (const n of await listDir(rayDir)) if (n.startsWith('job-driver-') && n.endsWith('.log')) await consider(path.join(rayDir, n));
   }
   if (candidates.length === 0) return undefined;
   // Prefer the most recently written, then the largest.

@@ -9,7 +9,7 @@
 import { pyNum } from './lines.js';
 
 const MARK = Buffer.from('SWE-Gym reward=');
-const REPEATED = Buffer.from('repeated ');
+const REPEATED_FOLD = Buffer.from('[repeated ');
 const FIELDS = [' raw=', ' integrity=', ' instance=', ' f2p=', ' p2p=', ' reason='].map((s) => Buffer.from(s));
 const TRUE = Buffer.from('True');
 
@@ -37,13 +37,6 @@ function isOne(buf: Buffer, s: number, e: number): boolean {
   return pyNum(buf.toString('latin1', s, e)) === 1;
 }
 
-/** `[repeated ` at buf[i] (i at a `[`). */
-function repeatedAt(buf: Buffer, i: number, e: number): boolean {
-  if (i + 1 + REPEATED.length > e) return false;
-  for (let k = 0; k < REPEATED.length; k++) if (buf[i + 1 + k] !== REPEATED[k]) return false;
-  return true;
-}
-
 /** Bytes of the marker text: a colour code between two of them might hide a marker that stripAnsi would join. */
 const IN_MARK = new Uint8Array(256);
 for (const b of MARK) IN_MARK[b] = 1;
@@ -51,25 +44,74 @@ const fieldStart = new Int32Array(6);
 const fieldEnd = new Int32Array(6);
 
 /**
- * Reads the line buf[start, end) (end: its newline or the end of the data) as a per-sample line into `out`.
- * False: not certainly one — classify the decoded line with parseLine instead.
+ * Where the next marker, escape and `[repeated ` fold are, in a window of lines read in increasing order: a native
+ * search from one line start finds the next hit, which the lines before it reuse, so a window's searches cost
+ * about one pass over it (and searching a view that ends with the window, a byte the log lacks costs no more).
+ * Reading a dense log's sample lines byte by byte in JavaScript cost several times these few calls.
  */
-export function readSampleBytes(buf: Buffer, start: number, end: number, out: SampleBytes): boolean {
+export class SampleSearch {
+  private view: Buffer = Buffer.alloc(0);
+  private end = 0;
+  // Each: the first hit at or after `from` (`end` when none), valid while queries do not go back before `from`.
+  private mark = -1;
+  private markFrom = 0;
+  private rep = -1;
+  private repFrom = 0;
+  private esc = -1;
+  private escFrom = 0;
+
+  /** A new window: lines of buf that end at or before `end`. */
+  reset(buf: Buffer, end: number): this {
+    this.view = end < buf.length ? buf.subarray(0, end) : buf;
+    this.end = Math.min(end, buf.length);
+    this.mark = this.rep = this.esc = -1;
+    return this;
+  }
+
+  nextMark(from: number): number {
+    if (this.mark < from || from < this.markFrom) {
+      const k = this.view.indexOf(MARK, from);
+      this.mark = k < 0 ? this.end : k;
+      this.markFrom = from;
+    }
+    return this.mark;
+  }
+
+  nextRepeated(from: number): number {
+    if (this.rep < from || from < this.repFrom) {
+      const k = this.view.indexOf(REPEATED_FOLD, from);
+      this.rep = k < 0 ? this.end : k;
+      this.repFrom = from;
+    }
+    return this.rep;
+  }
+
+  nextEsc(from: number): number {
+    if (this.esc < from || from < this.escFrom) {
+      const k = this.view.indexOf(27, from);
+      this.esc = k < 0 ? this.end : k;
+      this.escFrom = from;
+    }
+    return this.esc;
+  }
+}
+
+/**
+ * Reads the line buf[start, end) (end: its newline or the end of the data) as a per-sample line into `out`.
+ * False: not certainly one — classify the decoded line with parseLine instead. `search`: the window's searches
+ * (SampleSearch), when lines are read in order.
+ */
+export function readSampleBytes(buf: Buffer, start: number, end: number, out: SampleBytes, search: SampleSearch = new SampleSearch().reset(buf, end)): boolean {
   let e = end;
   if (e > start && buf[e - 1] === 13) e--; // splitPrefixes drops one trailing CR
-  // Searches run on a view of this line: unbounded, a search for a byte the log lacks (no colour codes at all)
-  // would run to the end of the buffer for every line.
-  const line = buf.subarray(start, e);
-  const at = line.indexOf(MARK);
-  if (at < 0) return false;
-  const h = start + at;
+  const h = search.nextMark(start);
+  if (h + MARK.length > e) return false;
+  // No `[repeated …]` fold anywhere (it would cut the line).
+  if (search.nextRepeated(start) + REPEATED_FOLD.length <= e) return false;
   // Colour codes before the marker: stripAnsi removes them, which must leave the text from the marker on as it is
   // (only complete CSI sequences, and none between two marker bytes, which could join into an earlier marker).
-  const esc = (from: number) => {
-    const k = line.indexOf(27, from - start);
-    return k < 0 ? -1 : start + k;
-  };
-  let x = esc(start);
+  let x = search.nextEsc(start);
+  if (x >= e) x = -1;
   while (x >= 0 && x < h) {
     if (buf[x + 1] !== 91) return false;
     let j = x + 2;
@@ -78,12 +120,11 @@ export function readSampleBytes(buf: Buffer, start: number, end: number, out: Sa
     while (j < h && b >= 32 && b <= 47) b = buf[++j] as number;
     if (j >= h || b < 64 || b > 126) return false;
     if (x > start && IN_MARK[buf[x - 1] as number] === 1 && IN_MARK[buf[j + 1] as number] === 1) return false;
-    x = esc(j + 1);
+    x = search.nextEsc(j + 1);
+    if (x >= e) x = -1;
   }
-  // No escape after the marker (stripAnsi would change the fields), no `[repeated …]` fold anywhere (it would
-  // cut the line).
+  // No escape after the marker (stripAnsi would change the fields).
   if (x >= 0 && x < e) return false;
-  for (let k = line.indexOf(91); k >= 0; k = line.indexOf(91, k + 1)) if (repeatedAt(buf, start + k, e)) return false;
   // Fields: runs of printable non-space ASCII, each followed by exactly the next ` name=` (\S+ in SAMPLE).
   let i = h + MARK.length;
   for (let f = 0; f < 6; f++) {

@@ -8,16 +8,18 @@ import { SegmentScanner, readSegment } from './segmentScan.js';
 export interface ScanWorkerData {
   file: string;
   segmentBytes: number;
+  /** Only what `--once --json` prints (SegmentScanner). */
+  documentOnly: boolean;
 }
 
 export type ScanWorkerRequest = { segment: number } | { stop: true };
 
 if (parentPort) {
   const port = parentPort;
-  const { file, segmentBytes } = workerData as ScanWorkerData;
+  const { file, segmentBytes, documentOnly } = workerData as ScanWorkerData;
   const fd = openSync(file, 'r');
   const size = fstatSync(fd).size;
-  const scanner = new SegmentScanner();
+  const scanner = new SegmentScanner(documentOnly);
   let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
   port.on('message', (m: ScanWorkerRequest) => {
     if ('stop' in m) {

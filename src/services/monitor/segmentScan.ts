@@ -6,7 +6,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LINE_MARKERS, parseLine, type LogEvent } from './lines.js';
 import { compileMarkers, findMarkedLines } from './markers.js';
-import { emptySampleBytes, readSampleBytes } from './sampleBytes.js';
+import { SampleSearch, emptySampleBytes, readSampleBytes } from './sampleBytes.js';
 import type { SampleStats } from './model.js';
 
 /**
@@ -35,6 +35,27 @@ export interface SegmentResult {
 
 export const OP_SAMPLES = 0;
 export const OP_EVENT = 1;
+
+/**
+ * Events whose only effects are on what the `--once --json` document never prints (the failure feed and counts,
+ * error streaks, memory, Ray workers, the router, event times): with `documentOnly` the scanner drops them
+ * instead of sending them to the main thread, so they cost neither a structured clone nor an apply, and the
+ * sample runs around them merge. Nor is the task tally kept (the document has no per-task figures; the text
+ * summary's `tasks:` line does). RunModel.toJson and the liveness inputs (phase, launcher exit, step and rollout
+ * times) come out the same; tests/monitor/scan.test.ts holds the document to classifying every line.
+ */
+const NOT_IN_DOCUMENT: ReadonlySet<LogEvent['kind']> = new Set<LogEvent['kind']>([
+  'early_stop',
+  'sample_failed',
+  'eval_failed',
+  'eval_poll_retry',
+  'patch_retry',
+  'group_retry',
+  'group_failed',
+  'memory',
+  'ray_worker',
+  'router',
+]);
 
 /** Reads a result's records back, with the scanner's local ids turned into names. */
 export function readSegmentOps(
@@ -73,9 +94,19 @@ export class SegmentScanner {
   private readonly ids = new Map<string, number>();
   /** Open addressing over `names` (id + 1; 0 = empty), keyed by the FNV-1a hash of the name's bytes. */
   private slots = new Int32Array(1 << 12);
+  /**
+   * Per id in the table: its hash, and its bytes in one pool (offset, length). A probe compares hashes, then bytes
+   * with bytes, without reaching for the name strings scattered over the heap (one cache miss each on 39k names).
+   */
+  private hashes = new Int32Array(1 << 11);
+  private offsets = new Int32Array(1 << 11);
+  private lengths = new Int32Array(1 << 11);
+  private pool = new Uint8Array(1 << 16);
+  private poolLen = 0;
   private readonly names: string[] = [];
   private nextId = 0;
   private readonly sb = emptySampleBytes();
+  private readonly sampleSearch = new SampleSearch();
   private readonly cuts: number[] = [];
   /** Reason texts seen on the byte path, with their bytes, so that the usual few are not decoded each time. */
   private reasons: { bytes: Buffer; id: number }[] = [];
@@ -96,6 +127,9 @@ export class SegmentScanner {
   private taskLen = 0;
   private newNames: string[] = [];
   private candidates = 0;
+
+  /** documentOnly: only what `--once --json` prints is needed (NOT_IN_DOCUMENT events are dropped). */
+  constructor(private readonly documentOnly = false) {}
 
   /**
    * Scans the lines of buf[from, stop] (from: a line start; stop: the index of the newline that ends the last
@@ -141,6 +175,7 @@ export class SegmentScanner {
     starts.length = 0;
     findMarkedLines(buf, from, end, this.groups, starts);
     const sb = this.sb;
+    const search = this.sampleSearch.reset(buf, end);
     for (const s of starts) {
       let le = buf.indexOf(NL, s);
       if (le < 0 || le > end) le = end;
@@ -148,10 +183,10 @@ export class SegmentScanner {
       if (le - s > MAX_LINE_BYTES) continue;
       this.candidates++;
       // Read on the bytes; sample times are not (--once prints none).
-      if (readSampleBytes(buf, s, le, sb)) {
+      if (readSampleBytes(buf, s, le, sb, search)) {
         if (this.run < 0) this.openRun(false, 0);
         this.addSample(1, sb.rewardOne, sb.rawOne, sb.integrity, this.reasonAt(buf, sb.reasonStart, sb.reasonEnd));
-        this.taskBytes(buf, sb.instanceStart, sb.instanceEnd, 1, sb.rewardOne ? 1 : 0);
+        if (!this.documentOnly) this.taskBytes(buf, sb.instanceStart, sb.instanceEnd, 1, sb.rewardOne ? 1 : 0);
         continue;
       }
       const p = parseLine(this.decode(buf, s, le));
@@ -162,9 +197,10 @@ export class SegmentScanner {
         if (this.run < 0) this.openRun(p.time !== undefined, p.time ?? 0);
         // As addSample in model.ts.
         this.addSample(times, ev.reward === 1, ev.raw === 1, ev.integrity, this.reasonId(ev.reason));
-        this.task(ev.instance, times, ev.reward === 1 ? times : 0);
+        if (!this.documentOnly) this.task(ev.instance, times, ev.reward === 1 ? times : 0);
         continue;
       }
+      if (this.documentOnly && NOT_IN_DOCUMENT.has(ev.kind)) continue;
       this.closeRun();
       this.op(OP_EVENT);
       this.op(p.time === undefined ? 0 : 1);
@@ -288,15 +324,17 @@ export class SegmentScanner {
   private taskBytes(buf: Buffer, s: number, e: number, attempts: number, solved: number): void {
     let h = 0x811c9dc5;
     for (let k = s; k < e; k++) h = Math.imul(h ^ (buf[k] as number), 16777619);
+    const n = e - s;
     const mask = this.slots.length - 1;
+    const pool = this.pool;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const id = (this.slots[slot] as number) - 1;
       if (id < 0) break;
-      const name = this.names[id] as string;
-      if (name.length !== e - s) continue;
+      if (this.hashes[id] !== h || this.lengths[id] !== n) continue;
+      const o = this.offsets[id] as number;
       let k = 0;
-      while (k < name.length && name.charCodeAt(k) === buf[s + k]) k++;
-      if (k === name.length) return this.tally(id, attempts, solved);
+      while (k < n && pool[o + k] === buf[s + k]) k++;
+      if (k === n) return this.tally(id, attempts, solved);
     }
     this.task(buf.toString('latin1', s, e), attempts, solved);
   }
@@ -317,22 +355,47 @@ export class SegmentScanner {
       // Only ASCII names go in the byte table (the byte path reads printable ASCII only).
       if (/^[\x21-\x7e]*$/.test(name)) {
         if (this.nextId * 2 > this.slots.length) this.rehash();
-        this.place(name, id);
+        this.remember(name, id);
+        this.place(id);
       }
     }
     this.tally(id, attempts, solved);
   }
 
-  private place(name: string, id: number): void {
+  /** The hash and bytes of a name in the table. */
+  private remember(name: string, id: number): void {
+    if (id >= this.hashes.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.hashes = grow(this.hashes);
+      this.offsets = grow(this.offsets);
+      this.lengths = grow(this.lengths);
+    }
+    if (this.poolLen + name.length > this.pool.length) {
+      const p = new Uint8Array(Math.max(this.pool.length * 2, this.poolLen + name.length));
+      p.set(this.pool.subarray(0, this.poolLen));
+      this.pool = p;
+    }
+    this.hashes[id] = this.hashSlot(name);
+    this.offsets[id] = this.poolLen;
+    this.lengths[id] = name.length;
+    for (let k = 0; k < name.length; k++) this.pool[this.poolLen++] = name.charCodeAt(k);
+  }
+
+  private place(id: number): void {
     const mask = this.slots.length - 1;
-    let slot = this.hashSlot(name) & mask;
+    let slot = (this.hashes[id] as number) & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = id + 1;
   }
 
   private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2);
-    this.names.forEach((n, id) => /^[\x21-\x7e]*$/.test(n) && this.place(n, id));
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
+    for (let k = 0; k < old.length; k++) if ((old[k] as number) > 0) this.place((old[k] as number) - 1);
   }
 
   private tally(id: number, attempts: number, solved: number): void {
@@ -398,11 +461,11 @@ function readFully(fd: number, buf: Buffer, off: number, n: number, pos: number)
 }
 
 /** Scans a whole file on this thread, segment by segment (small files, one core, or the workers' fallback). */
-export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void): number {
+export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void, documentOnly = false): number {
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
-    const scanner = new SegmentScanner();
+    const scanner = new SegmentScanner(documentOnly);
     let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
     let index = 0;
     for (let start = 0; start < size; start += segmentBytes, index++) {

@@ -1,31 +1,31 @@
-// The live monitor of one run: reads the log (tail or from start), follows it, polls the run's live sources (GPUs,
-// the Ray dashboard, the Dressage proxy, the sandboxes, the writer: sources/types.ts, picked once per run by the
-// composition root) and publishes a snapshot into the monitor store at most `hz` times a second when something
-// changed. Nothing here touches React; the dashboard only reads the store.
-import { stat, readFile } from 'node:fs/promises';
+// The dashboard's monitor of one run: the run is followed by the same job as `monitor RUN` headless (followJob.ts:
+// the log, its follower, the run's state); this adds what only the dashboard shows (GPUs, the Ray cluster, the
+// Dressage proxy, the sandboxes and their agent logs, trajectories, checkpoints: sources/types.ts, picked once per
+// run by the composition root) and publishes a snapshot into the monitor store at most `hz` times a second when
+// something changed. Nothing here touches React; the dashboard only reads the store.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
-import type { SandboxProvider, Sandbox } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot, RolloutRow, FeedRow, TaskRow, SandboxStreamView } from '../../state/monitor.js';
-import { RunModel, phaseLabel, zeroStdGroups } from './model.js';
-import { metricNumber } from './lines.js';
-import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
-import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from './resolve.js';
-import { SkipFirstLine } from './ingest.js';
+import type { SandboxProvider } from '../sandbox/types.js';
+import type { MonitorStore, MonitorSnapshot } from '../../state/monitor.js';
+import { RunModel, phaseLabel } from './model.js';
+import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
+import { RunFollowJob, LIVE_TAIL_BYTES, type RunFollowEvent } from './followJob.js';
 import { GpuMonitor, type GpuRunner } from './gpu.js';
 import { proxyUrlFrom, type ProxyHealth } from './proxy.js';
-import type { SandboxSnapshot, StreamEventView } from './sandboxes.js';
-import type { StreamJsonProgress } from '../agent/streamJson.js';
+import type { SandboxSnapshot } from './sandboxes.js';
 import { computeAlerts } from './alerts.js';
-import { deriveLiveness, progressTimesOf, type Liveness, type RayJobStatus, type WriterStatus } from './liveness.js';
+import type { Liveness } from './liveness.js';
 import { rayDashboardUrlFrom } from './rayCluster.js';
 import { ClusterGpuHistory, clusterGpuAlerts, gpuPanelView } from './clusterGpus.js';
 import { RealRunSources } from './sources/real.js';
 import type { RunSources, RunSourcesPicker } from './sources/types.js';
 import { CurveView } from './curves.js';
+import { feedRows, rolloutRows, streamSnapshot, taskRowsOf, type DrillStream } from './snapshotRows.js';
 import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
+import { pollEvery } from '../util/poll.js';
 import { redact } from '../secrets.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
@@ -84,9 +84,9 @@ export interface MonitorServiceOptions {
 }
 
 export class MonitorService {
-  model: RunModel | undefined;
   target: MonitorTarget | undefined;
-  private follower: FileFollower | undefined;
+  /** The open run's follow job (the same job `monitor RUN` runs headless). */
+  private job: RunFollowJob | undefined;
   private gpu: GpuMonitor | undefined;
   private timers: ReturnType<typeof setInterval>[] = [];
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -98,10 +98,6 @@ export class MonitorService {
   private sandboxes: SandboxSnapshot | undefined;
   private sources: RunSources | undefined;
   private readonly cluster = new ClusterGpuHistory();
-  private writer: WriterStatus | undefined;
-  private rayJob: RayJobStatus | undefined;
-  /** Epoch ms the log last grew (its mtime; the clock of the last streamed line for `ray job logs`). */
-  private lastLineAt: number | undefined;
   private stream: DrillStream | undefined;
   private trajectories: TrajectoryEntry[] = [];
   /** Remembers what was listed: each refresh lists only what is new. */
@@ -111,8 +107,6 @@ export class MonitorService {
   private simulated = false;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
-  private rayJobAbort: AbortController | undefined;
-  private rayJobError: string | undefined;
   readonly clock: () => number;
   /** The curves: the large view's metric and a compared run (src/services/monitor/curves.ts). */
   readonly curves = new CurveView(
@@ -131,6 +125,11 @@ export class MonitorService {
     return this.opts.store;
   }
 
+  /** The open run's model. */
+  get model(): RunModel | undefined {
+    return this.job?.model;
+  }
+
   /** Opens a run (registry name, run dir or log file; undefined = newest). Replaces any open run. */
   async open(arg?: string, opts: { fromStart?: boolean; live?: boolean } = {}): Promise<void> {
     this.lastOpen = { arg, opts };
@@ -146,65 +145,43 @@ export class MonitorService {
       store.getState().set({ status: 'error', error: err instanceof ConsoleError ? formatError(err) : (err as Error).message });
       return;
     }
-    const simulated = await isSimulatedRun(target);
-    const sources = await (this.opts.sources ?? ((t: MonitorTarget) => Promise.resolve(this.defaultSources(t))))(target);
-    if (gen !== this.generation) return;
+    const o = this.opts;
+    const live = opts.live ?? true;
+    const job = new RunFollowJob(target, {
+      paths: o.paths,
+      // The picker is asked once per run; the follow job and this service's pollers share what it picked.
+      sources: async (t) => {
+        const picked = await (o.sources ?? ((x: MonitorTarget) => Promise.resolve(this.defaultSources(x))))(t);
+        if (gen === this.generation) this.sources = picked;
+        return picked;
+      },
+      clock: this.clock,
+      fromStart: opts.fromStart,
+      tailBytes: o.tailBytes ?? LIVE_TAIL_BYTES,
+      live,
+      rayAddress: o.rayDashboardUrl,
+      rayBin: o.rayBin ?? o.env?.SWEGYM_RAY_BIN,
+      pollMs: { log: o.pollMs?.log, writer: o.pollMs?.writer, ray: o.pollMs?.ray },
+      onEvent: (e) => this.onFollowEvent(gen, e),
+    });
     this.target = target;
-    this.simulated = simulated;
-    this.sources = sources;
-    const model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
-    this.model = model;
-    this.live = opts.live ?? true;
+    this.job = job;
+    this.live = live;
     await this.readCheckpoint();
     try {
       if (target.runDir) {
         this.trajIndex = new TrajectoryIndex(target.runDir, target.runName);
         this.trajectories = await this.trajIndex.refresh(TRAJ_KEEP);
       }
-      if (target.rayJob) {
-        // `ray job logs -f`: the child streams the job's output from its start; it ends with the job (or close()).
-        const ac = new AbortController();
-        this.rayJobAbort = ac;
-        void followRayJob(target.rayJob, (l) => {
-          this.lastLineAt = this.clock();
-          model.ingestLine(l);
-        }, {
-          cwd: this.opts.paths.root,
-          signal: ac.signal,
-          address: this.opts.rayDashboardUrl,
-          rayBin: this.opts.rayBin,
-          follow: this.live,
-        }).then((r) => {
-          if (r.spawnError || (r.exitCode !== 0 && !r.cancelled)) {
-            this.rayJobError = r.spawnError ?? `ray job logs exited ${r.exitCode ?? r.signal}: ${r.stderr.slice(-1)[0] ?? ''}`;
-            this.dirty++;
-          }
-        });
-      } else if (target.logFile) {
-        const scanner = new LineScanner((l) => model.ingestLine(l));
-        const size = (await stat(target.logFile)).size;
-        const tail = this.opts.tailBytes ?? 1024 * 1024 * 1024;
-        const start = opts.fromStart || size <= tail ? 0 : size - tail;
-        store.getState().set({ loading: { bytes: 0, total: size - start } });
-        const reader = start > 0 ? new SkipFirstLine(scanner) : scanner;
-        // Progress of the first read for the loading view (a few updates, not one per chunk of lines).
-        const onProgress = (bytes: number) => store.getState().set({ loading: { bytes, total: size - start } });
-        const res = await scanFile(target.logFile, reader, { offset: start, onProgress });
-        if (gen !== this.generation) return;
-        if (this.live) {
-          this.follower = new FileFollower(target.logFile, scanner, { offset: res.offset, intervalMs: this.opts.pollMs?.log ?? 1000 });
-          this.follower.start();
-        } else {
-          scanner.end();
-        }
-      }
+      if (gen !== this.generation) return;
+      // Reads the log (or starts `ray job logs -f`) and knows the run's state before the first frame.
+      await job.open();
+      this.simulated = job.simulated;
     } catch (err) {
+      if (gen !== this.generation) return;
       store.getState().set({ status: 'error', error: err instanceof ConsoleError ? formatError(err) : `Cannot read ${target.logFile}: ${(err as Error).message}` });
       return;
     }
-    if (gen !== this.generation) return;
-    // Whether the run is alive is known before the first frame (a finished log must not show `running` first).
-    await this.pollLiveness().catch(() => {});
     if (gen !== this.generation) return;
     store.getState().set({ status: this.live ? 'live' : 'offline', loading: undefined });
     if (this.live) this.startPollers();
@@ -215,6 +192,13 @@ export class MonitorService {
   /** Opens the last run again (after an error, or to re-read from scratch). */
   reopen(): Promise<void> {
     return this.open(this.lastOpen?.arg, this.lastOpen?.opts ?? {});
+  }
+
+  /** The follow job's events the dashboard shows: the first read's progress; the rest it reads from the job. */
+  private onFollowEvent(gen: number, e: RunFollowEvent): void {
+    if (gen !== this.generation) return;
+    if (e.type === 'reading') this.opts.store.getState().set({ loading: { bytes: e.bytes, total: e.total } });
+    else if (e.type === 'state' || e.type === 'stream-ended') this.dirty++;
   }
 
   /** The real sources built from this service's options (when no picker is given). */
@@ -228,58 +212,22 @@ export class MonitorService {
     const sources = this.sources as RunSources;
     this.gpu = new GpuMonitor(this.opts.gpuRunner ?? sources.localGpus, { intervalMs: p.gpu ?? 2000, clock: this.clock });
     this.gpu.start();
-    const every = (ms: number, f: () => Promise<void>) => {
-      let busy = false;
-      const run = async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          await f();
-        } catch {
-        } finally {
-          busy = false;
-        }
-      };
-      void run();
-      const t = setInterval(() => void run(), ms);
-      t.unref?.();
-      this.timers.push(t);
-    };
+    const every = (ms: number, f: () => Promise<void>) => this.timers.push(pollEvery(ms, f, { immediate: true }));
     if (sources.refresh) every(p.sources ?? 1000, () => sources.refresh!());
     every(p.proxy ?? 5000, () => this.pollProxy());
     // E2B's list every 10 s of the run's time: a simulation played faster is listed faster, or its sandboxes would
     // be gone before they are shown.
     every(p.sandboxes ?? Math.round(10_000 / sources.speed), () => this.pollSandboxes());
-    every(p.ray ?? 15_000, () => this.pollRay());
     every(p.cluster ?? 5000, () => this.pollCluster());
-    every(p.writer ?? 5000, () => this.pollLiveness());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
     every(p.trajectories ?? 120_000, () => this.refreshTrajectories());
     if (sources.refreshAgentProgress) every(p.agents ?? 30_000, () => this.pollAgentProgress());
     every(p.stream ?? 3000, () => this.pollStream());
   }
 
-  /** The writer's word and the log's growth: what the liveness in the header is derived from. */
-  async pollLiveness(): Promise<void> {
-    const sources = this.sources;
-    const file = this.target?.logFile;
-    if (file) {
-      try {
-        this.lastLineAt = (await stat(file)).mtimeMs;
-      } catch {}
-    }
-    const writer = await sources?.writer();
-    if (this.sources !== sources) return;
-    this.writer = writer;
-    this.dirty++;
-  }
-
-  /** The current liveness (exported for `monitor --once` and tests). */
+  /** The open run's state (the follow job's; exported for tests). */
   liveness(): Liveness | undefined {
-    const m = this.model;
-    if (!m) return undefined;
-    const phase = m.phase;
-    return deriveLiveness({ now: this.clock(), phase: phase.kind, phaseDetail: phase.detail, logExitCode: m.launcherExit, lastLineAt: this.lastLineAt, progressTimes: progressTimesOf(m), writer: this.writer, rayJob: this.rayJob });
+    return this.job?.liveness();
   }
 
   async pollProxy(): Promise<void> {
@@ -304,15 +252,6 @@ export class MonitorService {
   /** Reads steps and the last tool call of a few agent sandboxes (real runs: one E2B command each). */
   async pollAgentProgress(): Promise<void> {
     await this.sources?.refreshAgentProgress?.();
-    this.dirty++;
-  }
-
-  /** Ray's job status (the run's job: named by the target or the log, else the newest submission). */
-  async pollRay(): Promise<void> {
-    const sources = this.sources;
-    const job = await sources?.rayJob(this.target?.rayJob ?? this.model?.jobEnd?.job);
-    if (this.sources !== sources) return;
-    this.rayJob = job;
     this.dirty++;
   }
 
@@ -413,7 +352,7 @@ export class MonitorService {
   publish(force = false): void {
     const m = this.model;
     if (!m) return;
-    const v = m.version + this.dirty * 1_000_003 + (this.gpu?.version ?? 0) * 7919;
+    const v = m.version + (this.dirty + (this.job?.version ?? 0)) * 1_000_003 + (this.gpu?.version ?? 0) * 7919;
     if (!force && v === this.published) return;
     // Changes wait for the next refresh; the ticker comes back until then.
     const now = performance.now();
@@ -429,51 +368,10 @@ export class MonitorService {
     const now = this.clock();
     const rs = m.sortedRollouts();
     const { charts, curves } = this.curves.build(m, CHARTS);
-    const rollouts: RolloutRow[] = rs.slice(-500).map((r) => {
-      const reasons = Object.entries(r.samples.by_reason)
-        .filter(([k]) => k !== '')
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 3)
-        .map(([k, n]) => `${k}:${n}`)
-        .join(' ');
-      return {
-        rollout: r.rollout,
-        samples: r.samples.total,
-        resolved: r.samples.total ? r.samples.reward_one / r.samples.total : NaN,
-        rawTrajMean: metricNumber(r.metrics['rollout/raw_reward_trajectory_mean']),
-        topReasons: reasons,
-        zeroStd: zeroStdGroups(r.metrics),
-        failedGroups: r.failures.failed_groups,
-        aborted: r.failures.aborted_samples,
-        earlyStops: Object.values(r.failures.early_stops).reduce((a, b) => a + b, 0),
-        groups: r.groups,
-      };
-    });
-    const feed: FeedRow[] = m.feed.tail(300).map((f) => ({
-      rollout: f.rollout,
-      at: f.at,
-      reward: f.sample.reward,
-      raw: f.sample.raw,
-      integrity: f.sample.integrity,
-      instance: f.sample.instance,
-      f2p: f.sample.f2p ? `${f.sample.f2p[0]}/${f.sample.f2p[1]}` : '?',
-      p2p: f.sample.p2p ? `${f.sample.p2p[0]}/${f.sample.p2p[1]}` : '?',
-      reason: f.sample.reason,
-    }));
+    const rollouts = rolloutRows(rs);
+    const feed = feedRows(m);
     const ts = m.taskSummary();
-    const taskRows: TaskRow[] = ts.tasks
-      .slice()
-      .sort((a, b) => b.solved / Math.max(1, b.attempts) - a.solved / Math.max(1, a.attempts) || a.instance.localeCompare(b.instance))
-      .slice(0, 1000)
-      .map((t) => ({
-        instance: t.instance,
-        attempts: t.attempts,
-        solved: t.solved,
-        recent: t.recent
-          .toArray()
-          .map(([, n, s]) => (s === 0 ? '·' : s === n ? '█' : '▄'))
-          .join(''),
-      }));
+    const taskRows = taskRowsOf(ts);
     const phase = m.phase;
     const gpuLatest = this.gpu?.latest ?? [];
     const util: Record<number, number[]> = {};
@@ -514,7 +412,7 @@ export class MonitorService {
       totals: m.totals,
       tasks: { always: ts.always, sometimes: ts.sometimes, never: ts.never, rows: taskRows },
       alerts: [
-        ...(this.rayJobError ? [{ id: 'ray-job-logs', level: 'fail' as const, text: this.rayJobError }] : []),
+        ...(this.job?.streamError ? [{ id: 'ray-job-logs', level: 'fail' as const, text: this.job.streamError }] : []),
         // GPU thresholds over what the panel shows: every node's GPUs when Ray gives them, else this node's.
         ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuPanel.source === 'ray' ? [] : gpuLatest, live: this.live, liveness }),
         ...(gpuPanel.source === 'ray' ? clusterGpuAlerts(gpuPanel) : []),
@@ -550,12 +448,9 @@ export class MonitorService {
     for (const t of this.timers.splice(0)) clearInterval(t);
     this.gpu?.stop();
     this.gpu = undefined;
-    this.rayJobAbort?.abort();
-    this.rayJobAbort = undefined;
-    this.rayJobError = undefined;
-    const f = this.follower;
-    this.follower = undefined;
-    await f?.stop();
+    const job = this.job;
+    this.job = undefined;
+    await job?.close();
     this.stream = undefined;
     this.trajectory = undefined;
     this.trajectories = [];
@@ -564,40 +459,10 @@ export class MonitorService {
     this.proxyLast = undefined;
     this.proxyFailures = 0;
     this.sources = undefined;
-    this.writer = undefined;
-    this.rayJob = undefined;
-    this.lastLineAt = undefined;
     this.cluster.ingest({ ok: true, value: [] }, this.clock());
   }
 
   dispose(): void {
     void this.close();
   }
-}
-
-/** The drilled-into sandbox: its log while it runs, its trajectory files once the sample finished. */
-interface DrillStream {
-  id: string;
-  trajectoryId: string | undefined;
-  sandbox?: Sandbox;
-  events: StreamEventView[];
-  steps: number | undefined;
-  error: string | undefined;
-  agent?: StreamJsonProgress;
-  transcript?: TrajectoryView;
-  relistedAt?: number;
-}
-
-function streamSnapshot(s: DrillStream): SandboxStreamView {
-  const a = s.agent;
-  const lastRetry = a?.apiRetries.at(-1);
-  return {
-    id: s.id,
-    trajectoryId: s.trajectoryId,
-    events: s.events.slice(-300).map((e) => ({ ...e, text: redact(e.text) })),
-    steps: s.steps,
-    error: s.error,
-    agent: a ? { status: a.status, cause: a.cause ? redact(a.cause) : undefined, apiRetries: a.apiRetries.length, lastRetryStatus: lastRetry ? lastRetry.error_status : undefined, apiErrorStatus: a.apiErrorStatus, permissionDenials: a.permissionDenials.length } : undefined,
-    transcript: s.transcript,
-  };
 }

@@ -1,13 +1,15 @@
 // Derives where the operator stands in the recipe from the files on disk (never only from memory), so that
 // manual steps and console steps mix freely.
 import { readJournalItems } from '../workspace/journal.js';
-import { stat, readFile, readdir } from 'node:fs/promises';
+import { readTemplateRecords } from '../templates/records.js';
+import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { manualArtifactsCommand, resolveArtifactConfig } from '../artifacts/versions.js';
 import type { StepStatus, StepState } from '../../state/types/workspace.js';
+import { listDir } from '../util/fs.js';
 export type { StepStatus, StepState } from '../../state/types/workspace.js';
 
 async function mtime(file: string): Promise<number | undefined> {
@@ -75,10 +77,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     screen: 'data',
   });
 
-  let artifacts: string[] = [];
-  try {
-    artifacts = await readdir(paths.artifactDir);
-  } catch {}
+  const artifacts = await listDir(paths.artifactDir);
   const binary = artifacts.find((f) => /^claude-.+-linux-x64$/.test(f));
   const runtime = artifacts.find((f) => /^claude-code-runtime-python-.+-bbs-.+\.tar\.gz$/.test(f));
   // The demo's templates carry local stand-ins for Claude Code and the BBS: nothing to build there.
@@ -124,8 +123,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     screen: 'templates',
   });
 
-  const smoke = await readJournalItems<{ smoke?: string }>(path.join(paths.journalsDir, 'templates.json')).then((items) => ({ items }), () => undefined);
-  const smokeItems = Object.values(smoke?.items ?? {});
+  const smokeItems = Object.values((await readTemplateRecords(paths)) ?? {});
   const smokePassed = smokeItems.filter((i) => i.smoke === 'passed').length;
   const smokeFailed = smokeItems.filter((i) => i.smoke === 'failed').length;
   steps.push({
@@ -167,10 +165,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
     screen: 'validate',
   });
 
-  let runs: string[] = [];
-  try {
-    runs = await readdir(paths.runsDir);
-  } catch {}
+  const runs = await listDir(paths.runsDir);
   steps.push({
     id: 'train',
     title: 'Launch GRPO training',

@@ -60,6 +60,11 @@ export function parseHealthProbe(result: CommandResult): HealthResult {
   if (!status) {
     return { ok: false, error: stderr || 'connection failed (nothing listening?)' };
   }
+  return httpHealthResult(status, body);
+}
+
+/** An HTTP answer of a health endpoint: ok on 2xx, the body as JSON when it is JSON (else its text). */
+export function httpHealthResult(status: number, body: string): HealthResult {
   const out: HealthResult = { ok: status >= 200 && status < 300, status, body };
   try {
     out.json = JSON.parse(body);

@@ -10,7 +10,8 @@ import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, SandboxError, type CreateSandboxOpt
 
 export * from './types.js';
 export { E2bProvider, e2bSettingsFromEnv, mapE2bError, type E2bSettings } from './e2b.js';
-export { LocalProvider, LocalSandbox, buildMinimalLocalTemplate, type LocalSettings, type LocalTemplateMeta } from './local.js';
+export { LocalProvider, LocalSandbox, type LocalSettings, type LocalTemplateMeta } from './local.js';
+export { buildMinimalLocalTemplate } from './localMinimal.js';
 export { MemoryProvider, MemorySandbox, type MemoryProviderOptions, type MemoryCommandPlan, type MemoryTemplate } from './memory.js';
 export { withRetry, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type RetryEvent } from './retry.js';
 export { LineSplitter, StreamCollector } from './lines.js';

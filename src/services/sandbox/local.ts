@@ -25,8 +25,8 @@
 import { buildDirName, sweepLitter } from '../workspace/litter.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, chmod } from 'node:fs/promises';
+import { existsSync, readdirSync, lstatSync, readlinkSync, statSync } from 'node:fs';
+import { mkdir, rename, rm, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { StreamCollector } from './lines.js';
 import { cancelledError, sleep } from './retry.js';
@@ -49,6 +49,9 @@ import {
   type TemplateBuildResult,
   type TemplateSpec,
 } from './types.js';
+import { listDir } from '../util/fs.js';
+import { descendants, hasChild, isAlive, isListening, killQuietly, procStartTime } from './localProcs.js';
+
 
 export const LOCAL_STORE_DIR_NAME = 'local-sandboxes';
 
@@ -101,89 +104,6 @@ const LAYER_DIRS = ['opt', 'tmp', 'root', 'home', 'srv', 'mnt'];
 
 function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'"'"'`)}'`;
-}
-
-function procStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime), counted after the ")" that closes the command name.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // A zombie (or dead) process is gone for our purposes even though its /proc entry lingers until reaped.
-    if (rest[0] === 'Z' || rest[0] === 'X') return undefined;
-    return rest[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(rec: Pick<SandboxRecord, 'initPid' | 'initStart'>): boolean {
-  return procStartTime(rec.initPid) === rec.initStart;
-}
-
-/** Host pids of every descendant of `pid` (walks /proc once). */
-export function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return [];
-  }
-  for (const e of entries) {
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(e));
-      children.set(ppid, list);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const out: number[] = [];
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop() as number;
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      stack.push(c);
-    }
-  }
-  return out;
-}
-
-function hasChild(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim() !== '';
-  } catch {
-    return descendants(pid).length > 0;
-  }
-}
-
-function killQuietly(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // gone
-  }
-}
-
-/** True when `port` is in LISTEN state in the network namespace of `pid` (read from the host, no spawn). */
-export function isListening(pid: number, port: number): boolean {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  for (const f of ['tcp', 'tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/${f}`, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols[1]?.endsWith(`:${hex}`) && cols[3] === '0A') return true;
-    }
-  }
-  return false;
 }
 
 /** bwrap mount arguments that lay `tree` over the host's read-only system directories. */
@@ -446,12 +366,7 @@ export class LocalProvider implements SandboxProvider {
   }
 
   async list(filter: { metadata?: Record<string, string> }): Promise<SandboxInfo[]> {
-    let ids: string[] = [];
-    try {
-      ids = await readdir(this.sandboxesDir);
-    } catch {
-      return [];
-    }
+    const ids = await listDir(this.sandboxesDir);
     const out: SandboxInfo[] = [];
     for (const id of ids) {
       const rec = await this.readRecord(id);
@@ -784,53 +699,5 @@ export class LocalSandbox implements Sandbox {
   /** For diagnostics: the sandbox's private copy of the template tree on the host. */
   get hostRoot(): string {
     return path.join(this.dir, 'root');
-  }
-}
-
-const MINIMAL_HEALTH_SERVER = `import http.server, json
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        ok = self.path.split("?")[0] == "/health"
-        body = json.dumps({"healthy": True, "version": "1.1.0"} if ok else {"error": "not found"}).encode()
-        self.send_response(200 if ok else 404)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("0.0.0.0", 31000), H).serve_forever()
-`;
-
-/**
- * Builds a tiny local template (a /testbed with one file, a python3 stdlib server answering GET /health on
- * port 31000 like the Blackbox Server) — enough to measure or test sandbox create/run/health/kill.
- */
-export async function buildMinimalLocalTemplate(provider: LocalProvider, name = 'swegym-minimal', opts: TemplateBuildOptions = {}): Promise<TemplateBuildResult> {
-  const { mkdtemp, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const ctx = await mkdtemp(path.join(tmpdir(), 'swegym-minimal-'));
-  try {
-    await mkdir(path.join(ctx, 'image', 'testbed'), { recursive: true });
-    await writeFile(path.join(ctx, 'image', 'testbed', 'README'), 'minimal sandbox template\n');
-    await writeFile(path.join(ctx, 'health_server.py'), MINIMAL_HEALTH_SERVER);
-    return await provider.buildTemplate(
-      {
-        name,
-        baseImage: 'image',
-        contextDir: ctx,
-        cpuCount: 1,
-        memoryMb: 256,
-        copies: [{ src: 'health_server.py', dest: '/opt/swegym/health_server.py', mode: 0o644 }],
-        runCommands: [],
-        aptPackages: [],
-        startCommand: 'exec python3 /opt/swegym/health_server.py',
-        readyPort: 31000,
-        readyPath: '/health',
-      },
-      opts,
-    );
-  } finally {
-    await rm(ctx, { recursive: true, force: true });
   }
 }

@@ -6,6 +6,7 @@
 // control-plane calls are retried with the same bounded backoff as the E2B adapter.
 import { randomBytes } from 'node:crypto';
 import { StreamCollector } from './lines.js';
+import { httpHealthResult } from './health.js';
 import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
 import {
   CONSOLE_TAG_KEY,
@@ -435,14 +436,7 @@ export class MemorySandbox implements Sandbox {
     const svc = this.owner.template(this.rec)?.services?.[port];
     if (!svc) return { ok: false, error: `connection refused: nothing listens on port ${port}` };
     const { status, body } = await svc(path);
-    const out: HealthResult = { ok: status >= 200 && status < 300, status, body };
-    try {
-      out.json = JSON.parse(body);
-    } catch {
-      // keep text
-    }
-    if (!out.ok) out.error = `HTTP ${status}`;
-    return out;
+    return httpHealthResult(status, body);
   }
 
   async setTimeout(ms: number): Promise<void> {

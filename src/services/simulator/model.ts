@@ -6,6 +6,7 @@
 import { Rng } from './rng.js';
 import { buildCatalog, type SimTask } from './catalog.js';
 import { pyRepr, pyInt, type PyValue } from './pyrepr.js';
+import { RAY_DASHBOARD_PORT } from '../recipe.js';
 
 export interface SimConfig {
   seed: number;
@@ -273,7 +274,7 @@ export class RunModel {
       out(`Current Ray node count: ${n}; expected ACTOR_NUM_NODES: ${c.actorNumNodes}`);
     }
     t = S * 0.42;
-    out('Job submission server address: http://127.0.0.1:8265');
+    out(`Job submission server address: http://127.0.0.1:${RAY_DASHBOARD_PORT}`);
     out('');
     out('-------------------------------------------------------');
     out(`Job '${this.jobId}' submitted successfully`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Rng } from './rng.js';
 import { sanitizePathPart } from './catalog.js';
 import type { SampleOutcome } from './model.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 
 export interface TrajFile {
   /** Path relative to the run's log dir (`outputs/logs/<RUN>`). */
@@ -109,12 +110,12 @@ export function trajFiles(s: SampleOutcome, runName: string, startTimeMs: number
           error: { type: err.type, message: err.message, summary: `${err.type}: ${err.message}`, traceback: `Traceback (most recent call last):\n  File "dressage/rollout/generate/blackbox_dispatch_swegym.py", line 611, in generate\n${err.type}: ${err.message}\n` },
           http: err.message.includes('HTTP 504')
             ? {
-                request: { method: 'POST', url: `https://31000-${rng.hex(20)}.e2b.app/v1/sessions/${s.sessionId}/call_agent`, headers: { authorization: '<redacted>', 'content-type': 'application/json' }, body: '{"input": "…"}' },
+                request: { method: 'POST', url: `https://${BLACKBOX_PORT}-${rng.hex(20)}.e2b.app/v1/sessions/${s.sessionId}/call_agent`, headers: { authorization: '<redacted>', 'content-type': 'application/json' }, body: '{"input": "…"}' },
                 response: { status_code: 504, reason_phrase: 'Gateway Timeout', headers: { 'content-type': 'application/json' }, body: '{"error": "backend_timeout"}' },
               }
             : null,
           sample: { prompt: `Fix the bug reported for ${s.task.instanceId}.`, label: s.task.instanceId, session_id: s.sessionId, group_index: s.groupIndex, index: s.index, status: 'aborted', response: '', metadata: { instance_id: s.task.instanceId, repo: s.task.repo } },
-          env_args: { provider: 'e2b', blackbox_port: 31000 },
+          env_args: { provider: 'e2b', blackbox_port: BLACKBOX_PORT },
           state: 'failed',
           agent_response: null,
         },

@@ -10,12 +10,15 @@ import { localBaseResolver } from './localBases.js';
 import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample.js';
 import { usageError } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
+import type { JobProgress } from '../../state/types/jobs.js';
 
 export type TemplateBuildEvent =
   /** The sample workspace: its templates carry local stand-ins, the recipe's build is not run. */
   | { type: 'sample'; note: string }
   | { type: 'started'; total: number; concurrency: number; maxConcurrency: number }
   | FactoryEvent
+  /** After each finished image (built, already there, failed): the count in event order, the factory's ETA. */
+  | { type: 'progress'; progress: JobProgress; failed: number; active: number }
   | { type: 'finished'; result: FactoryResult; mapComplete: boolean; missing: number };
 
 export interface TemplateBuildJobOptions {
@@ -90,6 +93,8 @@ export class TemplateBuildJob {
     const artifacts = await resolveArtifactConfig(paths, env);
     // The total is known once the factory has read the image list and the journal: at its first event.
     let started = false;
+    let finished = 0;
+    let failed = 0;
     const factory = (this.factory = new TemplateFactory({
       provider,
       paths,
@@ -104,11 +109,21 @@ export class TemplateBuildJob {
       signal: this.opts.signal,
       baseFor: provider.name === 'local' ? localBaseResolver(paths) : undefined,
       onEvent: (e) => {
+        const progress = () => {
+          const snap = factory.snapshot();
+          this.emit({ type: 'progress', progress: { done: finished, total: snap.records.length, startedAt: snap.startedAt ?? Date.now(), etaMs: snap.etaMs, ownEstimate: true }, failed, active: snap.active });
+        };
         if (!started) {
           started = true;
           this.emit({ type: 'started', total: factory.snapshot().records.length, concurrency, maxConcurrency: max });
+          progress();
         }
         this.emit(e);
+        if (e.type === 'state' && (e.record.state === 'built' || e.record.state === 'failed')) {
+          finished++;
+          if (e.record.state === 'failed') failed++;
+          progress();
+        }
       },
     }));
     const result = await factory.run();

@@ -1,15 +1,15 @@
 // Drives template builds and smoke tests for the interactive app: one factory run at a time, registered in the
 // jobs store with a cancel; progress is sampled and published into the templates store at ≤10 Hz.
-import { readJournalItems } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { buildLogPath, readBuildLog } from './buildLogs.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { TemplatesStore } from '../../state/templates.js';
 import type { JobsStore } from '../../state/jobs.js';
+import type { JobProgress } from '../../state/types/jobs.js';
 import { templatesStatus, countRows, type TemplateStatusRow } from './status.js';
 import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './buildJob.js';
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
-import { templatesJournalFile, type TemplateRecord } from './records.js';
+import { readTemplateRecords } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
@@ -41,6 +41,7 @@ export class TemplatesController {
   private factory?: TemplateBuildJob;
   private timer?: ReturnType<typeof setInterval>;
   private lastVersion = -1;
+  private lastProgress?: JobProgress;
   private base: TemplateStatusRow[] = [];
   private smokeCtl?: AbortController;
   private lastFailure?: SmokeJobResult;
@@ -99,7 +100,7 @@ export class TemplatesController {
     if (!snap) return;
     const rows = this.merge();
     const st = this.opts.store.getState();
-    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, etaMs: snap.etaMs, startedAt: snap.startedAt });
+    st.set({ rows, counts: countRows(rows), running: snap.running, stopping: snap.stopping, abandoning: snap.abandoning, active: snap.active, concurrency: snap.concurrency, buildProgress: this.lastProgress });
     if (st.logImage) st.set({ logLines: f.logFor(st.logImage).slice(-500) });
     const done = snap.records.filter((r) => r.state === 'built' || r.state === 'failed').length;
     this.opts.jobs.getState().progress(JOB_ID, done, snap.records.length);
@@ -131,7 +132,8 @@ export class TemplatesController {
         clearInterval(this.timer);
         this.timer = undefined;
         jobs.getState().finish(JOB_ID);
-        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, etaMs: undefined });
+        this.lastProgress = undefined;
+        store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, buildProgress: undefined });
         await this.refresh();
       }
     }
@@ -141,6 +143,8 @@ export class TemplatesController {
   private onBuildEvent(job: TemplateBuildJob, e: TemplateBuildEvent): void {
     const { store, jobs } = this.opts;
     if (e.type === 'sample') return store.getState().set({ message: { text: e.note, tone: 'info' } });
+    // Published with the next sample (≤10 Hz), like the rows.
+    if (e.type === 'progress') this.lastProgress = e.progress;
     if (e.type !== 'started') return;
     jobs.getState().start({ id: JOB_ID, title: 'template builds', startedAt: Date.now(), cancel: () => job.abandon() });
     store.getState().set({ running: true, stopping: false, abandoning: false, message: undefined });
@@ -223,9 +227,7 @@ export class TemplatesController {
 
   /** A finished build's log: the failure's last lines and reason, as kept in the journal. */
   private async journalLog(image: string): Promise<string[]> {
-    const file = templatesJournalFile(this.opts.paths);
-    const data = await readJournalItems<TemplateRecord>(file).then((items) => ({ items }), () => undefined);
-    const rec = data?.items?.[image];
+    const rec = (await readTemplateRecords(this.opts.paths))?.[image];
     // The whole log of the last build is kept on disk; the journal's tail serves builds from before that.
     const saved = await readBuildLog(this.opts.paths.consoleDir, image);
     if (!rec && !saved) return ['(not built yet: no build log)'];
@@ -253,10 +255,10 @@ export class TemplatesController {
         onEvent: (e) => {
           if (e.type === 'started') {
             jobs.getState().start({ id: SMOKE_JOB_ID, title: 'smoke tests', startedAt: Date.now(), cancel: () => ctl.abort() });
-            store.getState().set({ smoking: targets.length });
+            store.getState().set({ smoking: targets.length, smokeProgress: e.progress });
           } else if (e.type === 'result') {
             if (!e.result.ok) this.lastFailure ??= e.result;
-            store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1) });
+            store.getState().set({ smoking: Math.max(0, store.getState().smoking - 1), smokeProgress: e.progress });
           } else {
             const first = this.lastFailure;
             store.getState().set({ message: { text: e.failed ? `smoke: ${e.failed} failed — ${first?.template}: ${first?.error}` : `smoke: ${e.passed} passed`, tone: e.failed ? 'warn' : 'info' } });
@@ -269,7 +271,7 @@ export class TemplatesController {
       this.smokeCtl = undefined;
       this.lastFailure = undefined;
       jobs.getState().finish(SMOKE_JOB_ID);
-      store.getState().set({ smoking: 0 });
+      store.getState().set({ smoking: 0, smokeProgress: undefined });
       await this.refresh();
     }
   }

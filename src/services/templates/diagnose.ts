@@ -2,6 +2,7 @@
 // modes operators hit, e2b-sdk reference §7, recipe §8). Messages are redacted before they are kept.
 import { SandboxError } from '../sandbox/types.js';
 import { redact } from '../secrets.js';
+import { BLACKBOX_PORT } from '../recipe.js';
 
 export interface Diagnosis {
   /** Short tag for tables and JSON: pull_denied, alias_taken, … */
@@ -30,7 +31,7 @@ const RULES: { code: string; test: RegExp; hint: string }[] = [
   {
     code: 'no_start_command',
     test: /port is not open|connection refused|couldn't connect|failed to connect|ready ?cmd|readiness|wait_for_url|waitForURL|health/i,
-    hint: 'the Blackbox Server did not answer on 31000: the start command is missing or failed (look at /tmp/blackbox-server.log in the template)',
+    hint: `the Blackbox Server did not answer on ${BLACKBOX_PORT}: the start command is missing or failed (look at /tmp/blackbox-server.log in the template)`,
   },
   {
     code: 'claude_binary',

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { TemplateSpec } from '../sandbox/types.js';
-import { BLACKBOX_PORT } from '../recipe.js';
+import { BLACKBOX_PORT, TASK_WORKDIR } from '../recipe.js';
 import { binaryFileName, runtimeFileName, type ArtifactVersions } from '../artifacts/versions.js';
 
 export const HEALTH_PATH = '/health';
@@ -33,7 +33,7 @@ export function startCommand(port = BLACKBOX_PORT): string {
   const py = `${RUNTIME_DIR}/python/bin/python3`;
   const code = `import sys; sys.path.insert(0, '${RUNTIME_DIR}/bbs-site'); from blackbox_server.main import main; main()`;
   return [
-    'cd /testbed',
+    `cd ${TASK_WORKDIR}`,
     'export BBS_HOST=0.0.0.0',
     `export BBS_PORT=${port}`,
     'export BBS_RUNTIME_ROOT=/tmp/blackbox_server',

@@ -1,7 +1,7 @@
 // Per-image template state kept in the `templates` journal (.swegym-console/journals/templates.json).
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { Journal } from '../workspace/journal.js';
+import { Journal, readJournalItems } from '../workspace/journal.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import type { TemplateState, SmokeState } from '../../state/types/templates.js';
@@ -39,6 +39,14 @@ export function templatesJournal(paths: RecipePaths): Journal<TemplateRecord> {
 
 export function templatesJournalFile(paths: RecipePaths): string {
   return path.join(paths.journalsDir, `${TEMPLATES_JOURNAL}.json`);
+}
+
+/**
+ * The templates journal's records by image, read without taking it over (the screens, the pipeline, the verifier):
+ * undefined when there is none yet or it cannot be read. The one reader of the journal's format besides Journal.
+ */
+export async function readTemplateRecords(paths: RecipePaths): Promise<Record<string, TemplateRecord> | undefined> {
+  return readJournalItems<TemplateRecord>(templatesJournalFile(paths)).catch(() => undefined);
 }
 
 /** Reads data/swegym-images.txt: one image per line, blank lines ignored, de-duplicated in order. */

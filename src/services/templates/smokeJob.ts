@@ -9,6 +9,7 @@ import { inspectTemplateMap } from './map.js';
 import { acquireLock } from '../workspace/lock.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
+import type { JobProgress } from '../../state/types/jobs.js';
 
 export interface SmokeTarget {
   image?: string;
@@ -18,8 +19,8 @@ export interface SmokeTarget {
 export type SmokeJobResult = SmokeResult & { image?: string };
 
 export type SmokeJobEvent =
-  | { type: 'started'; targets: number }
-  | { type: 'result'; result: SmokeJobResult }
+  | { type: 'started'; targets: number; progress: JobProgress }
+  | { type: 'result'; result: SmokeJobResult; progress: JobProgress }
   | { type: 'finished'; passed: number; failed: number; notRun: number; notKilled: string[] };
 
 export interface SmokeJobOptions {
@@ -58,8 +59,13 @@ export async function runSmokeJob(opts: SmokeJobOptions): Promise<SmokeOutcome> 
   try {
     const provider = await opts.openProvider();
     const journal = await templatesJournal(opts.paths).load();
-    emit({ type: 'started', targets: opts.targets.length });
-    results = await smokeMany({ provider, journal, targets: opts.targets, concurrency: opts.concurrency, signal: opts.signal, onResult: (result) => emit({ type: 'result', result }) });
+    const progress: JobProgress = { done: 0, total: opts.targets.length, startedAt: Date.now() };
+    emit({ type: 'started', targets: opts.targets.length, progress: { ...progress } });
+    const onResult = (result: SmokeJobResult) => {
+      progress.done++;
+      emit({ type: 'result', result, progress: { ...progress } });
+    };
+    results = await smokeMany({ provider, journal, targets: opts.targets, concurrency: opts.concurrency, signal: opts.signal, onResult });
     await journal.flush();
   } finally {
     await lock.release();

@@ -1,10 +1,9 @@
 // What `templates status` and the Templates screen show: every image with its template, state, smoke result
 // and error, derived from the files on disk (image list, journal, map) — never only from memory.
-import { readJournalItems } from '../workspace/journal.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { inspectTemplateMap } from './map.js';
-import { readImageList, templatesJournalFile, type TemplateRecord, type TemplateState } from './records.js';
+import { readImageList, readTemplateRecords, type TemplateState } from './records.js';
 import { assignTemplateNames, DEFAULT_TEMPLATE_PREFIX } from './naming.js';
 import { isProcessAlive } from '../workspace/lock.js';
 import type { TemplateStatusRow, TemplateCounts } from '../../state/types/templates.js';
@@ -37,8 +36,7 @@ export async function templatesStatus(paths: RecipePaths, prefix = DEFAULT_TEMPL
   } catch {
     imageListMissing = true;
   }
-  const journal = await readJournalItems<TemplateRecord>(templatesJournalFile(paths)).then((items) => ({ items }), () => undefined);
-  const items = journal?.items ?? {};
+  const items = (await readTemplateRecords(paths)) ?? {};
   const check = await inspectTemplateMap(paths.templateMap, images.length ? images : undefined);
   const map = check.map;
   // A journal saying "building" while no console holds the workspace lock was interrupted.

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 import { SETTINGS, SETTING_BY_KEY, validateSetting } from './settings.js';
 import type { Derived } from '../../state/types/train.js';
+import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 export type { Derived } from '../../state/types/train.js';
 
 export interface ResolveContext {
@@ -102,7 +103,7 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('CURRENT_NODE_IP', () => hostIp);
   pick('RAY_NODE_IP_ADDRESS', () => get('CURRENT_NODE_IP'));
   pick('RAY_PORT', () => '6379');
-  pick('RAY_DASHBOARD_PORT', () => '8265');
+  pick('RAY_DASHBOARD_PORT', () => String(RAY_DASHBOARD_PORT));
   pick('RAY_DASHBOARD_HOST', () => '0.0.0.0');
   pick('RAY_JOIN_TIMEOUT_SEC', () => '600');
   // Evaluated before LOG_DIR is set, so normally ${REPO_ROOT}/outputs/logs/ray (§6.1).
@@ -154,7 +155,7 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('ADAM_BETA2', () => '0.98');
   pick('DRESSAGE_SANDBOX_PROVIDER', () => 'e2b');
   pick('DRESSAGE_E2B_API_KEY', () => '');
-  pick('DRESSAGE_E2B_BLACKBOX_PORT', () => '31000');
+  pick('DRESSAGE_E2B_BLACKBOX_PORT', () => String(BLACKBOX_PORT));
   pick('DRESSAGE_E2B_TIMEOUT_SEC', () => '3600');
   pick('DRESSAGE_SANDBOX_DEFAULT_IMAGE', () => '');
   pick('DRESSAGE_PADDOCK_CLASS', () => '');

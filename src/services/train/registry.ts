@@ -6,6 +6,7 @@
 // stop.json (stop), status.json (derived status cache, idempotent).
 import { open, readFile, readdir } from 'node:fs/promises';
 import { exists } from '../util/fs.js';
+import { processStartTime } from '../util/proc.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
@@ -14,6 +15,7 @@ import { isProcessAlive } from '../workspace/lock.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { redact } from '../secrets.js';
 import type { RunView, CheckpointInfo, RunRecord, RunStatus } from '../../state/types/train.js';
+import { listDir } from '../util/fs.js';
 export type { RunView, CheckpointInfo, RunRecord, RunStatus } from '../../state/types/train.js';
 
 /** stop.json: written only by stopRun. */
@@ -82,15 +84,9 @@ async function readStatusCache(paths: RecipePaths, name: string): Promise<Status
 }
 
 /** Start time of a process from /proc (Linux); undefined elsewhere or when gone. */
+/** The process's start time (/proc/<pid>/stat field 22): with the pid, it names the process (util/proc.ts). */
 export async function procStartTime(pid: number): Promise<string | undefined> {
-  try {
-    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (comm) may contain spaces; fields after the last ')' are space separated, starttime is field 22.
-    const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return rest[19];
-  } catch {
-    return undefined;
-  }
+  return processStartTime(pid);
 }
 
 export function isGroupAlive(pgid: number): boolean {
@@ -223,12 +219,7 @@ export async function runStatus(paths: RecipePaths, record: RunRecord): Promise<
 
 /** Every run in the registry with its live status, newest first. Unreadable entries are skipped. */
 export async function listRuns(paths: RecipePaths): Promise<RunView[]> {
-  let names: string[];
-  try {
-    names = await readdir(paths.runsDir);
-  } catch {
-    return [];
-  }
+  const names = await listDir(paths.runsDir);
   const out: RunView[] = [];
   for (const name of names) {
     let record: RunRecord | undefined;
@@ -270,49 +261,45 @@ export async function findRun(paths: RecipePaths, query?: string): Promise<RunVi
   });
 }
 
-/** Last lines of the run log, redacted. */
-export async function tailLog(file: string, lines = 20, maxBytes = 64 * 1024): Promise<string[]> {
+/** Up to `maxBytes` of a file, from its start or its end; undefined when it cannot be opened. */
+async function readSlice(file: string, from: 'head' | 'tail', maxBytes: number): Promise<{ text: string; cut: boolean } | undefined> {
   let handle;
   try {
     handle = await open(file, 'r');
   } catch {
-    return [];
+    return undefined;
   }
   try {
     const size = (await handle.stat()).size;
     const len = Math.min(size, maxBytes);
     const buf = Buffer.alloc(len);
-    await handle.read(buf, 0, len, size - len);
-    const all = buf.toString('utf8').split('\n');
-    if (all[all.length - 1] === '') all.pop();
-    if (len < size) all.shift();
-    return all.slice(-lines).map((l) => redact(l));
+    const { bytesRead } = await handle.read(buf, 0, len, from === 'head' ? 0 : size - len);
+    return { text: buf.subarray(0, bytesRead).toString('utf8'), cut: len < size };
   } finally {
     await handle.close();
   }
 }
 
+/** Last lines of the run log, redacted. */
+export async function tailLog(file: string, lines = 20, maxBytes = 64 * 1024): Promise<string[]> {
+  const slice = await readSlice(file, 'tail', maxBytes);
+  if (!slice) return [];
+  const all = slice.text.split('\n');
+  if (all[all.length - 1] === '') all.pop();
+  // The cut leaves a partial first line.
+  if (slice.cut) all.shift();
+  return all.slice(-lines).map((l) => redact(l));
+}
+
 /** The `effective_*` lines the launcher printed at start-up (from the head of the run log), redacted. */
 export async function effectiveLinesInLog(file: string, maxBytes = 256 * 1024): Promise<string[]> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const buf = Buffer.alloc(maxBytes);
-    const { bytesRead } = await handle.read(buf, 0, maxBytes, 0);
-    return buf
-      .subarray(0, bytesRead)
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => /^effective_[a-z_]+: /.test(l))
-      .slice(0, 5)
-      .map((l) => redact(l));
-  } finally {
-    await handle.close();
-  }
+  const slice = await readSlice(file, 'head', maxBytes);
+  if (!slice) return [];
+  return slice.text
+    .split('\n')
+    .filter((l) => /^effective_[a-z_]+: /.test(l))
+    .slice(0, 5)
+    .map((l) => redact(l));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import type { RecipePaths } from '../workspace/paths.js';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
 import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
 import { isSecretName } from '../secrets.js';
+import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 
 export type SettingGroup = 'model' | 'data' | 'cluster' | 'topology' | 'batch' | 'algorithm' | 'sandbox' | 'run' | 'logging';
 
@@ -96,7 +97,7 @@ export const SETTINGS: SettingDef[] = [
   s('CURRENT_NODE_IP', 'cluster', 'host', 'first address of `hostname -I`', "this head node's IP"),
   s('RAY_NODE_IP_ADDRESS', 'cluster', 'host', '${CURRENT_NODE_IP}', 'IP the Ray head binds'),
   s('RAY_PORT', 'cluster', 'port', '6379', 'Ray GCS port on the head'),
-  s('RAY_DASHBOARD_PORT', 'cluster', 'port', '8265', 'Ray dashboard / job API port'),
+  s('RAY_DASHBOARD_PORT', 'cluster', 'port', String(RAY_DASHBOARD_PORT), 'Ray dashboard / job API port'),
   s('RAY_DASHBOARD_HOST', 'cluster', 'host', '0.0.0.0', 'Ray dashboard bind address'),
   s('RAY_JOIN_TIMEOUT_SEC', 'cluster', 'posint', '600', 'how long the launcher waits for all nodes to join Ray'),
   s('RAY_TEMP_DIR', 'cluster', 'path', '${REPO_ROOT}/outputs/logs/ray', "Ray's temp/log directory"),
@@ -157,7 +158,7 @@ export const SETTINGS: SettingDef[] = [
   s('DRESSAGE_SANDBOX_PREWARM_AHEAD', 'sandbox', 'text', '8', 'sandboxes created ahead'),
   s('DRESSAGE_LOCAL_BWRAP_POOL_MODE', 'sandbox', 'text', 'blackbox', 'local_bwrap pool mode (command_only for whitebox)'),
   s('DRESSAGE_E2B_API_KEY', 'sandbox', 'secret', '(required for e2b)', 'E2B key for training (not E2B_API_KEY, which only the template tools read)', { secret: true }),
-  s('DRESSAGE_E2B_BLACKBOX_PORT', 'sandbox', 'port', '31000', 'BBS port inside templates; the E2B provider accepts only 31000'),
+  s('DRESSAGE_E2B_BLACKBOX_PORT', 'sandbox', 'port', String(BLACKBOX_PORT), `BBS port inside templates; the E2B provider accepts only ${BLACKBOX_PORT}`),
   s('DRESSAGE_E2B_TIMEOUT_SEC', 'sandbox', 'posint', '3600', 'sandbox lifetime (the JSONL row value wins)'),
   s('DRESSAGE_SANDBOX_DEFAULT_IMAGE', 'sandbox', 'text', '(empty)', 'fallback template for rows without sandbox_image'),
   s('DRESSAGE_PADDOCK_CLASS', 'sandbox', 'text', '(empty)', 'provider class; required for DRESSAGE_SANDBOX_PROVIDER=custom'),

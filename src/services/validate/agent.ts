@@ -11,7 +11,7 @@ import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, 
 import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
 import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
 import { sleep } from '../util/sleep.js';
-import { BLACKBOX_PORT } from '../recipe.js';
+import { BLACKBOX_PORT, TASK_WORKDIR } from '../recipe.js';
 import { readStreamJson, type AgentStatus, type StreamJsonProgress } from '../agent/streamJson.js';
 
 export const E2B_RUNTIME_ROOT = DEFAULT_SERVER_CONFIG.runtime_root;
@@ -183,7 +183,7 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     const agentLog = usesSwegymIntegrity(m) ? await source.readFile(logFile, { signal: o.signal }).then((t) => ({ text: t }), (err: Error) => ({ error: err.message })) : undefined;
 
     emit({ phase: 'extracting' });
-    const extract = extractPatchCommand(String(m.workdir || '/testbed'), String(m.base_commit ?? ''));
+    const extract = extractPatchCommand(String(m.workdir || TASK_WORKDIR), String(m.base_commit ?? ''));
     const timeoutSec = patchTimeoutSec(m, o.env);
     let patch: string | undefined;
     let failedMarker: string | undefined;

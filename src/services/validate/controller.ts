@@ -1,5 +1,6 @@
 // Drives harness validation for the interactive app: rows from the JSONL merged with the journal, one run at a time
-// registered in the jobs store with a cancel, phases sampled and published into the validate store at ≤10 Hz.
+// registered in the jobs store with a cancel. It listens to the validation job (harnessJob.ts, the same job the
+// headless command prints) and publishes rows and progress into the validate store at ≤10 Hz.
 import type { RecipePaths } from '../workspace/paths.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import type { SandboxProvider } from '../sandbox/types.js';
@@ -7,8 +8,9 @@ import type { JobsStore } from '../../state/jobs.js';
 import type { ValidateRow, ValidateStore } from '../../state/validate.js';
 import { ConsoleError } from '../errors.js';
 import { readRows } from '../convert/rows.js';
-import { validateHarness, validateHarnessJournal, type Arm, type ArmPhase, type HarnessValidationResult } from './harness.js';
-import { loadHarnessTasks } from './tasks.js';
+import { validateHarnessJournal } from './harness.js';
+import { runValidateHarnessJob, type ValidateHarnessEvent } from './harnessJob.js';
+import type { JobProgress } from '../../state/types/jobs.js';
 
 export interface ValidateControllerOptions {
   paths: RecipePaths;
@@ -16,6 +18,8 @@ export interface ValidateControllerOptions {
   jobs: JobsStore;
   openProvider: () => Promise<SandboxProvider>;
   concurrency?: number;
+  /** The environment the job reads (DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC); the app's. */
+  env?: NodeJS.ProcessEnv;
   publishHz?: number;
 }
 
@@ -32,6 +36,7 @@ export class ValidateController {
   private order: string[] = [];
   private dirty = false;
   private timer?: ReturnType<typeof setInterval>;
+  private pendingProgress?: JobProgress;
 
   constructor(private readonly opts: ValidateControllerOptions) {}
 
@@ -42,7 +47,9 @@ export class ValidateController {
   private publish(force = false): void {
     if (!force && !this.dirty) return;
     this.dirty = false;
-    this.opts.store.getState().set({ rows: this.order.map((id) => ({ ...(this.rows.get(id) as ValidateRow) })) });
+    const progress = this.pendingProgress;
+    this.pendingProgress = undefined;
+    this.opts.store.getState().set({ rows: this.order.map((id) => ({ ...(this.rows.get(id) as ValidateRow) })), ...(progress && this.ctl ? { progress } : {}) });
   }
 
   /** Rows from the JSONL, results from the journal. */
@@ -70,50 +77,28 @@ export class ValidateController {
     }
   }
 
-  /** Validates the given instances (all rows when empty). */
+  /** Validates the given instances (all rows when empty): the validation job, its events put in the store. */
   async run(ids: string[] = []): Promise<void> {
     if (this.ctl) return;
     const { store, jobs, paths } = this.opts;
     const ctl = new AbortController();
     this.ctl = ctl;
-    store.getState().set({ running: true, message: { text: 'starting: reading rows and gold patches…', tone: 'info' } });
+    store.getState().set({ running: true, progress: undefined, message: { text: 'starting: reading rows and gold patches…', tone: 'info' } });
+    let done = 0;
+    let total = 0;
     try {
-      const tasks = await loadHarnessTasks(paths, { ids, all: ids.length === 0 });
-      const provider = await this.opts.openProvider();
-      const journal = await validateHarnessJournal(paths).load();
-      for (const t of tasks) {
-        const row = this.rows.get(t.row.metadata.instance_id);
-        if (row) Object.assign(row, { status: 'queued', gold: 'queued', control: 'queued' });
-      }
-      this.dirty = true;
-      this.timer = setInterval(() => this.publish(), Math.round(1000 / (this.opts.publishHz ?? 10)));
-      let done = 0;
-      jobs.getState().start({ id: JOB_ID, title: `validate ${tasks.length} task(s)`, startedAt: Date.now(), cancel: () => ctl.abort() });
-      store.getState().set({ message: { text: `validating ${tasks.length} task(s) on ${provider.name}: gold → resolved, untouched → unresolved`, tone: 'info' } });
-      await validateHarness({
-        provider,
-        tasks,
-        lockFile: paths.lockFile,
-        concurrency: this.opts.concurrency ?? (provider.name === 'local' ? 2 : 8),
-        journal,
+      await runValidateHarnessJob({
+        paths,
+        ids,
+        all: ids.length === 0,
+        openProvider: this.opts.openProvider,
+        concurrency: this.opts.concurrency,
+        env: this.opts.env,
         signal: ctl.signal,
-        onPhase: (id: string, arm: Arm, phase: ArmPhase) => {
-          const row = this.rows.get(id);
-          if (!row) return;
-          row[arm] = phase;
-          if (phase !== 'queued' && row.status === 'queued') row.status = 'running';
-          this.dirty = true;
-        },
-        onResult: (r: HarnessValidationResult) => {
-          const row = this.rows.get(r.instance_id);
-          if (row) Object.assign(row, { status: r.ok ? 'ok' : 'failed', result: r });
-          done++;
-          jobs.getState().progress(JOB_ID, done, tasks.length);
-          this.dirty = true;
-        },
+        onEvent: (e) => this.onEvent(e, ctl, (d, t) => ((done = d), (total = t))),
       });
       const failed = [...this.rows.values()].filter((r) => r.status === 'failed').length;
-      store.getState().set({ message: { text: ctl.signal.aborted ? `stopped: ${done} of ${tasks.length} finished and journaled` : `done: ${done} task(s) validated, ${failed} failing overall`, tone: failed ? 'warn' : 'info' } });
+      store.getState().set({ message: { text: ctl.signal.aborted ? `stopped: ${done} of ${total} finished and journaled` : `done: ${done} task(s) validated, ${failed} failing overall`, tone: failed ? 'warn' : 'info' } });
     } catch (err) {
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     } finally {
@@ -122,8 +107,37 @@ export class ValidateController {
       this.timer = undefined;
       this.ctl = undefined;
       jobs.getState().finish(JOB_ID);
-      store.getState().set({ running: false });
+      store.getState().set({ running: false, progress: undefined });
       this.publish(true);
+    }
+  }
+
+  /** The screen's listener: rows change per event, the store gets them through the ≤10 Hz publisher. */
+  private onEvent(e: ValidateHarnessEvent, ctl: AbortController, count: (done: number, total: number) => void): void {
+    const { store, jobs } = this.opts;
+    if (e.type === 'started') {
+      for (const id of e.ids) {
+        const row = this.rows.get(id);
+        if (row) Object.assign(row, { status: 'queued', gold: 'queued', control: 'queued' });
+      }
+      this.dirty = true;
+      this.timer = setInterval(() => this.publish(), Math.round(1000 / (this.opts.publishHz ?? 10)));
+      count(0, e.ids.length);
+      jobs.getState().start({ id: JOB_ID, title: `validate ${e.ids.length} task(s)`, startedAt: e.progress.startedAt, cancel: () => ctl.abort() });
+      store.getState().set({ progress: e.progress, message: { text: `validating ${e.ids.length} task(s) on ${e.provider}: gold → resolved, untouched → unresolved`, tone: 'info' } });
+    } else if (e.type === 'phase') {
+      const row = this.rows.get(e.instanceId);
+      if (!row) return;
+      row[e.arm] = e.phase;
+      if (e.phase !== 'queued' && row.status === 'queued') row.status = 'running';
+      this.dirty = true;
+    } else if (e.type === 'result') {
+      const row = this.rows.get(e.result.instance_id);
+      if (row) Object.assign(row, { status: e.result.ok ? 'ok' : 'failed', result: e.result });
+      count(e.progress.done, e.progress.total);
+      jobs.getState().progress(JOB_ID, e.progress.done, e.progress.total);
+      this.pendingProgress = e.progress;
+      this.dirty = true;
     }
   }
 

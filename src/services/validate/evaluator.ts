@@ -10,6 +10,7 @@ import type { DressageRow, ExecuteCmd } from '../convert/schema.js';
 import { sleep } from '../util/sleep.js';
 import { pyFloat, pyRepr, pyShlexQuote, pySplitLines, shlexSplit, ShlexError } from '../util/python.js';
 import { ConsoleError, ExitCode } from '../errors.js';
+import { TASK_WORKDIR } from '../recipe.js';
 
 export const MODEL_PATCH_PATH = '/tmp/dressage_swegym_model.patch';
 export const EVAL_OUTPUT_LIMIT = 16_384;
@@ -158,7 +159,7 @@ export async function applyPatch(sandbox: Sandbox, row: DressageRow, patch: stri
   }
   const decode = await runStep(sandbox, 'decode_patch', `base64 -d ${MODEL_PATCH_PATH}.b64 > ${MODEL_PATCH_PATH} && rm -f ${MODEL_PATCH_PATH}.b64`, 60, signal);
   if (decode.exitCode !== 0) return { ok: false, step: decode, markerLine: evaluatorMarkerLine('fresh_eval_exception', { error: { type: 'RuntimeError', message: `could not decode the patch: ${decode.stderrTail.trim()}` } }) };
-  const workdir = row.metadata.workdir || '/testbed';
+  const workdir = row.metadata.workdir || TASK_WORKDIR;
   const base = String(row.metadata.base_commit ?? '').trim();
   // As Dressage: reset to the task's baseline only when the row names one.
   const prepare = `cd ${shellQuote(workdir)}${base ? ` && git reset --hard ${shellQuote(base)} && git clean -fd` : ''}`;

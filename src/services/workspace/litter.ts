@@ -1,9 +1,10 @@
 // What a killed writer leaves behind: the temp files of atomic writes (`.<name>.<pid>.<hex>.tmp`) and, for the local
 // provider, half-built template trees (`.build-<name>.<pid>.<hex>`, image-sized). Each carries its writer's pid;
 // a rerun removes those whose writer is gone, never a live writer's.
-import { readdir, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isProcessAlive } from './lock.js';
+import { listDir } from '../util/fs.js';
 
 const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const BUILD_DIR = /^\.build-.+\.(\d+)\.[0-9a-f]{8}$/;
@@ -19,13 +20,7 @@ export function buildDirName(template: string, hex: string): string {
 export async function sweepLitter(dirs: readonly string[], now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
+    for (const name of await listDir(dir)) {
       const m = TEMP_FILE.exec(name) ?? BUILD_DIR.exec(name);
       let dead = m !== null && Number(m[1]) !== process.pid && !isProcessAlive(Number(m[1]));
       if (!m && OLD_BUILD_DIR.test(name)) {

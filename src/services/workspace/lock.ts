@@ -6,6 +6,10 @@ import { readFile, rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { createFileExclusive, notWritableError } from './atomic.js';
+import { processStartTime } from '../util/proc.js';
+
+/** Where a lock's owner is told apart from a reused pid (tests import it from here). */
+export { processStartTime };
 
 export interface LockInfo {
   pid: number;
@@ -22,18 +26,6 @@ export function isProcessAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The start time of a process from /proc/<pid>/stat, or undefined where there is no /proc (or no such pid). */
-export function processStartTime(pid: number, procRoot = '/proc'): string | undefined {
-  try {
-    const stat = readFileSync(path.join(procRoot, String(pid), 'stat'), 'utf8');
-    // The command name (field 2) is in parentheses and may itself hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19]; // field 22 overall: fields after the name start at field 3
-  } catch {
-    return undefined;
   }
 }
 

@@ -11,3 +11,9 @@ export interface DoctorCheck {
   /** What to do, when not ok. */
   fix?: string;
 }
+
+/** A check the doctor has started but not answered yet (the home screen shows it as pending). */
+export interface PendingCheck {
+  id: string;
+  title: string;
+}
