@@ -8,7 +8,7 @@ import type { ScreenModule, ScreenProps } from './types.js';
 import type { AppServices } from './services.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
 import { useSel } from '../ui/hooks.js';
-import { T, type Tone } from '../ui/theme.js';
+import type { Tone } from '../ui/theme.js';
 import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
