@@ -244,7 +244,7 @@ function filterBindings(services: AppServices): Binding[] {
   };
   return [
     shared('open', 'keep the filter and leave the field', leave),
-    shared('back', 'cancel: put back the filter from before and leave the field', leave),
+    shared('back', 'put back the earlier filter and leave', leave),
     { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the character before the cursor', run: () => undefined },
   ];
 }

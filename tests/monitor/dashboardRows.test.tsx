@@ -195,7 +195,7 @@ test('help on the dashboard lists every key it answers: the filter field and the
       await x.ui.press(KEYS.pageDown);
       seen += x.ui.frame();
     }
-    for (const text of ['Filter field (/', 'keep the filter and leave the field', 'put back the filter from before and leave the field', 'Metric and compare pickers (m, O', 'show the metric / compare with the run', 'close the picker', 'show the row whole', 'end of the drill-in (follows a live log)', 'Detail view (v / Enter on a row)', 'Quit question']) {
+    for (const text of ['Filter field (/', 'keep the filter and leave the field', 'put back the earlier filter and leave', 'Metric and compare pickers (m, O', 'show the metric / compare with the run', 'close the picker', 'show the row whole', 'end of the drill-in (follows a live log)', 'Detail view (v / Enter on a row)', 'Quit question']) {
       assert.ok(seen.includes(text), `help lists "${text}"`);
     }
     await x.ui.press(KEYS.escape);
