@@ -301,7 +301,7 @@ function dashboardBindings(services: AppServices): Binding[] {
     shared('open', 'drill in', enter),
     shared(
       'view',
-      'show the row whole (charts: header, alerts)',
+      'show the row whole',
       () => {
         const st = store.getState();
         const detail = st.snapshot && rowDetail(st.snapshot, st, focusedPanel());
