@@ -167,7 +167,12 @@ export async function runStatus(paths: RecipePaths, record: RunRecord): Promise<
   let next: StatusCache;
   let alive = false;
   let remote = false;
-  if (exit) {
+  if (exit && stop && !stop.stoppedAt && (await isRunAlive(record))) {
+    // The launcher has ended but the stop is still under way (the rest of its process group is dying): it is not
+    // "stopped" until stopRun has seen the whole group gone and written stoppedAt.
+    next = { status: cache.status === 'starting' ? 'starting' : 'running' };
+    alive = true;
+  } else if (exit) {
     next = { status: stop ? 'stopped' : 'exited', exitCode: exit.exitCode, endedAt: exit.endedAt ?? cache.endedAt };
     alive = await isRunAlive(record);
   } else if (stop?.stoppedAt) {
