@@ -30,5 +30,7 @@ export async function fakeDressageCheckout(opts: { slime?: boolean } = {}): Prom
 }
 
 export async function removeDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
+  // A poller that was disposed may still finish one atomic write (tmp file, then rename) while the tree is removed:
+  // rm then meets a directory that is not empty yet (ENOTEMPTY); Node's retries cover that.
+  await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
