@@ -233,19 +233,15 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
 }
 
 /**
- * The filter field's keys (`/`), for help: the field itself (ui/TextField) handles them, with the kit's one set of
- * rules; anything else is typed and filters samples, sandboxes, tasks and trajectories.
+ * The filter field's keys (`/`), for help only: the field itself (ui/TextField, the kit's one set of rules) answers
+ * them, so nothing here runs; anything else is typed and filters samples, sandboxes, tasks and trajectories.
  */
-function filterBindings(services: AppServices): Binding[] {
-  const store = services.monitor.store;
-  const leave = () => {
-    store.getState().set({ filterEditing: false });
-    services.app.getState().setInputCaptured(false);
-  };
+function filterBindings(): Binding[] {
+  const answeredByTheField = () => undefined;
   return [
-    shared('open', 'keep the filter and leave the field', leave),
-    shared('back', 'put back the earlier filter and leave', leave),
-    { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the character before the cursor', run: () => undefined },
+    shared('open', 'keep the filter and leave the field', answeredByTheField),
+    shared('back', 'put back the earlier filter and leave', answeredByTheField),
+    { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the character before the cursor', run: answeredByTheField },
   ];
 }
 
@@ -355,7 +351,7 @@ export const dashboardScreen: ScreenModule = {
   Component: Dashboard,
   bindings: dashboardBindings,
   fields: (services) => [
-    { title: 'Filter field (/ — type to filter the samples, sandboxes, tasks, trajectories)', bindings: filterBindings(services) },
+    { title: 'Filter field (/ — type to filter the samples, sandboxes, tasks, trajectories)', bindings: filterBindings() },
     { title: 'Metric and compare pickers (m, O — type to filter the list)', bindings: pickerBindings(services) },
   ],
 };
