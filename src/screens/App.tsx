@@ -15,6 +15,8 @@ import { commandLogRows } from './commandLogRows.js';
 
 export const MIN_WIDTH = 40;
 export const MIN_HEIGHT = 10;
+/** A scroll this far is "to the end" (End, G): the overlay then stays at its last row as rows are added. */
+const OVERLAY_END = 1e9;
 
 export interface AppProps {
   services: AppServices;
@@ -54,8 +56,8 @@ export function overlayBindings(
     shared('down', 'scroll down', () => o.scroll(1)),
     shared('pageUp', 'page up', () => o.scroll(-10)),
     shared('pageDown', 'page down', () => o.scroll(10)),
-    shared('first', 'top', () => o.scroll(-1e9)),
-    shared('last', 'bottom', () => o.scroll(1e9)),
+    shared('first', 'top', () => o.scroll(-OVERLAY_END)),
+    shared('last', 'bottom', () => o.scroll(OVERLAY_END)),
   ];
   // A number key still jumps to its screen from an overlay (closing it), as it does everywhere else.
   const jumps = screens.map<Binding>((s) => ({ keys: [s.hotkey], id: `go.${s.id}`, description: s.title, run: () => (close(), app().go(s.id)), footer: false }));
@@ -87,6 +89,8 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [overlayScroll, setOverlayScroll] = useState(0);
+  // End/G pins an overlay to its last row: rows that arrive later (a doctor answer adds a key) keep it at the bottom.
+  const [overlayAtEnd, setOverlayAtEnd] = useState(false);
   const win = useWindowSize();
   const width = size?.width ?? win.columns;
   const height = size?.height ?? win.rows;
@@ -166,7 +170,10 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
           for (const job of Object.values(services.jobs.getState().jobs)) job.cancel?.();
           quit();
         },
-        scroll: (delta) => setOverlayScroll((prev) => Math.max(0, prev + delta)),
+        scroll: (delta) => {
+          setOverlayAtEnd(delta >= OVERLAY_END);
+          setOverlayScroll((prev) => Math.max(0, prev + delta));
+        },
         copy: () => {
           const text = services.app.getState().detail?.copy?.text;
           if (!text) return;
@@ -178,7 +185,10 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
       }),
     [services, screens],
   );
-  useEffect(() => setOverlayScroll(0), [overlay]);
+  useEffect(() => {
+    setOverlayScroll(0);
+    setOverlayAtEnd(false);
+  }, [overlay]);
   const bodyHeight = height - 3;
   const helpSections = useMemo<HelpSection[]>(() => [
     { title: `${entry.title} keys`, bindings: screenBindings },
@@ -197,8 +207,8 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
         ? Math.max(0, detailLines(detail, width - 4).length - detailRows(bodyHeight))
         : 0;
   useEffect(() => {
-    if (overlayScroll > maxScroll) setOverlayScroll(maxScroll);
-  }, [overlayScroll, maxScroll]);
+    if (overlayScroll > maxScroll || (overlayAtEnd && overlayScroll !== maxScroll)) setOverlayScroll(maxScroll);
+  }, [overlayScroll, maxScroll, overlayAtEnd]);
 
   const handleKey = (input: string, key: Key) => {
     const state = services.app.getState();

@@ -154,3 +154,28 @@ test('tab bar and footer text adapt to the width', () => {
   assert.match(footerText([], 80), /q quit · \? help · L log$/);
   assert.equal([...footerText([{ keys: ['x'], description: 'a very long description '.repeat(10), run: () => {} }], 80)].length, 80);
 });
+
+test('End pins an overlay to its last row: rows added while it is open keep it at the bottom; a step up unpins it', async () => {
+  const { ws, services, ui } = await setup({ width: 80, height: 24 });
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `row ${i + 1} of the detail` }));
+  try {
+    await ui.waitForText('Pipeline');
+    services.app.getState().openDetail({ title: 'growing', lines: lines(50) });
+    await ui.waitForText('row 1 of the detail');
+    await ui.press('G');
+    await ui.waitForText('row 50 of the detail');
+    // More rows arrive while the view is open (same overlay): the bottom follows them.
+    services.app.getState().openDetail({ title: 'growing', lines: lines(60) });
+    await ui.waitForText('row 60 of the detail');
+    // Scrolling up leaves the end; later rows no longer move the view.
+    await ui.press(KEYS.up);
+    await ui.waitForText('row 59 of the detail');
+    services.app.getState().openDetail({ title: 'growing', lines: lines(70) });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.doesNotMatch(ui.frame(), /row 70 of the detail/);
+  } finally {
+    ui.unmount();
+    services.dispose();
+    await removeDir(ws);
+  }
+});
