@@ -148,17 +148,21 @@ test('monitor --once --json through the built binary: the bundled scan workers g
     for (const l of (body.repeat(Math.ceil((9 * 1024 * 1024) / body.length))).split('\n').slice(0, -1)) reference.ingestLine(l);
     const { execFile } = await import('node:child_process');
     const bin = path.resolve('bin/swegym-console');
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [bin, '--debug', 'monitor', file, '--once', '--json'], { env: { ...process.env, SWEGYM_MONITOR_WORKERS: '2' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
-      );
-    });
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stderr, /in ([3-9]|\d\d+) segments with 2 thread\(s\)/);
-    // The model's document, plus the run's liveness (issue 18), which is not the model's.
-    const { liveness, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
-    assert.equal((liveness as { state: string }).state, 'running');
-    assert.deepEqual(doc, JSON.parse(JSON.stringify(reference.toJson())));
+    const want = JSON.parse(JSON.stringify(reference.toJson()));
+    // The WebAssembly marker search (the default), and findMarkedLines on request: the same document.
+    for (const search of ['wasm', 'js']) {
+      const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [bin, '--debug', 'monitor', file, '--once', '--json'], { env: { ...process.env, SWEGYM_MONITOR_WORKERS: '2', ...(search === 'js' ? { SWEGYM_MONITOR_MARKER_SEARCH: 'js' } : {}) }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
+        );
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, new RegExp(`in ([3-9]|\\d\\d+) segments with 2 thread\\(s\\), marker search: ${search}`));
+      // The model's document, plus the run's liveness (issue 18), which is not the model's.
+      const { liveness, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
+      assert.equal((liveness as { state: string }).state, 'running');
+      assert.deepEqual(doc, want, `marker search ${search}`);
+    }
   } finally {
     await removeDir(dir);
   }

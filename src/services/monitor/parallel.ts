@@ -10,6 +10,7 @@ import { RunModel } from './model.js';
 import { TaskTally } from './taskTally.js';
 import { readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
 import type { ScanWorkerData, ScanWorkerRequest } from './scanWorker.js';
+import { markerSearchUsed, type MarkerSearch } from './markerScan.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
@@ -28,6 +29,8 @@ export interface OnceIngestOptions {
    * touch nothing else there are dropped in the scanners. The failure feed, memory and the like stay empty.
    */
   documentOnly?: boolean;
+  /** `js`: findMarkedLines instead of the WebAssembly marker search (the same lines; for comparisons). */
+  markerSearch?: MarkerSearch;
 }
 
 export interface OnceIngestResult {
@@ -35,6 +38,8 @@ export interface OnceIngestResult {
   bytes: number;
   workers: number;
   segments: number;
+  /** The marker search the scanners used (`wasm` unless asked otherwise or unavailable). */
+  markerSearch: MarkerSearch;
 }
 
 /** The worker's module: beside this one in the sources; the bundle's own entry in dist/. */
@@ -88,22 +93,23 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   const cores = Math.min(opts.workers ?? Math.min(4, availableParallelism()), Math.max(1, segments));
   const sequential = () => {
     const a = new SegmentApplier(opts.name);
-    scanFileSegments(file, segmentBytes, (r) => a.apply(0, r), opts.documentOnly ?? false);
-    return { model: a.model, bytes: size, workers: 1, segments };
+    scanFileSegments(file, segmentBytes, (r) => a.apply(0, r), opts.documentOnly ?? false, opts.markerSearch ?? 'wasm');
+    return { model: a.model, bytes: size, workers: 1, segments, markerSearch: markerSearchUsed(opts.markerSearch) };
   };
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
   const applier = new SegmentApplier(opts.name);
   try {
-    await runWorkers(file, segments, cores, segmentBytes, opts.aheadPerWorker ?? 2, applier, opts.documentOnly ?? false);
+    const data: ScanWorkerData = { file, segmentBytes, documentOnly: opts.documentOnly ?? false, markerSearch: opts.markerSearch ?? 'wasm' };
+    await runWorkers(data, segments, cores, opts.aheadPerWorker ?? 2, applier);
   } catch (err) {
     if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
     return sequential();
   }
-  return { model: applier.model, bytes: size, workers: cores, segments };
+  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch) };
 }
 
-function runWorkers(file: string, segments: number, cores: number, segmentBytes: number, aheadPerWorker: number, applier: SegmentApplier, documentOnly: boolean): Promise<void> {
+function runWorkers(data: ScanWorkerData, segments: number, cores: number, aheadPerWorker: number, applier: SegmentApplier): Promise<void> {
   return new Promise((resolve, reject) => {
     const ahead = Math.max(cores, aheadPerWorker * cores);
     const waiting = new Map<number, { source: number; result: SegmentResult }>();
@@ -125,7 +131,6 @@ function runWorkers(file: string, segments: number, cores: number, segmentBytes:
         (workers[w] as Worker).postMessage({ segment: nextSegment++ } satisfies ScanWorkerRequest);
       }
     };
-    const data: ScanWorkerData = { file, segmentBytes, documentOnly };
     for (let i = 0; i < cores; i++) {
       // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
       // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.

@@ -4,22 +4,24 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { SegmentScanner, readSegment } from './segmentScan.js';
+import type { MarkerSearch } from './markerScan.js';
 
 export interface ScanWorkerData {
   file: string;
   segmentBytes: number;
   /** Only what `--once --json` prints (SegmentScanner). */
   documentOnly: boolean;
+  markerSearch: MarkerSearch;
 }
 
 export type ScanWorkerRequest = { segment: number } | { stop: true };
 
 if (parentPort) {
   const port = parentPort;
-  const { file, segmentBytes, documentOnly } = workerData as ScanWorkerData;
+  const { file, segmentBytes, documentOnly, markerSearch } = workerData as ScanWorkerData;
   const fd = openSync(file, 'r');
   const size = fstatSync(fd).size;
-  const scanner = new SegmentScanner(documentOnly);
+  const scanner = new SegmentScanner(documentOnly, markerSearch);
   let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
   port.on('message', (m: ScanWorkerRequest) => {
     if ('stop' in m) {

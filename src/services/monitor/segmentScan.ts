@@ -5,7 +5,7 @@
 // Used by the scan workers (scanWorker.ts) and, for small files or one core, on the main thread.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LINE_MARKERS, parseLine, type LogEvent } from './lines.js';
-import { compileMarkers, findMarkedLines } from './markers.js';
+import { markedLineSearch, type MarkerSearch } from './markerScan.js';
 import { SampleSearch, emptySampleBytes, readSampleBytes } from './sampleBytes.js';
 import type { SampleStats } from './model.js';
 
@@ -89,7 +89,7 @@ const NL = 10;
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 export class SegmentScanner {
-  private readonly groups = compileMarkers(LINE_MARKERS);
+  private readonly findMarked;
   private readonly starts: number[] = [];
   private readonly ids = new Map<string, number>();
   /** Open addressing over `names` (id + 1; 0 = empty), keyed by the FNV-1a hash of the name's bytes. */
@@ -128,8 +128,16 @@ export class SegmentScanner {
   private newNames: string[] = [];
   private candidates = 0;
 
-  /** documentOnly: only what `--once --json` prints is needed (NOT_IN_DOCUMENT events are dropped). */
-  constructor(private readonly documentOnly = false) {}
+  /**
+   * documentOnly: only what `--once --json` prints is needed (NOT_IN_DOCUMENT events are dropped). markerSearch: `js`
+   * uses findMarkedLines instead of the WebAssembly search (the same lines; for comparisons).
+   */
+  constructor(
+    private readonly documentOnly = false,
+    markerSearch: MarkerSearch = 'wasm',
+  ) {
+    this.findMarked = markedLineSearch(LINE_MARKERS, markerSearch);
+  }
 
   /**
    * Scans the lines of buf[from, stop] (from: a line start; stop: the index of the newline that ends the last
@@ -173,7 +181,7 @@ export class SegmentScanner {
   private window(buf: Buffer, from: number, end: number): void {
     const starts = this.starts;
     starts.length = 0;
-    findMarkedLines(buf, from, end, this.groups, starts);
+    this.findMarked(buf, from, end, starts);
     const sb = this.sb;
     const search = this.sampleSearch.reset(buf, end);
     for (const s of starts) {
@@ -461,11 +469,11 @@ function readFully(fd: number, buf: Buffer, off: number, n: number, pos: number)
 }
 
 /** Scans a whole file on this thread, segment by segment (small files, one core, or the workers' fallback). */
-export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void, documentOnly = false): number {
+export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void, documentOnly = false, markerSearch: MarkerSearch = 'wasm'): number {
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
-    const scanner = new SegmentScanner(documentOnly);
+    const scanner = new SegmentScanner(documentOnly, markerSearch);
     let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
     let index = 0;
     for (let start = 0; start < size; start += segmentBytes, index++) {

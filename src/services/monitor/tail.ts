@@ -1,21 +1,20 @@
 // Reading a run log fast and following it live.
 // - LineScanner: takes raw chunks, keeps a partial last line, and hands only candidate lines (those containing a
-//   marker of lines.ts LINE_MARKERS) to the sink, decoded as UTF-8. The raw bytes are searched with one-byte
-//   Buffer.indexOf passes (memchr) for the markers' rare trigger bytes; only the lines around a verified marker
-//   are decoded, noise lines never are.
+//   marker of lines.ts LINE_MARKERS) to the sink, decoded as UTF-8. The raw bytes are searched in one WebAssembly
+//   SIMD pass (markerScan.ts); only the lines around a verified marker are decoded, noise lines never are.
 // - scanFile: reads a file from an offset to its end in large chunks.
 // - FileFollower: polls a file, survives truncation, rotation (new inode) and partial writes.
 // - followRayJob: `ray job logs -f <id>` as a child process through runProcess.
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { LINE_MARKERS } from './lines.js';
-import { compileMarkers, findMarkedLines } from './markers.js';
+import { markedLineSearch } from './markerScan.js';
 import { runProcess, type RunResult } from '../process/run.js';
 
 export type LineSink = (line: string) => void;
 export { compileMarkers, findMarkedLines, type MarkerGroup } from './markers.js';
 
 const NL = 10;
-/** Bytes searched per round of trigger passes: small enough that the passes after the first hit the CPU cache. */
+/** Bytes searched at a time: the marker search copies them into its memory, which stays small. */
 const WINDOW = 256 * 1024;
 
 /** Bytes before the read offset compared on each poll to notice a file rewritten in place at the same size. */
@@ -23,7 +22,7 @@ const SIG_BYTES = 4096;
 
 export class LineScanner {
   private carry: Buffer | undefined;
-  private readonly groups = compileMarkers(LINE_MARKERS);
+  private readonly findMarked = markedLineSearch(LINE_MARKERS);
   private readonly starts: number[] = [];
   /** Bytes consumed (including the carried partial line). */
   bytes = 0;
@@ -104,7 +103,7 @@ export class LineScanner {
   private scanWindow(buf: Buffer, from: number, end: number): void {
     const starts = this.starts;
     starts.length = 0;
-    findMarkedLines(buf, from, end, this.groups, starts);
+    this.findMarked(buf, from, end, starts);
     for (const start of starts) {
       let stop = buf.indexOf(NL, start);
       if (stop < 0 || stop > end) stop = end;

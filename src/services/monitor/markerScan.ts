@@ -1,0 +1,190 @@
+// The marker search of the log scan in WebAssembly (wasm/markerScan.ts, compiled into markerScanWasm.ts): one SIMD
+// pass over a window finds the lines that hold a marker text, where findMarkedLines (markers.ts) makes one native
+// indexOf pass per needle and checks each hit in JavaScript. Same contract and same answers as findMarkedLines
+// (tests/monitor/markerScan.test.ts holds the two together); findMarkedLines stays the fallback where WebAssembly's
+// SIMD is missing.
+import { MARKER_SCAN_WASM } from './markerScanWasm.js';
+import { MARKER_FINGERPRINTS } from './markerFingerprints.js';
+import { compileMarkers, findMarkedLines } from './markers.js';
+
+const PAGE = 65536;
+/** Memory layout (wasm/markerScan.ts describes the tables): page 0 is the module's own, then tables and texts. */
+const TABLES = PAGE;
+const TEXTS = TABLES + 256;
+const OUT = 2 * PAGE;
+const OUT_CAPACITY = PAGE / 2;
+const DATA = OUT + OUT_CAPACITY * 4;
+/** Bytes past the end of a window that `find` may read (its 4 loads of 16 bytes). */
+const SLACK = 64;
+const FINGERPRINT = 4;
+const BUCKETS = 8;
+
+interface MarkerScanExports {
+  configure(tables: number, texts: number, out: number, capacity: number): void;
+  find(base: number, from: number, end: number): number;
+  resume(): number;
+  candidates(): number;
+}
+
+/** The part of the WebAssembly API used here (the project's type libraries, without the DOM's, do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: unknown };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let compiled: object | null | undefined;
+
+/** The compiled module, or null where this runtime lacks WebAssembly SIMD (relaxed SIMD included). */
+function wasmModule(): object | null {
+  if (compiled === undefined) {
+    try {
+      compiled = wasm ? new wasm.Module(Buffer.from(MARKER_SCAN_WASM, 'base64')) : null;
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+/** Where a text's fingerprint starts, when the table has none for it: its least common 4 bytes by a rough guess. */
+function guessFingerprint(bytes: Uint8Array): number {
+  const weight = (c: number) => (c === 32 ? 8 : c >= 97 && c <= 122 ? 3 : c >= 48 && c <= 57 ? 3 : c >= 65 && c <= 90 ? 0.5 : 1);
+  let best = 0;
+  let bestScore = Infinity;
+  for (let at = 0; at + FINGERPRINT <= bytes.length; at++) {
+    let score = 1;
+    for (let j = 0; j < FINGERPRINT; j++) score *= weight(bytes[at + j] as number);
+    if (score < bestScore) [best, bestScore] = [at, score];
+  }
+  return best;
+}
+
+export class MarkerScan {
+  private u8: Uint8Array;
+  private view: DataView;
+
+  private constructor(
+    private readonly memory: WasmMemory,
+    private readonly exports: MarkerScanExports,
+  ) {
+    this.u8 = new Uint8Array(memory.buffer);
+    this.view = new DataView(memory.buffer);
+  }
+
+  /** A scanner for these marker texts (lines.ts LINE_MARKERS), or undefined without WebAssembly SIMD. */
+  static create(markers: readonly (readonly [text: string, needle: string])[]): MarkerScan | undefined {
+    const mod = wasmModule();
+    if (!mod || !wasm) return undefined;
+    const memory = new wasm.Memory({ initial: DATA / PAGE + 8 });
+    const instance = new wasm.Instance(mod, { env: { memory, abort: () => {} } });
+    const scan = new MarkerScan(memory, instance.exports as unknown as MarkerScanExports);
+    scan.writeTables(markers);
+    return scan;
+  }
+
+  private writeTables(markers: readonly (readonly [string, string])[]): void {
+    const enc = new TextEncoder();
+    const texts = markers.map(([text]) => {
+      const bytes = enc.encode(text);
+      if (bytes.length === 0 || bytes.length !== text.length || text.includes('\n')) throw new Error(`bad line marker ${JSON.stringify(text)}`);
+      const known = MARKER_FINGERPRINTS[text];
+      const at = known && known[0] + Math.min(FINGERPRINT, bytes.length) <= bytes.length ? known[0] : guessFingerprint(bytes);
+      return { bytes, at, bucket: known ? known[1] : BUCKETS - 1 };
+    });
+    const u8 = this.u8;
+    const view = this.view;
+    u8.fill(0, TABLES, OUT);
+    u8.fill(0x0f, TABLES + 176, TABLES + 192);
+    let index = 0;
+    let bytesAt = TEXTS + 12 * texts.length;
+    for (let b = 0; b < BUCKETS; b++) {
+      view.setUint32(TABLES + 128 + 4 * b, index, true);
+      for (const t of texts) {
+        if (t.bucket !== b) continue;
+        for (let j = 0; j < FINGERPRINT; j++) {
+          const lo = TABLES + 32 * j;
+          const hi = lo + 16;
+          if (t.at + j >= t.bytes.length) {
+            // A text shorter than the fingerprint: any byte there.
+            for (let x = 0; x < 16; x++) {
+              u8[lo + x] = (u8[lo + x] as number) | (1 << b);
+              u8[hi + x] = (u8[hi + x] as number) | (1 << b);
+            }
+            continue;
+          }
+          const c = t.bytes[t.at + j] as number;
+          u8[lo + (c & 15)] = (u8[lo + (c & 15)] as number) | (1 << b);
+          u8[hi + (c >> 4)] = (u8[hi + (c >> 4)] as number) | (1 << b);
+        }
+        if (bytesAt + t.bytes.length > OUT) throw new Error('line markers do not fit the scanner tables');
+        u8.set(t.bytes, bytesAt);
+        view.setUint32(TEXTS + 12 * index, bytesAt, true);
+        view.setUint32(TEXTS + 12 * index + 4, t.bytes.length, true);
+        view.setUint32(TEXTS + 12 * index + 8, t.at, true);
+        bytesAt += t.bytes.length;
+        index++;
+      }
+    }
+    view.setUint32(TABLES + 128 + 4 * BUCKETS, index, true);
+    this.exports.configure(TABLES, TEXTS, OUT, OUT_CAPACITY);
+  }
+
+  /** Fingerprint hits compared in full so far (a measure of how well the fingerprints fit a log). */
+  get candidates(): number {
+    return this.exports.candidates();
+  }
+
+  /** As findMarkedLines: appends to `out` the start offsets of the lines of buf[from, end) that hold a marker. */
+  find(buf: Uint8Array, from: number, end: number, out: number[]): void {
+    const n = end - from;
+    if (n <= 0) return;
+    this.reserve(n + SLACK);
+    // Bytes past the window are whatever an earlier window left: the module only reads them, never matches on them.
+    this.u8.set(buf.subarray(from, end), DATA);
+    const starts = new Int32Array(this.memory.buffer, OUT, OUT_CAPACITY);
+    let at = 0;
+    for (;;) {
+      const found = this.exports.find(DATA, at, n);
+      for (let k = 0; k < found; k++) out.push((starts[k] as number) + from);
+      const next = this.exports.resume();
+      if (next < 0) return;
+      at = next;
+    }
+  }
+
+  private reserve(bytes: number): void {
+    const need = DATA + bytes;
+    if (need <= this.memory.buffer.byteLength) return;
+    this.memory.grow(Math.ceil((need - this.memory.buffer.byteLength) / PAGE));
+    this.u8 = new Uint8Array(this.memory.buffer);
+    this.view = new DataView(this.memory.buffer);
+  }
+}
+
+/** Which marker search a scanner uses: the WebAssembly one, or findMarkedLines (the reference; for comparisons). */
+export type MarkerSearch = 'wasm' | 'js';
+
+export type MarkedLineSearch = (buf: Buffer, from: number, end: number, out: number[]) => void;
+
+/** The search a scanner asked for `kind` gets on this runtime. */
+export function markerSearchUsed(kind: MarkerSearch = 'wasm'): MarkerSearch {
+  return kind === 'wasm' && wasmModule() ? 'wasm' : 'js';
+}
+
+/** One instance per marker list and thread: a search runs to its end synchronously, so scanners can share one. */
+const shared = new WeakMap<object, MarkerScan | undefined>();
+
+/** The marker search for these texts: the WebAssembly one unless `js` is asked for or it cannot run here. */
+export function markedLineSearch(markers: readonly (readonly [text: string, needle: string])[], kind: MarkerSearch = 'wasm'): MarkedLineSearch {
+  if (kind === 'wasm' && !shared.has(markers)) shared.set(markers, MarkerScan.create(markers));
+  const scan = kind === 'wasm' ? shared.get(markers) : undefined;
+  if (scan) return (buf, from, end, out) => scan.find(buf, from, end, out);
+  const groups = compileMarkers(markers);
+  return (buf, from, end, out) => findMarkedLines(buf, from, end, groups, out);
+}

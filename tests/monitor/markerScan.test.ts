@@ -1,0 +1,137 @@
+// The WebAssembly marker search (markerScan.ts, wasm/markerScan.ts) against findMarkedLines, the reference: the same
+// line starts for any bytes and any window, whatever the fingerprint table says; and the committed module is the
+// one its source compiles to.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { LINE_MARKERS } from '../../src/services/monitor/lines.js';
+import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
+import { MarkerScan, markedLineSearch } from '../../src/services/monitor/markerScan.js';
+import { MARKER_FINGERPRINTS } from '../../src/services/monitor/markerFingerprints.js';
+
+const groups = compileMarkers(LINE_MARKERS);
+
+function reference(buf: Buffer, from: number, end: number, groupsFor = groups): number[] {
+  const out: number[] = [];
+  findMarkedLines(buf, from, end, groupsFor, out);
+  return out;
+}
+
+function scanned(scan: MarkerScan, buf: Buffer, from: number, end: number): number[] {
+  const out: number[] = [];
+  scan.find(buf, from, end, out);
+  return out;
+}
+
+function rng(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+}
+
+function wasmScan(markers = LINE_MARKERS): MarkerScan {
+  const scan = MarkerScan.create(markers);
+  assert.ok(scan, 'Node 22+ runs WebAssembly SIMD: the WebAssembly search must load');
+  return scan;
+}
+
+test('the committed WebAssembly module is what wasm/markerScan.ts compiles to', () => {
+  const r = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, `build-wasm --check: ${r.stderr}`);
+});
+
+test('every marker text has a fingerprint inside it and a bucket of the eight', () => {
+  for (const [text] of LINE_MARKERS) {
+    const entry = MARKER_FINGERPRINTS[text];
+    assert.ok(entry, `no fingerprint for ${JSON.stringify(text)}: run scripts/marker-fingerprints.ts`);
+    const [at, bucket] = entry;
+    assert.ok(at >= 0 && at + Math.min(4, text.length) <= text.length, `${JSON.stringify(text)}: fingerprint at ${at}`);
+    assert.ok(Number.isInteger(bucket) && bucket >= 0 && bucket < 8, `${JSON.stringify(text)}: bucket ${bucket}`);
+  }
+});
+
+test('fuzz: marker texts, their fragments, look-alikes and binary bytes, in random windows, give the reference lines', () => {
+  const rnd = rng(1717);
+  const texts = LINE_MARKERS.map(([t]) => t);
+  const pieces = [
+    ...texts,
+    ...texts.map((t) => t.slice(0, Math.max(1, t.length - 1))),
+    ...texts.map((t) => t.slice(1)),
+    ...texts.map((t) => t.slice(0, Math.ceil(t.length / 2))),
+    'E-Gy', 'Erro', 'Dres', 'DRES', 'heck', ': ', '{', 'x ro', '\u001b[31m', '\u0000', '\r', 'é', '\ud83d\ude00', ' ', 'SWE-Gym',
+  ];
+  const scan = wasmScan();
+  for (let round = 0; round < 300; round++) {
+    const lines: string[] = [];
+    const count = 1 + Math.floor(rnd() * 60);
+    for (let i = 0; i < count; i++) {
+      let s = '';
+      const n = Math.floor(rnd() * 7);
+      for (let k = 0; k < n; k++) s += rnd() < 0.6 ? (pieces[Math.floor(rnd() * pieces.length)] as string) : String.fromCharCode(Math.floor(rnd() * 256));
+      lines.push(s.replace(/\n/g, ' '));
+    }
+    const buf = Buffer.from(lines.join('\n') + (rnd() < 0.5 ? '\n' : ''));
+    // A window: from a line start to a newline (or the end), as the scanners cut them.
+    const starts = [0, ...[...buf.keys()].filter((i) => buf[i - 1] === 10)];
+    const from = starts[Math.floor(rnd() * starts.length)] as number;
+    const ends = [...buf.keys()].filter((i) => i >= from && buf[i] === 10).concat(buf.length);
+    const end = ends[Math.floor(rnd() * ends.length)] as number;
+    assert.deepStrictEqual(scanned(scan, buf, from, end), reference(buf, from, end), `round ${round}: ${JSON.stringify(buf.toString('latin1', from, end))}`);
+  }
+});
+
+test('texts at the edges of a window: one that ends at its end is found, one cut by it or before its start is not', () => {
+  const scan = wasmScan();
+  for (const [text] of LINE_MARKERS) {
+    const line = `ab ${text}`;
+    const buf = Buffer.from(`x\n${line}\nnoise\n`);
+    const lineStart = 2;
+    const lineEnd = lineStart + line.length;
+    assert.deepStrictEqual(scanned(scan, buf, lineStart, lineEnd), [lineStart], `${JSON.stringify(text)} at the end`);
+    assert.deepStrictEqual(scanned(scan, buf, lineStart, lineEnd - 1), reference(buf, lineStart, lineEnd - 1), `${JSON.stringify(text)} cut by the end`);
+    assert.deepStrictEqual(scanned(scan, buf, lineStart + 3, lineEnd), [lineStart + 3], `${JSON.stringify(text)} at the start`);
+    assert.deepStrictEqual(scanned(scan, buf, lineStart + 4, lineEnd), reference(buf, lineStart + 4, lineEnd), `${JSON.stringify(text)} cut by the start`);
+  }
+});
+
+test('more marked lines than the output holds at once: the search resumes and finds every one', () => {
+  const lines = Array.from({ length: 70_000 }, (_, i) => (i % 3 === 2 ? 'noise here' : i % 3 === 0 ? 'Error' : "x Job 'r' succeeded"));
+  const buf = Buffer.from(lines.join('\n'));
+  const want = reference(buf, 0, buf.length);
+  assert.equal(want.length, 46_667);
+  assert.deepStrictEqual(scanned(wasmScan(), buf, 0, buf.length), want);
+});
+
+test('a window larger than the memory it starts with: the memory grows and the lines are the same', () => {
+  const rnd = rng(99);
+  const lines = Array.from({ length: 120_000 }, (_, i) => (rnd() < 0.01 ? `[x] ${LINE_MARKERS[i % LINE_MARKERS.length]?.[0]} tail` : 'some ordinary log line with words 0123'));
+  const buf = Buffer.from(lines.join('\n') + '\n');
+  assert.ok(buf.length > 4_000_000);
+  const scan = wasmScan();
+  assert.deepStrictEqual(scanned(scan, buf, 0, buf.length - 1), reference(buf, 0, buf.length - 1));
+  // And a small window after it reads no stale bytes of the big one as its own.
+  const small = Buffer.from('nothing to see\n');
+  assert.deepStrictEqual(scanned(scan, small, 0, small.length - 1), []);
+});
+
+test('markers missing from the fingerprint table are still found, and the table only changes the candidates counted', () => {
+  const extra: [string, string][] = [['zq marker not in the table', 'z'], ['ab', 'a'], ['Q', 'Q']];
+  const markers = [...LINE_MARKERS, ...extra];
+  const scan = wasmScan(markers);
+  const buf = Buffer.from(['a zq marker not in the table here', 'xxab', 'no', 'Q', 'SWE-Gym reward=1', 'nothing'].join('\n'));
+  const want = reference(buf, 0, buf.length, compileMarkers(markers));
+  assert.deepStrictEqual(want, [0, 34, 42, 44]);
+  assert.deepStrictEqual(scanned(scan, buf, 0, buf.length), want);
+  assert.ok(scan.candidates >= want.length, 'each found line was a candidate first');
+});
+
+test('markedLineSearch: the WebAssembly search by default, findMarkedLines on request, the same lines', () => {
+  const rnd = rng(5);
+  const lines = Array.from({ length: 3000 }, () => (rnd() < 0.2 ? `(RolloutManager pid=1) ${LINE_MARKERS[Math.floor(rnd() * LINE_MARKERS.length)]?.[0]}` : 'GET /health 200 OK'));
+  const buf = Buffer.from(lines.join('\n'));
+  const a: number[] = [];
+  const b: number[] = [];
+  markedLineSearch(LINE_MARKERS)(buf, 0, buf.length, a);
+  markedLineSearch(LINE_MARKERS, 'js')(buf, 0, buf.length, b);
+  assert.ok(a.length > 400);
+  assert.deepStrictEqual(a, b);
+});
