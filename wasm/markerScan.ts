@@ -11,18 +11,30 @@
 //   +128  9 × u32: bucket b's texts are descriptors [first[b], first[b + 1]);
 //   +176  16 bytes of 0x0f (the nibble mask, loaded: V8 rebuilds a v128 constant at each use inside a loop);
 //   +192  16 bytes of scratch;
-// and at `texts`, per text: u32 address of its bytes, u32 length, u32 offset of its fingerprint in it.
+// and at `texts`, per text: u32 address of its bytes, u32 length, u32 offset of its fingerprint in it; and at
+// `literals`, what the per-sample reader compares (see readSample).
+//
+// Each marked line gives a record of RECORD i32s at `out`: its start, its end (its newline, or the window's end),
+// then, when asked, the per-sample line read on its bytes (src/services/monitor/sampleBytes.ts readSampleBytes is
+// the reference, and tests/monitor/markerScan.test.ts holds the two to the same answers): 1 if it certainly is one
+// (else 0 and nothing more), the ranges of reward and raw, integrity's truth (1 for `True`), the range of the
+// instance and of the trimmed reason.
+
+const RECORD: i32 = 12;
 
 let tables: usize = 0;
 let texts: usize = 0;
+let literals: usize = 0;
 let out: usize = 0;
 let outCapacity: i32 = 0;
 let resumeAt: i32 = -1;
 let candidateCount: i32 = 0;
 
-export function configure(tablesAt: usize, textsAt: usize, outAt: usize, capacity: i32): void {
+/** `capacity`: records that fit at `outAt`. */
+export function configure(tablesAt: usize, textsAt: usize, literalsAt: usize, outAt: usize, capacity: i32): void {
   tables = tablesAt;
   texts = textsAt;
+  literals = literalsAt;
   out = outAt;
   outCapacity = capacity;
 }
@@ -60,11 +72,11 @@ function matches(base: usize, pos: i32, buckets: u32, from: i32, end: i32): bool
 }
 
 /**
- * Writes to `out` (as i32, in increasing order, once each) the start offsets of the lines of base[from, end) that
- * hold a marker text; returns how many. base[end] is a newline or the end of the data; 19 bytes past `end` must be
- * readable (their values do not matter). When `out` fills up, resume() says where to go on.
+ * Writes to `out` a record for each line of base[from, end) that holds a marker text, in increasing order, once each;
+ * returns how many. base[end] is a newline or the end of the data; 19 bytes past `end` must be readable (their
+ * values do not matter). `samples`: read per-sample lines too. When `out` fills up, resume() says where to go on.
  */
-export function find(base: usize, from: i32, end: i32): i32 {
+export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
   const lo0 = v128.load(tables);
   const hi0 = v128.load(tables, 16);
   const lo1 = v128.load(tables, 32);
@@ -106,10 +118,13 @@ export function find(base: usize, from: i32, end: i32): i32 {
       // A text holds no newline, so its line starts at the last newline before the fingerprint.
       let start = pos;
       while (start > from && load<u8>(base + ((start - 1) as usize)) != 10) start--;
-      store<i32>(out + ((n as usize) << 2), start);
-      n++;
       let nl = pos;
       while (nl < end && load<u8>(base + (nl as usize)) != 10) nl++;
+      const rec = out + ((n * RECORD) as usize) * 4;
+      store<i32>(rec, start);
+      store<i32>(rec, nl, 4);
+      store<i32>(rec, samples ? readSample(base, start, nl, rec) : 0, 8);
+      n++;
       next = nl + 1;
       if (n == outCapacity) {
         resumeAt = next < end ? next : -1;
@@ -120,4 +135,98 @@ export function find(base: usize, from: i32, end: i32): i32 {
     i = next;
   }
   return n;
+}
+
+// Literals at `literals` (written by markerScan.ts): +0 `SWE-Gym reward=`, +16 `[repeated `, +32 + 16 × f the six
+// field names ` raw=`, ` integrity=`, ` instance=`, ` f2p=`, ` p2p=`, ` reason=`, +128 their six lengths (u8),
+// +256 a 256-byte table: 1 for each byte of `SWE-Gym reward=`; +512 48 bytes where the fields' ranges are kept.
+const MARK_LENGTH: i32 = 15;
+const FOLD_LENGTH: i32 = 10;
+
+/** The first place in base[from, end) where the n bytes at `lit` lie whole, or -1. */
+function findLiteral(base: usize, from: i32, end: i32, lit: usize, n: i32): i32 {
+  const first = load<u8>(lit);
+  for (let i = from; i + n <= end; i++) {
+    if (load<u8>(base + (i as usize)) != first) continue;
+    let k = 1;
+    while (k < n && load<u8>(base + ((i + k) as usize)) == load<u8>(lit + (k as usize))) k++;
+    if (k == n) return i;
+  }
+  return -1;
+}
+
+function findByte(base: usize, from: i32, end: i32, byte: u8): i32 {
+  for (let i = from; i < end; i++) if (load<u8>(base + (i as usize)) == byte) return i;
+  return -1;
+}
+
+@inline
+function at(base: usize, i: i32): i32 {
+  return load<u8>(base + (i as usize)) as i32;
+}
+
+/**
+ * The line base[start, end) as a per-sample line, with readSampleBytes's rules: 1 and its fields in `rec` when it
+ * certainly is one, else 0 (the caller decodes it and runs the classifier).
+ */
+function readSample(base: usize, start: i32, end: i32, rec: usize): i32 {
+  let e = end;
+  if (e > start && at(base, e - 1) == 13) e--;
+  const h = findLiteral(base, start, e, literals, MARK_LENGTH);
+  if (h < 0) return 0;
+  // A `[repeated …]` fold would cut the line.
+  if (findLiteral(base, start, e, literals + 16, FOLD_LENGTH) >= 0) return 0;
+  // Only complete colour codes before the marker, none of them between two marker bytes; no escape after it.
+  const inMark = literals + 256;
+  let x = findByte(base, start, e, 27);
+  while (x >= 0 && x < h) {
+    if (at(base, x + 1) != 91) return 0;
+    let j = x + 2;
+    let b = at(base, j);
+    while (j < h && ((b >= 48 && b <= 57) || b == 59 || b == 63)) b = at(base, ++j);
+    while (j < h && b >= 32 && b <= 47) b = at(base, ++j);
+    if (j >= h || b < 64 || b > 126) return 0;
+    if (x > start && load<u8>(inMark + at(base, x - 1)) == 1 && load<u8>(inMark + at(base, j + 1)) == 1) return 0;
+    x = findByte(base, j + 1, e, 27);
+  }
+  if (x >= 0) return 0;
+  // Six fields, each a run of printable non-space ASCII followed by exactly the next ` name=`.
+  const fields = literals + 512;
+  let i = h + MARK_LENGTH;
+  for (let f = 0; f < 6; f++) {
+    const s = i;
+    let c = at(base, i);
+    while (c > 32 && c < 127 && i < e) c = at(base, ++i);
+    if (i >= e || c != 32) return 0;
+    // instance= may be empty; the others may not.
+    if (i == s && f != 3) return 0;
+    store<i32>(fields + (f << 3), s);
+    store<i32>(fields + (f << 3), i, 4);
+    const lit = literals + 32 + ((f << 4) as usize);
+    const n = load<u8>(literals + 128 + (f as usize)) as i32;
+    if (i + n > e) return 0;
+    for (let k = 1; k < n; k++) if (at(base, i + k) != (load<u8>(lit + (k as usize)) as i32)) return 0;
+    i += n;
+  }
+  // reason=(.*)$ trimmed: printable ASCII to the end.
+  for (let k = i; k < e; k++) {
+    const c = at(base, k);
+    if (c < 32 || c > 126) return 0;
+  }
+  let rs = i;
+  let re = e;
+  while (rs < re && at(base, rs) == 32) rs++;
+  while (re > rs && at(base, re - 1) == 32) re--;
+  const is = load<i32>(fields, 16);
+  const truth = load<i32>(fields, 20) - is == 4 && at(base, is) == 84 && at(base, is + 1) == 114 && at(base, is + 2) == 117 && at(base, is + 3) == 101;
+  store<i32>(rec, load<i32>(fields), 12);
+  store<i32>(rec, load<i32>(fields, 4), 16);
+  store<i32>(rec, load<i32>(fields, 8), 20);
+  store<i32>(rec, load<i32>(fields, 12), 24);
+  store<i32>(rec, truth ? 1 : 0, 28);
+  store<i32>(rec, load<i32>(fields, 24), 32);
+  store<i32>(rec, load<i32>(fields, 28), 36);
+  store<i32>(rec, rs, 40);
+  store<i32>(rec, re, 44);
+  return 1;
 }

@@ -1,12 +1,30 @@
 // The WebAssembly marker search (markerScan.ts, wasm/markerScan.ts) against findMarkedLines, the reference: the same
-// line starts for any bytes and any window, whatever the fingerprint table says; and the committed module is the
-// one its source compiles to.
+// line starts for any bytes and any window, whatever the fingerprint table says; its per-sample reader against
+// readSampleBytes; and the committed module is the one its source compiles to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { LINE_MARKERS } from '../../src/services/monitor/lines.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
-import { MarkerScan, markedLineSearch } from '../../src/services/monitor/markerScan.js';
+import {
+  MarkerScan,
+  RECORD,
+  R_END,
+  R_INSTANCE_END,
+  R_INSTANCE_START,
+  R_INTEGRITY,
+  R_RAW_END,
+  R_RAW_START,
+  R_REASON_END,
+  R_REASON_START,
+  R_REWARD_END,
+  R_REWARD_START,
+  R_SAMPLE,
+  R_START,
+  markedLineSearch,
+} from '../../src/services/monitor/markerScan.js';
+import { emptySampleBytes, isOne, readSampleBytes } from '../../src/services/monitor/sampleBytes.js';
+import { fuzzSampleLines, hardSampleLines, usualSampleLines } from './sampleLineCases.js';
 import { MARKER_FINGERPRINTS } from '../../src/services/monitor/markerFingerprints.js';
 
 const groups = compileMarkers(LINE_MARKERS);
@@ -134,4 +152,57 @@ test('markedLineSearch: the WebAssembly search by default, findMarkedLines on re
   markedLineSearch(LINE_MARKERS, 'js')(buf, 0, buf.length, b);
   assert.ok(a.length > 400);
   assert.deepStrictEqual(a, b);
+});
+
+/** The WebAssembly reader's record of the one marked line of `line` between two noise lines, or undefined. */
+function wasmSample(scan: MarkerScan, line: string): { buf: Buffer; start: number; end: number; record: number[] | undefined } {
+  const head = 'GET /health 200 OK\n';
+  const buf = Buffer.from(`${head}${line}\nGET /health 200 OK`);
+  const start = Buffer.byteLength(head);
+  const end = start + Buffer.byteLength(line);
+  let record: number[] | undefined;
+  scan.lines(buf, 0, buf.length, true, (r, count) => {
+    for (let k = 0; k < count; k++) {
+      const rec = Array.from(r.subarray(k * RECORD, (k + 1) * RECORD));
+      if (rec[R_START] === start) record = rec;
+    }
+  });
+  return { buf, start, end, record };
+}
+
+test('per-sample lines read by the WebAssembly reader: the answers and fields of readSampleBytes, on every case', () => {
+  const scan = wasmScan();
+  let accepted = 0;
+  const lines = [...usualSampleLines(), ...hardSampleLines(), ...fuzzSampleLines(20_000, 99), ...fuzzSampleLines(20_000, 7)];
+  for (const line of lines) {
+    const { buf, start, end, record } = wasmSample(scan, line);
+    const want = emptySampleBytes();
+    const ok = readSampleBytes(buf, start, end, want);
+    const label = JSON.stringify(line);
+    if (!record) {
+      // Not marked at all: then not a sample line either.
+      assert.equal(ok, false, `unmarked but read as a sample: ${label}`);
+      continue;
+    }
+    assert.equal(record[R_END], end, `line end of ${label}`);
+    assert.equal(record[R_SAMPLE], ok ? 1 : 0, `sample or not: ${label}`);
+    if (!ok) continue;
+    accepted++;
+    assert.equal(isOne(buf, record[R_REWARD_START] as number, record[R_REWARD_END] as number), want.rewardOne, `reward of ${label}`);
+    assert.equal(isOne(buf, record[R_RAW_START] as number, record[R_RAW_END] as number), want.rawOne, `raw of ${label}`);
+    assert.equal(record[R_INTEGRITY] === 1, want.integrity, `integrity of ${label}`);
+    assert.deepStrictEqual([record[R_INSTANCE_START], record[R_INSTANCE_END]], [want.instanceStart, want.instanceEnd], `instance of ${label}`);
+    assert.deepStrictEqual([record[R_REASON_START], record[R_REASON_END]], [want.reasonStart, want.reasonEnd], `reason of ${label}`);
+  }
+  assert.ok(accepted > 4000, `a good share is read on the bytes (${accepted})`);
+});
+
+test('without per-sample reading, records say nothing of samples', () => {
+  const scan = wasmScan();
+  const buf = Buffer.from(usualSampleLines().join('\n'));
+  let records = 0;
+  scan.lines(buf, 0, buf.length, false, (r, count) => {
+    for (let k = 0; k < count; k++, records++) assert.equal(r[k * RECORD + R_SAMPLE], 0);
+  });
+  assert.equal(records, usualSampleLines().length);
 });

@@ -6,22 +6,48 @@
 import { MARKER_SCAN_WASM } from './markerScanWasm.js';
 import { MARKER_FINGERPRINTS } from './markerFingerprints.js';
 import { compileMarkers, findMarkedLines } from './markers.js';
+import { REPEATED_FOLD, SAMPLE_FIELDS, SAMPLE_MARK } from './sampleBytes.js';
 
 const PAGE = 65536;
-/** Memory layout (wasm/markerScan.ts describes the tables): page 0 is the module's own, then tables and texts. */
+/**
+ * Memory layout (wasm/markerScan.ts describes the tables): page 0 is the module's own; then a page of tables, the
+ * marker texts and the per-sample reader's literals; the records found; the window's bytes.
+ */
 const TABLES = PAGE;
 const TEXTS = TABLES + 256;
+const LITERALS = TABLES + PAGE / 2;
 const OUT = 2 * PAGE;
-const OUT_CAPACITY = PAGE / 2;
-const DATA = OUT + OUT_CAPACITY * 4;
+/** i32s per record: line start, line end, then the per-sample fields (R_*). */
+export const RECORD = 12;
+const OUT_CAPACITY = Math.floor((8 * PAGE) / (4 * RECORD));
+const DATA = OUT + 8 * PAGE;
 /** Bytes past the end of a window that `find` may read (its 4 loads of 16 bytes). */
 const SLACK = 64;
 const FINGERPRINT = 4;
 const BUCKETS = 8;
 
+/*
+ * A record's fields (offsets are into the caller's buffer): the line's start and end (its newline, or the window's
+ * end); then, when per-sample lines were asked for, R_SAMPLE = 1 if the line certainly is one (readSampleBytes's
+ * answer; else 0 and nothing more), and its fields: the reward's and raw's ranges, integrity's truth (1 for
+ * `True`), the instance's range and the trimmed reason's.
+ */
+export const R_START = 0;
+export const R_END = 1;
+export const R_SAMPLE = 2;
+export const R_REWARD_START = 3;
+export const R_REWARD_END = 4;
+export const R_RAW_START = 5;
+export const R_RAW_END = 6;
+export const R_INTEGRITY = 7;
+export const R_INSTANCE_START = 8;
+export const R_INSTANCE_END = 9;
+export const R_REASON_START = 10;
+export const R_REASON_END = 11;
+
 interface MarkerScanExports {
-  configure(tables: number, texts: number, out: number, capacity: number): void;
-  find(base: number, from: number, end: number): number;
+  configure(tables: number, texts: number, literals: number, out: number, capacity: number): void;
+  find(base: number, from: number, end: number, samples: number): number;
   resume(): number;
   candidates(): number;
 }
@@ -132,7 +158,17 @@ export class MarkerScan {
       }
     }
     view.setUint32(TABLES + 128 + 4 * BUCKETS, index, true);
-    this.exports.configure(TABLES, TEXTS, OUT, OUT_CAPACITY);
+    if (bytesAt > LITERALS) throw new Error('line markers do not fit the scanner tables');
+    // The per-sample reader's literals (sampleBytes.ts has the same texts).
+    const mark = enc.encode(SAMPLE_MARK);
+    u8.set(mark, LITERALS);
+    u8.set(enc.encode(REPEATED_FOLD), LITERALS + 16);
+    SAMPLE_FIELDS.forEach((name, f) => {
+      u8.set(enc.encode(name), LITERALS + 32 + 16 * f);
+      u8[LITERALS + 128 + f] = name.length;
+    });
+    for (const b of mark) u8[LITERALS + 256 + b] = 1;
+    this.exports.configure(TABLES, TEXTS, LITERALS, OUT, OUT_CAPACITY);
   }
 
   /** Fingerprint hits compared in full so far (a measure of how well the fingerprints fit a log). */
@@ -142,16 +178,29 @@ export class MarkerScan {
 
   /** As findMarkedLines: appends to `out` the start offsets of the lines of buf[from, end) that hold a marker. */
   find(buf: Uint8Array, from: number, end: number, out: number[]): void {
+    this.lines(buf, from, end, false, (records, count) => {
+      for (let k = 0; k < count; k++) out.push(records[k * RECORD + R_START] as number);
+    });
+  }
+
+  /**
+   * The lines of buf[from, end) that hold a marker, as records (R_*; offsets into buf), handed to `visit`
+   * a batch at a time: `records` is valid only during the call. `samples`: read per-sample lines on the bytes too.
+   */
+  lines(buf: Uint8Array, from: number, end: number, samples: boolean, visit: (records: Int32Array, count: number) => void): void {
     const n = end - from;
     if (n <= 0) return;
     this.reserve(n + SLACK);
     // Bytes past the window are whatever an earlier window left: the module only reads them, never matches on them.
     this.u8.set(buf.subarray(from, end), DATA);
-    const starts = new Int32Array(this.memory.buffer, OUT, OUT_CAPACITY);
-    let at = 0;
+    const records = new Int32Array(this.memory.buffer, OUT, OUT_CAPACITY * RECORD);
+    // The window sits at DATA in the module's memory; with base = DATA - from (wrapping like the module's 32-bit
+    // address sums), every offset the module reads or writes is one in buf.
+    const base = (DATA - from) >>> 0;
+    let at = from;
     for (;;) {
-      const found = this.exports.find(DATA, at, n);
-      for (let k = 0; k < found; k++) out.push((starts[k] as number) + from);
+      const found = this.exports.find(base, at, end, samples ? 1 : 0);
+      visit(records, found);
       const next = this.exports.resume();
       if (next < 0) return;
       at = next;
@@ -180,10 +229,15 @@ export function markerSearchUsed(kind: MarkerSearch = 'wasm'): MarkerSearch {
 /** One instance per marker list and thread: a search runs to its end synchronously, so scanners can share one. */
 const shared = new WeakMap<object, MarkerScan | undefined>();
 
+/** This thread's WebAssembly search for these texts, or undefined where it cannot run. */
+export function sharedMarkerScan(markers: readonly (readonly [text: string, needle: string])[]): MarkerScan | undefined {
+  if (!shared.has(markers)) shared.set(markers, MarkerScan.create(markers));
+  return shared.get(markers);
+}
+
 /** The marker search for these texts: the WebAssembly one unless `js` is asked for or it cannot run here. */
 export function markedLineSearch(markers: readonly (readonly [text: string, needle: string])[], kind: MarkerSearch = 'wasm'): MarkedLineSearch {
-  if (kind === 'wasm' && !shared.has(markers)) shared.set(markers, MarkerScan.create(markers));
-  const scan = kind === 'wasm' ? shared.get(markers) : undefined;
+  const scan = kind === 'wasm' ? sharedMarkerScan(markers) : undefined;
   if (scan) return (buf, from, end, out) => scan.find(buf, from, end, out);
   const groups = compileMarkers(markers);
   return (buf, from, end, out) => findMarkedLines(buf, from, end, groups, out);

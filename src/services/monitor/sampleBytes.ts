@@ -8,9 +8,13 @@
 // the line and runs parseLine. tests/monitor/sampleBytes.test.ts holds the two to the same answers.
 import { pyNum } from './lines.js';
 
-const MARK = Buffer.from('SWE-Gym reward=');
-const REPEATED_FOLD = Buffer.from('[repeated ');
-const FIELDS = [' raw=', ' integrity=', ' instance=', ' f2p=', ' p2p=', ' reason='].map((s) => Buffer.from(s));
+/** The texts the reading compares (the WebAssembly reader in markerScan.ts gets them from here). */
+export const SAMPLE_MARK = 'SWE-Gym reward=';
+export const REPEATED_FOLD = '[repeated ';
+export const SAMPLE_FIELDS = [' raw=', ' integrity=', ' instance=', ' f2p=', ' p2p=', ' reason='] as const;
+const MARK = Buffer.from(SAMPLE_MARK);
+const FOLD = Buffer.from(REPEATED_FOLD);
+const FIELDS = SAMPLE_FIELDS.map((s) => Buffer.from(s));
 const TRUE = Buffer.from('True');
 
 /** What the stats need of one sample line; offsets into the buffer that was read. */
@@ -30,7 +34,7 @@ export function emptySampleBytes(): SampleBytes {
 }
 
 /** Is buf[s, e) (printable ASCII) a number equal to 1 as pyNum reads it? `1`, `1.0` and `0…` without a call. */
-function isOne(buf: Buffer, s: number, e: number): boolean {
+export function isOne(buf: Buffer, s: number, e: number): boolean {
   const c = buf[s];
   if (e - s === 3 && buf[s + 1] === 46 && buf[s + 2] === 48 && (c === 48 || c === 49)) return c === 49;
   if (e - s === 1 && (c === 48 || c === 49)) return c === 49;
@@ -79,7 +83,7 @@ export class SampleSearch {
 
   nextRepeated(from: number): number {
     if (this.rep < from || from < this.repFrom) {
-      const k = this.view.indexOf(REPEATED_FOLD, from);
+      const k = this.view.indexOf(FOLD, from);
       this.rep = k < 0 ? this.end : k;
       this.repFrom = from;
     }
@@ -107,7 +111,7 @@ export function readSampleBytes(buf: Buffer, start: number, end: number, out: Sa
   const h = search.nextMark(start);
   if (h + MARK.length > e) return false;
   // No `[repeated …]` fold anywhere (it would cut the line).
-  if (search.nextRepeated(start) + REPEATED_FOLD.length <= e) return false;
+  if (search.nextRepeated(start) + FOLD.length <= e) return false;
   // Colour codes before the marker: stripAnsi removes them, which must leave the text from the marker on as it is
   // (only complete CSI sequences, and none between two marker bytes, which could join into an earlier marker).
   let x = search.nextEsc(start);

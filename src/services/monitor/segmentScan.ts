@@ -5,8 +5,26 @@
 // Used by the scan workers (scanWorker.ts) and, for small files or one core, on the main thread.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LINE_MARKERS, parseLine, type LogEvent } from './lines.js';
-import { markedLineSearch, type MarkerSearch } from './markerScan.js';
-import { SampleSearch, emptySampleBytes, readSampleBytes } from './sampleBytes.js';
+import {
+  RECORD,
+  R_END,
+  R_INSTANCE_END,
+  R_INSTANCE_START,
+  R_INTEGRITY,
+  R_RAW_END,
+  R_RAW_START,
+  R_REASON_END,
+  R_REASON_START,
+  R_REWARD_END,
+  R_REWARD_START,
+  R_SAMPLE,
+  R_START,
+  markedLineSearch,
+  sharedMarkerScan,
+  type MarkerScan,
+  type MarkerSearch,
+} from './markerScan.js';
+import { SampleSearch, emptySampleBytes, isOne, readSampleBytes } from './sampleBytes.js';
 import type { SampleStats } from './model.js';
 
 /**
@@ -89,8 +107,12 @@ const NL = 10;
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 export class SegmentScanner {
+  /** The WebAssembly search, which reads the per-sample lines too; else findMarkedLines and readSampleBytes. */
+  private readonly wasm: MarkerScan | undefined;
   private readonly findMarked;
   private readonly starts: number[] = [];
+  /** The buffer of the window being scanned (for the record visitor). */
+  private buf: Buffer = Buffer.alloc(0);
   private readonly ids = new Map<string, number>();
   /** Open addressing over `names` (id + 1; 0 = empty), keyed by the FNV-1a hash of the name's bytes. */
   private slots = new Int32Array(1 << 12);
@@ -136,7 +158,8 @@ export class SegmentScanner {
     private readonly documentOnly = false,
     markerSearch: MarkerSearch = 'wasm',
   ) {
-    this.findMarked = markedLineSearch(LINE_MARKERS, markerSearch);
+    this.wasm = markerSearch === 'wasm' ? sharedMarkerScan(LINE_MARKERS) : undefined;
+    this.findMarked = markedLineSearch(LINE_MARKERS, this.wasm ? 'wasm' : 'js');
   }
 
   /**
@@ -179,6 +202,11 @@ export class SegmentScanner {
   }
 
   private window(buf: Buffer, from: number, end: number): void {
+    if (this.wasm) {
+      this.buf = buf;
+      this.wasm.lines(buf, from, end, true, this.visitRecords);
+      return;
+    }
     const starts = this.starts;
     starts.length = 0;
     this.findMarked(buf, from, end, starts);
@@ -192,30 +220,58 @@ export class SegmentScanner {
       this.candidates++;
       // Read on the bytes; sample times are not (--once prints none).
       if (readSampleBytes(buf, s, le, sb, search)) {
-        if (this.run < 0) this.openRun(false, 0);
-        this.addSample(1, sb.rewardOne, sb.rawOne, sb.integrity, this.reasonAt(buf, sb.reasonStart, sb.reasonEnd));
-        if (!this.documentOnly) this.taskBytes(buf, sb.instanceStart, sb.instanceEnd, 1, sb.rewardOne ? 1 : 0);
+        this.sampleOnBytes(buf, sb.rewardOne, sb.rawOne, sb.integrity, sb.instanceStart, sb.instanceEnd, sb.reasonStart, sb.reasonEnd);
         continue;
       }
-      const p = parseLine(this.decode(buf, s, le));
-      const ev = p.event;
-      if (!ev) continue;
-      if (ev.kind === 'sample') {
-        const times = Math.max(1, p.repeat);
-        if (this.run < 0) this.openRun(p.time !== undefined, p.time ?? 0);
-        // As addSample in model.ts.
-        this.addSample(times, ev.reward === 1, ev.raw === 1, ev.integrity, this.reasonId(ev.reason));
-        if (!this.documentOnly) this.task(ev.instance, times, ev.reward === 1 ? times : 0);
-        continue;
-      }
-      if (this.documentOnly && NOT_IN_DOCUMENT.has(ev.kind)) continue;
-      this.closeRun();
-      this.op(OP_EVENT);
-      this.op(p.time === undefined ? 0 : 1);
-      this.op(p.time ?? 0);
-      this.op(p.repeat);
-      this.events.push(ev);
+      this.markedLine(buf, s, le);
     }
+  }
+
+  /** The WebAssembly search's records of a window (the same steps as the loop above). */
+  private readonly visitRecords = (r: Int32Array, count: number): void => {
+    const buf = this.buf;
+    for (let k = 0; k < count * RECORD; k += RECORD) {
+      const s = r[k + R_START] as number;
+      const le = r[k + R_END] as number;
+      if (le - s > MAX_LINE_BYTES) continue;
+      this.candidates++;
+      if (r[k + R_SAMPLE] === 1) {
+        const rewardOne = isOne(buf, r[k + R_REWARD_START] as number, r[k + R_REWARD_END] as number);
+        const rawOne = isOne(buf, r[k + R_RAW_START] as number, r[k + R_RAW_END] as number);
+        this.sampleOnBytes(buf, rewardOne, rawOne, r[k + R_INTEGRITY] === 1, r[k + R_INSTANCE_START] as number, r[k + R_INSTANCE_END] as number, r[k + R_REASON_START] as number, r[k + R_REASON_END] as number);
+        continue;
+      }
+      this.markedLine(buf, s, le);
+    }
+  };
+
+  /** A per-sample line read on its bytes. */
+  private sampleOnBytes(buf: Buffer, rewardOne: boolean, rawOne: boolean, integrity: boolean, instanceStart: number, instanceEnd: number, reasonStart: number, reasonEnd: number): void {
+    if (this.run < 0) this.openRun(false, 0);
+    this.addSample(1, rewardOne, rawOne, integrity, this.reasonAt(buf, reasonStart, reasonEnd));
+    if (!this.documentOnly) this.taskBytes(buf, instanceStart, instanceEnd, 1, rewardOne ? 1 : 0);
+  }
+
+  /** Any other marked line: decoded and classified by parseLine. */
+  private markedLine(buf: Buffer, s: number, le: number): void {
+    const p = parseLine(this.decode(buf, s, le));
+    const ev = p.event;
+    if (!ev) return;
+    if (ev.kind === 'sample') {
+      const times = Math.max(1, p.repeat);
+      if (this.run < 0) this.openRun(p.time !== undefined, p.time ?? 0);
+      // As addSample in model.ts.
+      this.addSample(times, ev.reward === 1, ev.raw === 1, ev.integrity, this.reasonId(ev.reason));
+      if (!this.documentOnly) this.task(ev.instance, times, ev.reward === 1 ? times : 0);
+      return;
+    }
+    if (this.documentOnly && NOT_IN_DOCUMENT.has(ev.kind)) return;
+    this.closeRun();
+    this.op(OP_EVENT);
+    this.op(p.time === undefined ? 0 : 1);
+    this.op(p.time ?? 0);
+    this.op(p.repeat);
+    this.events.push(ev);
   }
 
   private op(v: number): void {
