@@ -11,16 +11,17 @@
 //   +128  9 × u32: bucket b's texts are descriptors [first[b], first[b + 1]);
 //   +176  16 bytes of 0x0f (the nibble mask, loaded: V8 rebuilds a v128 constant at each use inside a loop);
 //   +192  16 bytes of scratch;
-// and at `texts`, per text: u32 address of its bytes, u32 length, u32 offset of its fingerprint in it; and at
-// `literals`, what the per-sample reader compares (see readSample).
+// and at `texts`, per text: u32 address of its bytes, u32 length, u32 offset of its fingerprint in it, u32 its index
+// in the caller's marker list (< 64); and at `literals`, what the line readers compare (see LITERALS below).
 //
 // Each marked line gives a record of RECORD i32s at `out`: its start, its end (its newline, or the window's end),
 // then, when asked, the per-sample line read on its bytes (src/services/monitor/sampleBytes.ts readSampleBytes is
 // the reference, and tests/monitor/markerScan.test.ts holds the two to the same answers): 1 if it certainly is one
 // (else 0 and nothing more), the ranges of reward and raw, integrity's truth (1 for `True`), the range of the
-// instance and of the trimmed reason.
+// instance and of the trimmed reason; then the set of marker texts in the line (bits by index: low, high 32) and
+// where its first escape byte is (-1: none).
 
-const RECORD: i32 = 12;
+const RECORD: i32 = 16;
 
 let tables: usize = 0;
 let texts: usize = 0;
@@ -29,6 +30,14 @@ let out: usize = 0;
 let outCapacity: i32 = 0;
 let resumeAt: i32 = -1;
 let candidateCount: i32 = 0;
+
+// LITERALS, at `literals` (written by markerScan.ts): +0 `SWE-Gym reward=`, +16 `[repeated `, +32 + 16 × f the six
+// field names ` raw=`, ` integrity=`, ` instance=`, ` f2p=`, ` p2p=`, ` reason=`, +128 their six lengths (u8),
+// +256 a 256-byte table: 1 for each byte of `SWE-Gym reward=`; +512 48 bytes where the fields' ranges are kept;
+// +576 16 newlines, +592 16 escape bytes, +608 16 × `S`, +624 16 × `[` (loaded: V8 rebuilds a v128 constant at
+// each use inside a loop).
+const MARK_LENGTH: i32 = 15;
+const FOLD_LENGTH: i32 = 10;
 
 /** `capacity`: records that fit at `outAt`. */
 export function configure(tablesAt: usize, textsAt: usize, literalsAt: usize, outAt: usize, capacity: i32): void {
@@ -49,14 +58,30 @@ export function candidates(): i32 {
   return candidateCount;
 }
 
-/** Does a text of one of `buckets` (a bit set) lie in base[from, end) with its fingerprint at `pos`? */
-function matches(base: usize, pos: i32, buckets: u32, from: i32, end: i32): bool {
+/** Per byte of the 16 at p: the buckets whose fingerprint may start there. */
+// @ts-ignore: decorator
+@inline
+function fingerprintsAt(p: usize, lo0: v128, hi0: v128, lo1: v128, hi1: v128, lo2: v128, hi2: v128, lo3: v128, hi3: v128, nibble: v128): v128 {
+  const a = v128.load(p);
+  const b = v128.load(p, 1);
+  const c = v128.load(p, 2);
+  const d = v128.load(p, 3);
+  // Indices are masked to 0..15, where the relaxed shuffle is exact (and one instruction on x86).
+  let m = v128.and(i8x16.relaxed_swizzle(lo0, v128.and(a, nibble)), i8x16.relaxed_swizzle(hi0, v128.and(i16x8.shr_u(a, 4), nibble)));
+  m = v128.and(m, v128.and(i8x16.relaxed_swizzle(lo1, v128.and(b, nibble)), i8x16.relaxed_swizzle(hi1, v128.and(i16x8.shr_u(b, 4), nibble))));
+  m = v128.and(m, v128.and(i8x16.relaxed_swizzle(lo2, v128.and(c, nibble)), i8x16.relaxed_swizzle(hi2, v128.and(i16x8.shr_u(c, 4), nibble))));
+  return v128.and(m, v128.and(i8x16.relaxed_swizzle(lo3, v128.and(d, nibble)), i8x16.relaxed_swizzle(hi3, v128.and(i16x8.shr_u(d, 4), nibble))));
+}
+
+/** The texts (bits by index) of `buckets` that lie whole in base[from, end) with their fingerprint at `pos`. */
+function textsAt(base: usize, pos: i32, buckets: u32, from: i32, end: i32): u64 {
+  let found: u64 = 0;
   while (buckets != 0) {
     const b = ctz(buckets);
     buckets &= buckets - 1;
     const last = load<u32>(tables + 128 + ((b + 1) << 2));
     for (let t = load<u32>(tables + 128 + (b << 2)); t < last; t++) {
-      const d = texts + (t as usize) * 12;
+      const d = texts + ((t << 4) as usize);
       const len = load<u32>(d, 4) as i32;
       const s = pos - (load<u32>(d, 8) as i32);
       if (s < from || s + len > end) continue;
@@ -65,16 +90,54 @@ function matches(base: usize, pos: i32, buckets: u32, from: i32, end: i32): bool
       let k = 0;
       while (k + 8 <= len && load<u64>(src + k) == load<u64>(text + k)) k += 8;
       while (k < len && load<u8>(src + k) == load<u8>(text + k)) k++;
-      if (k == len) return true;
+      if (k == len) found |= (1 as u64) << (load<u32>(d, 12) as u64);
     }
   }
-  return false;
+  return found;
+}
+
+/** The first byte of base[from, end) equal to the byte repeated in `pattern`, or -1. */
+function firstByte(base: usize, from: i32, end: i32, pattern: v128): i32 {
+  for (let i = from; i < end; i += 16) {
+    const m = i8x16.bitmask(i8x16.eq(v128.load(base + (i as usize)), pattern));
+    if (m != 0) {
+      const k = i + ctz(m);
+      return k < end ? k : -1;
+    }
+  }
+  return -1;
+}
+
+/** Where the line holding `pos` starts: after the last newline of base[from, pos), or `from`. */
+function lineStart(base: usize, pos: i32, from: i32, newline: v128): i32 {
+  for (let q = pos; q > from; q -= 16) {
+    // Bytes before `from` are read (the memory holds them) but not counted.
+    const s = q - 16;
+    let m = i8x16.bitmask(i8x16.eq(v128.load(base + (s as usize)), newline));
+    if (s < from) m &= ~((1 << (from - s)) - 1);
+    if (m != 0) return s + 32 - clz(m);
+  }
+  return from;
+}
+
+/** The first place in base[from, end) where the n bytes at `lit` lie whole, or -1 (`first`: 16 of its first byte). */
+function findLiteral(base: usize, from: i32, end: i32, lit: usize, n: i32, first: v128): i32 {
+  for (let i = from; i + n <= end; ) {
+    const h = firstByte(base, i, end - n + 1, first);
+    if (h < 0) return -1;
+    let k = 1;
+    while (k < n && load<u8>(base + ((h + k) as usize)) == load<u8>(lit + (k as usize))) k++;
+    if (k == n) return h;
+    i = h + 1;
+  }
+  return -1;
 }
 
 /**
  * Writes to `out` a record for each line of base[from, end) that holds a marker text, in increasing order, once each;
- * returns how many. base[end] is a newline or the end of the data; 19 bytes past `end` must be readable (their
- * values do not matter). `samples`: read per-sample lines too. When `out` fills up, resume() says where to go on.
+ * returns how many. base[end] is a newline or the end of the data; 19 bytes past `end` and 16 before `from` must be
+ * readable (their values do not matter). `samples`: read per-sample lines too. When `out` fills up, resume() says
+ * where to go on.
  */
 export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
   const lo0 = v128.load(tables);
@@ -86,21 +149,14 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
   const lo3 = v128.load(tables, 96);
   const hi3 = v128.load(tables, 112);
   const nibble = v128.load(tables, 176);
+  const newline = v128.load(literals, 576);
+  const escape = v128.load(literals, 592);
   const scratch = tables + 192;
   let n = 0;
   let i = from;
   resumeAt = -1;
   while (i < end) {
-    const p = base + (i as usize);
-    const a = v128.load(p);
-    const b = v128.load(p, 1);
-    const c = v128.load(p, 2);
-    const d = v128.load(p, 3);
-    // Indices are masked to 0..15, where the relaxed shuffle is exact (and one instruction on x86).
-    let m = v128.and(i8x16.relaxed_swizzle(lo0, v128.and(a, nibble)), i8x16.relaxed_swizzle(hi0, v128.and(i16x8.shr_u(a, 4), nibble)));
-    m = v128.and(m, v128.and(i8x16.relaxed_swizzle(lo1, v128.and(b, nibble)), i8x16.relaxed_swizzle(hi1, v128.and(i16x8.shr_u(b, 4), nibble))));
-    m = v128.and(m, v128.and(i8x16.relaxed_swizzle(lo2, v128.and(c, nibble)), i8x16.relaxed_swizzle(hi2, v128.and(i16x8.shr_u(c, 4), nibble))));
-    m = v128.and(m, v128.and(i8x16.relaxed_swizzle(lo3, v128.and(d, nibble)), i8x16.relaxed_swizzle(hi3, v128.and(i16x8.shr_u(d, 4), nibble))));
+    const m = fingerprintsAt(base + (i as usize), lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, nibble);
     if (!v128.any_true(m)) {
       i += 16;
       continue;
@@ -114,16 +170,34 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
       bits &= bits - 1;
       const pos = i + k;
       candidateCount++;
-      if (!matches(base, pos, load<u8>(scratch + (k as usize)), from, end)) continue;
+      let found = textsAt(base, pos, load<u8>(scratch + (k as usize)), from, end);
+      if (found == 0) continue;
       // A text holds no newline, so its line starts at the last newline before the fingerprint.
-      let start = pos;
-      while (start > from && load<u8>(base + ((start - 1) as usize)) != 10) start--;
-      let nl = pos;
-      while (nl < end && load<u8>(base + (nl as usize)) != 10) nl++;
+      const start = lineStart(base, pos, from, newline);
+      let nl = firstByte(base, pos, end, newline);
+      if (nl < 0) nl = end;
+      // Every other marker text of the line.
+      for (let q = pos + 1; q < nl; q += 16) {
+        const mq = fingerprintsAt(base + (q as usize), lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, nibble);
+        if (!v128.any_true(mq)) continue;
+        let bq = i8x16.bitmask(i8x16.ne(mq, i8x16.splat(0)));
+        if (nl - q < 16) bq &= (1 << (nl - q)) - 1;
+        v128.store(scratch, mq);
+        while (bq != 0) {
+          const kq = ctz(bq);
+          bq &= bq - 1;
+          candidateCount++;
+          found |= textsAt(base, q + kq, load<u8>(scratch + (kq as usize)), from, end);
+        }
+      }
+      const esc = firstByte(base, start, nl, escape);
       const rec = out + ((n * RECORD) as usize) * 4;
       store<i32>(rec, start);
       store<i32>(rec, nl, 4);
-      store<i32>(rec, samples ? readSample(base, start, nl, rec) : 0, 8);
+      store<i32>(rec, samples ? readSample(base, start, nl, esc, rec) : 0, 8);
+      store<u32>(rec, found as u32, 48);
+      store<u32>(rec, (found >> 32) as u32, 52);
+      store<i32>(rec, esc, 56);
       n++;
       next = nl + 1;
       if (n == outCapacity) {
@@ -137,29 +211,7 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
   return n;
 }
 
-// Literals at `literals` (written by markerScan.ts): +0 `SWE-Gym reward=`, +16 `[repeated `, +32 + 16 × f the six
-// field names ` raw=`, ` integrity=`, ` instance=`, ` f2p=`, ` p2p=`, ` reason=`, +128 their six lengths (u8),
-// +256 a 256-byte table: 1 for each byte of `SWE-Gym reward=`; +512 48 bytes where the fields' ranges are kept.
-const MARK_LENGTH: i32 = 15;
-const FOLD_LENGTH: i32 = 10;
-
-/** The first place in base[from, end) where the n bytes at `lit` lie whole, or -1. */
-function findLiteral(base: usize, from: i32, end: i32, lit: usize, n: i32): i32 {
-  const first = load<u8>(lit);
-  for (let i = from; i + n <= end; i++) {
-    if (load<u8>(base + (i as usize)) != first) continue;
-    let k = 1;
-    while (k < n && load<u8>(base + ((i + k) as usize)) == load<u8>(lit + (k as usize))) k++;
-    if (k == n) return i;
-  }
-  return -1;
-}
-
-function findByte(base: usize, from: i32, end: i32, byte: u8): i32 {
-  for (let i = from; i < end; i++) if (load<u8>(base + (i as usize)) == byte) return i;
-  return -1;
-}
-
+// @ts-ignore: decorator
 @inline
 function at(base: usize, i: i32): i32 {
   return load<u8>(base + (i as usize)) as i32;
@@ -167,18 +219,20 @@ function at(base: usize, i: i32): i32 {
 
 /**
  * The line base[start, end) as a per-sample line, with readSampleBytes's rules: 1 and its fields in `rec` when it
- * certainly is one, else 0 (the caller decodes it and runs the classifier).
+ * certainly is one, else 0 (the caller decodes it and runs the classifier). `firstEscape`: the line's first escape
+ * byte, or -1.
  */
-function readSample(base: usize, start: i32, end: i32, rec: usize): i32 {
+function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: usize): i32 {
   let e = end;
   if (e > start && at(base, e - 1) == 13) e--;
-  const h = findLiteral(base, start, e, literals, MARK_LENGTH);
+  const h = findLiteral(base, start, e, literals, MARK_LENGTH, v128.load(literals, 608));
   if (h < 0) return 0;
   // A `[repeated …]` fold would cut the line.
-  if (findLiteral(base, start, e, literals + 16, FOLD_LENGTH) >= 0) return 0;
+  if (findLiteral(base, start, e, literals + 16, FOLD_LENGTH, v128.load(literals, 624)) >= 0) return 0;
   // Only complete colour codes before the marker, none of them between two marker bytes; no escape after it.
   const inMark = literals + 256;
-  let x = findByte(base, start, e, 27);
+  const escape = v128.load(literals, 592);
+  let x = firstEscape < e ? firstEscape : -1;
   while (x >= 0 && x < h) {
     if (at(base, x + 1) != 91) return 0;
     let j = x + 2;
@@ -187,7 +241,7 @@ function readSample(base: usize, start: i32, end: i32, rec: usize): i32 {
     while (j < h && b >= 32 && b <= 47) b = at(base, ++j);
     if (j >= h || b < 64 || b > 126) return 0;
     if (x > start && load<u8>(inMark + at(base, x - 1)) == 1 && load<u8>(inMark + at(base, j + 1)) == 1) return 0;
-    x = findByte(base, j + 1, e, 27);
+    x = firstByte(base, j + 1, e, escape);
   }
   if (x >= 0) return 0;
   // Six fields, each a run of printable non-space ASCII followed by exactly the next ` name=`.

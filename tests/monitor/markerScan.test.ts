@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { LINE_MARKERS } from '../../src/services/monitor/lines.js';
+import { LINE_MARKERS, parseLine } from '../../src/services/monitor/lines.js';
+import { DROPPED_MARKERS, NOT_IN_DOCUMENT } from '../../src/services/monitor/segmentScan.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
 import {
   MarkerScan,
@@ -21,10 +22,14 @@ import {
   R_REWARD_START,
   R_SAMPLE,
   R_START,
+  R_ESCAPE,
+  R_TEXTS_HIGH,
+  R_TEXTS_LOW,
   markedLineSearch,
 } from '../../src/services/monitor/markerScan.js';
 import { emptySampleBytes, isOne, readSampleBytes } from '../../src/services/monitor/sampleBytes.js';
 import { fuzzSampleLines, hardSampleLines, usualSampleLines } from './sampleLineCases.js';
+import { EFFECTIVE_LINES, metricLine, sampleLine, stepMetrics } from './builders.js';
 import { MARKER_FINGERPRINTS } from '../../src/services/monitor/markerFingerprints.js';
 
 const groups = compileMarkers(LINE_MARKERS);
@@ -205,4 +210,68 @@ test('without per-sample reading, records say nothing of samples', () => {
     for (let k = 0; k < count; k++, records++) assert.equal(r[k * RECORD + R_SAMPLE], 0);
   });
   assert.equal(records, usualSampleLines().length);
+});
+
+test('each record names every marker text its line holds and where its first escape byte is', () => {
+  const rnd = rng(2024);
+  const texts = LINE_MARKERS.map(([t]) => t);
+  const pieces = [...texts, ...texts.map((t) => t.slice(1)), '\u001b[0m', '\u001b', 'x', ' ', 'é'];
+  const scan = wasmScan();
+  let multi = 0;
+  for (let round = 0; round < 200; round++) {
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 30) }, () => {
+      let s = '';
+      for (let k = Math.floor(rnd() * 8); k > 0; k--) s += pieces[Math.floor(rnd() * pieces.length)];
+      return s;
+    });
+    const buf = Buffer.from(lines.join('\n'));
+    scan.lines(buf, 0, buf.length, round % 2 === 0, (r, count) => {
+      for (let k = 0; k < count; k++) {
+        const rec = r.subarray(k * RECORD, (k + 1) * RECORD);
+        const line = buf.toString('latin1', rec[R_START], rec[R_END]);
+        let low = 0;
+        let high = 0;
+        texts.forEach((t, i) => {
+          if (!line.includes(t)) return;
+          if (i < 32) low |= 1 << i;
+          else high |= 1 << (i - 32);
+        });
+        assert.deepStrictEqual([rec[R_TEXTS_LOW], rec[R_TEXTS_HIGH]], [low | 0, high | 0], `texts of ${JSON.stringify(line)}`);
+        if ((low & (low - 1)) !== 0 || high !== 0) multi++;
+        const esc = buf.indexOf(27, rec[R_START]);
+        assert.equal(rec[R_ESCAPE], esc >= 0 && esc < (rec[R_END] as number) ? esc : -1, `escape of ${JSON.stringify(line)}`);
+      }
+    });
+  }
+  assert.ok(multi > 100, `lines with several texts were tried (${multi})`);
+});
+
+test('lines holding only DROPPED_MARKERS texts classify as nothing or as kinds the --json document never prints', () => {
+  const rnd = rng(31);
+  const kept = LINE_MARKERS.map(([t]) => t).filter((t) => !DROPPED_MARKERS.includes(t));
+  // Pieces of the kinds' own lines and of every kept marker, and whole lines of the kinds the document keeps: a line
+  // that ends up holding a kept marker text is skipped below, so these only count if a text is wrongly listed.
+  const whole = [
+    sampleLine({ reward: 1 }), metricLine('step', 3, stepMetrics(3)), "[Rank 3] Memory-Usage after offload: {'gpu': '0'}", EFFECTIVE_LINES[0] as string,
+    'Current Ray node count: 2; expected ACTOR_NUM_NODES: 4', 'Timed out waiting for Ray workers to join.', "Job 'raysubmit_abc' succeeded",
+    'saving checkpoint at iteration      10 to /ckpt/run', 'Dressage proxy failed; see /x.log', 'Dressage sync rollout produced no trainable samples',
+    '[swegym-console] launcher exited with code 1', 'ray.exceptions.RayTaskError: boom', 'fresh SWE-Gym evaluation failed for instance=a__b-1: E',
+    ...LINE_MARKERS.map(([t]) => t),
+  ];
+  const tails = [...whole, ' kind=max_steps_exceeded', ' attempt=2 error=ReadTimeout', ': task_error=RuntimeError: x statuses=ABORTED:1', ' 10.0.0.7', '10.0.0.1:8000, Prometheus port: 29000', ' status=503', 'x', ' ', '1/2): y', ...kept.map((t) => t.slice(0, -1)), ...kept.map((t) => t.slice(1))];
+  const prefixes = ['', '(RolloutManager pid=1, ip=2) ', '[2026-08-01 12:00:00] rollout.py:9 - ', '2026-08-01 12:00:00,1 INFO x ', 'Traceback ', '(raylet) '];
+  let lines = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let line = prefixes[Math.floor(rnd() * prefixes.length)] as string;
+    for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
+      line += DROPPED_MARKERS[Math.floor(rnd() * DROPPED_MARKERS.length)];
+      for (let j = Math.floor(rnd() * 3); j > 0; j--) line += tails[Math.floor(rnd() * tails.length)];
+    }
+    if (rnd() < 0.2) line += ' [repeated 3x across cluster]';
+    if (kept.some((t) => line.includes(t))) continue;
+    lines++;
+    const ev = parseLine(line).event;
+    assert.ok(ev === undefined || NOT_IN_DOCUMENT.has(ev.kind), `${JSON.stringify(line)} gave ${ev?.kind}`);
+  }
+  assert.ok(lines > 5_000, `enough lines were tried (${lines})`);
 });

@@ -18,10 +18,10 @@ const TEXTS = TABLES + 256;
 const LITERALS = TABLES + PAGE / 2;
 const OUT = 2 * PAGE;
 /** i32s per record: line start, line end, then the per-sample fields (R_*). */
-export const RECORD = 12;
+export const RECORD = 16;
 const OUT_CAPACITY = Math.floor((8 * PAGE) / (4 * RECORD));
 const DATA = OUT + 8 * PAGE;
-/** Bytes past the end of a window that `find` may read (its 4 loads of 16 bytes). */
+/** Bytes past the end of a window that `find` may read (its 4 loads of 16 bytes); it reads 16 before it too. */
 const SLACK = 64;
 const FINGERPRINT = 4;
 const BUCKETS = 8;
@@ -30,7 +30,8 @@ const BUCKETS = 8;
  * A record's fields (offsets are into the caller's buffer): the line's start and end (its newline, or the window's
  * end); then, when per-sample lines were asked for, R_SAMPLE = 1 if the line certainly is one (readSampleBytes's
  * answer; else 0 and nothing more), and its fields: the reward's and raw's ranges, integrity's truth (1 for
- * `True`), the instance's range and the trimmed reason's.
+ * `True`), the instance's range and the trimmed reason's; then, always, the marker texts in the line and its first
+ * escape byte.
  */
 export const R_START = 0;
 export const R_END = 1;
@@ -44,6 +45,11 @@ export const R_INSTANCE_START = 8;
 export const R_INSTANCE_END = 9;
 export const R_REASON_START = 10;
 export const R_REASON_END = 11;
+/** The marker texts the line holds, as bits by their index in the marker list (0–31, 32–63). */
+export const R_TEXTS_LOW = 12;
+export const R_TEXTS_HIGH = 13;
+/** The offset of the line's first escape byte, or -1. */
+export const R_ESCAPE = 14;
 
 interface MarkerScanExports {
   configure(tables: number, texts: number, literals: number, out: number, capacity: number): void;
@@ -116,19 +122,20 @@ export class MarkerScan {
 
   private writeTables(markers: readonly (readonly [string, string])[]): void {
     const enc = new TextEncoder();
-    const texts = markers.map(([text]) => {
+    if (markers.length > 64) throw new Error('the marker search holds at most 64 marker texts');
+    const texts = markers.map(([text], index) => {
       const bytes = enc.encode(text);
       if (bytes.length === 0 || bytes.length !== text.length || text.includes('\n')) throw new Error(`bad line marker ${JSON.stringify(text)}`);
       const known = MARKER_FINGERPRINTS[text];
       const at = known && known[0] + Math.min(FINGERPRINT, bytes.length) <= bytes.length ? known[0] : guessFingerprint(bytes);
-      return { bytes, at, bucket: known ? known[1] : BUCKETS - 1 };
+      return { bytes, at, bucket: known ? known[1] : BUCKETS - 1, index };
     });
     const u8 = this.u8;
     const view = this.view;
     u8.fill(0, TABLES, OUT);
     u8.fill(0x0f, TABLES + 176, TABLES + 192);
     let index = 0;
-    let bytesAt = TEXTS + 12 * texts.length;
+    let bytesAt = TEXTS + 16 * texts.length;
     for (let b = 0; b < BUCKETS; b++) {
       view.setUint32(TABLES + 128 + 4 * b, index, true);
       for (const t of texts) {
@@ -150,9 +157,10 @@ export class MarkerScan {
         }
         if (bytesAt + t.bytes.length > OUT) throw new Error('line markers do not fit the scanner tables');
         u8.set(t.bytes, bytesAt);
-        view.setUint32(TEXTS + 12 * index, bytesAt, true);
-        view.setUint32(TEXTS + 12 * index + 4, t.bytes.length, true);
-        view.setUint32(TEXTS + 12 * index + 8, t.at, true);
+        view.setUint32(TEXTS + 16 * index, bytesAt, true);
+        view.setUint32(TEXTS + 16 * index + 4, t.bytes.length, true);
+        view.setUint32(TEXTS + 16 * index + 8, t.at, true);
+        view.setUint32(TEXTS + 16 * index + 12, t.index, true);
         bytesAt += t.bytes.length;
         index++;
       }
@@ -168,6 +176,10 @@ export class MarkerScan {
       u8[LITERALS + 128 + f] = name.length;
     });
     for (const b of mark) u8[LITERALS + 256 + b] = 1;
+    u8.fill(10, LITERALS + 576, LITERALS + 592);
+    u8.fill(27, LITERALS + 592, LITERALS + 608);
+    u8.fill(mark[0] as number, LITERALS + 608, LITERALS + 624);
+    u8.fill(REPEATED_FOLD.charCodeAt(0), LITERALS + 624, LITERALS + 640);
     this.exports.configure(TABLES, TEXTS, LITERALS, OUT, OUT_CAPACITY);
   }
 

@@ -19,6 +19,9 @@ import {
   R_REWARD_START,
   R_SAMPLE,
   R_START,
+  R_ESCAPE,
+  R_TEXTS_HIGH,
+  R_TEXTS_LOW,
   markedLineSearch,
   sharedMarkerScan,
   type MarkerScan,
@@ -62,7 +65,7 @@ export const OP_EVENT = 1;
  * summary's `tasks:` line does). RunModel.toJson and the liveness inputs (phase, launcher exit, step and rollout
  * times) come out the same; tests/monitor/scan.test.ts holds the document to classifying every line.
  */
-const NOT_IN_DOCUMENT: ReadonlySet<LogEvent['kind']> = new Set<LogEvent['kind']>([
+export const NOT_IN_DOCUMENT: ReadonlySet<LogEvent['kind']> = new Set<LogEvent['kind']>([
   'early_stop',
   'sample_failed',
   'eval_failed',
@@ -74,6 +77,36 @@ const NOT_IN_DOCUMENT: ReadonlySet<LogEvent['kind']> = new Set<LogEvent['kind']>
   'ray_worker',
   'router',
 ]);
+
+/**
+ * Marker texts whose lines give no event or one of NOT_IN_DOCUMENT's kinds, whatever else the line holds besides
+ * other marker texts: each regex of lines.ts that gives a kind the document keeps needs a marker text outside this
+ * list. With documentOnly, the WebAssembly search's record names a line's texts, and a line that holds only these,
+ * and no escape byte (removing a colour code could join text into another marker), is dropped without decoding.
+ * tests/monitor/markerScan.test.ts checks the claim on the classifier.
+ */
+export const DROPPED_MARKERS: readonly string[] = [
+  'harvesting blackbox rollout after agent early stop: session_id=',
+  'blackbox rollout failed for session_id=',
+  'resubmitting rollout group for retry (attempt ',
+  'rollout group exhausted retries and will be marked failed:',
+  'source patch extraction failed transiently; retrying: session_id=',
+  'Starting Ray worker on ',
+  'Router launched at ',
+];
+
+/** The LINE_MARKERS texts outside DROPPED_MARKERS, as bits by index (the records' R_TEXTS_LOW and R_TEXTS_HIGH). */
+function keptMarkerBits(): [low: number, high: number] {
+  let low = 0;
+  let high = 0;
+  LINE_MARKERS.forEach(([text], i) => {
+    if (DROPPED_MARKERS.includes(text)) return;
+    if (i < 32) low |= 1 << i;
+    else high |= 1 << (i - 32);
+  });
+  return [low | 0, high | 0];
+}
+const [KEPT_LOW, KEPT_HIGH] = keptMarkerBits();
 
 /** Reads a result's records back, with the scanner's local ids turned into names. */
 export function readSegmentOps(
@@ -235,6 +268,7 @@ export class SegmentScanner {
       const le = r[k + R_END] as number;
       if (le - s > MAX_LINE_BYTES) continue;
       this.candidates++;
+      if (this.documentOnly && ((r[k + R_TEXTS_LOW] as number) & KEPT_LOW) === 0 && ((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) === 0 && r[k + R_ESCAPE] === -1) continue;
       if (r[k + R_SAMPLE] === 1) {
         const rewardOne = isOne(buf, r[k + R_REWARD_START] as number, r[k + R_REWARD_END] as number);
         const rawOne = isOne(buf, r[k + R_RAW_START] as number, r[k + R_RAW_END] as number);
