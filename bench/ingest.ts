@@ -3,8 +3,9 @@
 // sparse one (90k in 1 GB) and the simulator's default run (1 GB), then a 4 GB log (the dense one 20 times over,
 // in /tmp, deleted after) for peak memory and linear time. Both tools write their output to a file (GNU grep stops
 // at the first match when its output is /dev/null). Runs alternate; medians; each tool's time on the first 5,000
-// lines of the same log is subtracted (process start-up). Also timed on each log: GNU grep with every marker text
-// (`LC_ALL=C grep -a -F -c -e …`, the monitor's candidate lines), the cost of a native multi-literal pass.
+// lines of the same log is subtracted (process start-up). Also timed on each log, alternating with them: the same
+// monitor with its JavaScript marker search (`SWEGYM_MONITOR_MARKER_SEARCH=js`: one indexOf pass per needle and
+// readSampleBytes, the search before the WebAssembly one), whose document must be the same.
 // Goals (issue #17): dense ≤ 3× and ≤ 300 MiB, sparse ≤ 3×, simulator ≤ 2×, 4 GB ≤ 300 MiB in time linear in the size.
 import { createReadStream, createWriteStream, openSync, closeSync, readFileSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
@@ -13,7 +14,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NODE, OUT, result, fmt, median, type BenchResult, type Bundle } from './lib.js';
 import { benchLog, repeatedLog, type BenchLog, type LogKind } from './logs.js';
-import { LINE_MARKERS } from '../src/services/monitor/lines.js';
 
 export interface IngestOptions {
   /** Size of the simulator's log (the dense and sparse logs have fixed sizes). */
@@ -106,10 +106,11 @@ interface Pair {
   monRuns: number[];
   grepRuns: number[];
   grepCount: number;
-  /** GNU grep with every marker text (`LC_ALL=C grep -a -F -c -e …`): a native multi-literal matcher's cost. */
-  multiNet: number;
-  multiCpu: number;
-  multiCount: number;
+  /** The monitor with its JavaScript marker search (SWEGYM_MONITOR_MARKER_SEARCH=js). */
+  jsNet: number;
+  jsCpu: number;
+  /** Whether its document is the WebAssembly search's (the clock-bound liveness block aside). */
+  jsSameDoc: boolean;
   doc: Doc | undefined;
   failed?: string;
 }
@@ -124,12 +125,19 @@ async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<P
   const monOut = path.join(OUT, `.monitor-${process.pid}.json`);
   const grep = (f: string) => timedToFile('grep', ['-c', 'SWE-Gym reward=', f], grepOut);
   const mon = (f: string) => timedToFile(NODE, [bundle.bin, 'monitor', f, '--once', '--json'], monOut);
-  // The monitor's candidate lines (the lines holding a LINE_MARKERS text) found by GNU grep's multi-literal search:
-  // measured because a grep prefilter was tried in place of the JS marker passes (issue 17) and lost to them.
-  const multiOut = path.join(OUT, `.multi-${process.pid}.txt`);
-  const multi = (f: string) => timedToFile('env', ['LC_ALL=C', 'grep', '-a', '-F', '-c', ...LINE_MARKERS.flatMap(([t]) => ['-e', t]), '--', f], multiOut);
-  const mu: Timed[] = [];
-  const mus: Timed[] = [];
+  const jsOut = path.join(OUT, `.monitor-js-${process.pid}.json`);
+  const monJs = (f: string) => timedToFile('env', ['SWEGYM_MONITOR_MARKER_SEARCH=js', NODE, bundle.bin, 'monitor', f, '--once', '--json'], jsOut);
+  const withoutClock = (text: string) => {
+    try {
+      const { liveness: _clock, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      return JSON.stringify(rest);
+    } catch {
+      return undefined;
+    }
+  };
+  const js: Timed[] = [];
+  const jss: Timed[] = [];
+  let jsSameDoc = true;
   const g: Timed[] = [];
   const gs: Timed[] = [];
   const m: Timed[] = [];
@@ -139,7 +147,7 @@ async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<P
     g.push(await grep(file));
     gs.push(await grep(small));
     const r = await mon(file);
-    if (r.code !== 0) return { grepNet: 0, grepCpu: 0, monNet: 0, monCpu: 0, monRss: 0, monRuns: [], grepRuns: [], grepCount: 0, multiNet: 0, multiCpu: 0, multiCount: 0, doc: undefined, failed: `monitor exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
+    if (r.code !== 0) return { grepNet: 0, grepCpu: 0, monNet: 0, monCpu: 0, monRss: 0, monRuns: [], grepRuns: [], grepCount: 0, jsNet: 0, jsCpu: 0, jsSameDoc: false, doc: undefined, failed: `monitor exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` };
     m.push(r);
     try {
       doc = JSON.parse(r.out) as Doc;
@@ -147,8 +155,10 @@ async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<P
       doc = undefined;
     }
     ms.push(await mon(small));
-    mu.push(await multi(file));
-    mus.push(await multi(small));
+    const j = await monJs(file);
+    js.push(j);
+    if (j.code !== 0 || withoutClock(j.out) === undefined || withoutClock(j.out) !== withoutClock(r.out)) jsSameDoc = false;
+    jss.push(await monJs(small));
   }
   const med = (xs: Timed[], k: 'ms' | 'cpuMs') => median(xs.map((x) => x[k]));
   return {
@@ -160,9 +170,9 @@ async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<P
     monRuns: m.map((x) => x.ms),
     grepRuns: g.map((x) => x.ms),
     grepCount: Number((g[0] as Timed).out.trim()),
-    multiNet: Math.max(1, med(mu, 'ms') - med(mus, 'ms')),
-    multiCpu: Math.max(1, med(mu, 'cpuMs') - med(mus, 'cpuMs')),
-    multiCount: Number((mu[0] as Timed).out.trim()),
+    jsNet: Math.max(1, med(js, 'ms') - med(jss, 'ms')),
+    jsCpu: Math.max(1, med(js, 'cpuMs') - med(jss, 'cpuMs')),
+    jsSameDoc,
     doc,
   };
 }
@@ -217,7 +227,11 @@ export async function benchIngest(bundle: Bundle, opts: IngestOptions, log: (s: 
     res.metrics.push({ label: 'lines / per-sample lines', value: `${l.manifest.counts.lines} / ${l.manifest.counts.sampleLines}` });
     res.metrics.push({ label: 'grep -c wall / CPU (net of start-up)', value: `${fmt(p.grepNet, 0)} / ${fmt(p.grepCpu, 0)}`, unit: `ms (${fmt(size / 1e6 / (p.grepNet / 1000), 0)} MB/s)` });
     res.metrics.push({ label: 'monitor --once --json wall / CPU (net of start-up)', value: `${fmt(p.monNet, 0)} / ${fmt(p.monCpu, 0)}`, unit: `ms (${fmt(size / 1e6 / (p.monNet / 1000), 0)} MB/s)` });
-    res.metrics.push({ label: `GNU grep -F, the ${LINE_MARKERS.length} marker texts, wall / CPU (net)`, value: `${fmt(p.multiNet, 0)} / ${fmt(p.multiCpu, 0)}`, unit: `ms (${fmt(p.multiCpu / p.grepCpu, 1)}× grep -c's CPU; ${p.multiCount} candidate lines)` });
+    res.metrics.push({ label: 'the same with the JavaScript marker search, wall / CPU (net)', value: `${fmt(p.jsNet, 0)} / ${fmt(p.jsCpu, 0)}`, unit: `ms (${fmt(p.jsNet / p.grepNet, 2)}× grep; the WebAssembly search takes ${fmt(p.monNet / p.jsNet, 2)}× its time)` });
+    if (!p.jsSameDoc) {
+      res.notes.push('the JavaScript marker search gave another document than the WebAssembly one');
+      res.status = 'failed';
+    }
     res.metrics.push({ label: 'monitor peak RSS', value: fmt(p.monRss, 0), unit: 'MiB' });
     res.metrics.push({ label: 'runs, wall ms (grep | monitor)', value: `${p.grepRuns.map((x) => fmt(x, 0)).join(', ')} | ${p.monRuns.map((x) => fmt(x, 0)).join(', ')}` });
     res.metrics.push({ label: 'CPU-time ratio monitor / grep', value: fmt(p.monCpu / p.grepCpu, 2), unit: '×' });

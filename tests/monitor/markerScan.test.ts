@@ -4,8 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { LINE_MARKERS, parseLine } from '../../src/services/monitor/lines.js';
 import { DROPPED_MARKERS, NOT_IN_DOCUMENT } from '../../src/services/monitor/segmentScan.js';
+import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
 import {
   MarkerScan,
@@ -274,4 +278,30 @@ test('lines holding only DROPPED_MARKERS texts classify as nothing or as kinds t
     assert.ok(ev === undefined || NOT_IN_DOCUMENT.has(ev.kind), `${JSON.stringify(line)} gave ${ev?.kind}`);
   }
   assert.ok(lines > 5_000, `enough lines were tried (${lines})`);
+});
+
+test('segments read into the search memory, and a line longer than a segment: the documents of the JavaScript search', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines: string[] = [];
+    for (let r = 0; r < 30; r++) {
+      for (let i = 0; i < 300; i++) lines.push(i % 3 === 0 ? sampleLine({ reward: i % 2, instance: `t-${r}-${i}` }) : 'GET /health 200 OK');
+      // Longer than a segment and than the read slack: the scanner reads it into a larger buffer.
+      if (r === 10) lines.push(`noise ${'x'.repeat(300_000)} ${sampleLine({ reward: 1 })}`);
+      lines.push(metricLine('rollout', r, { 'rollout/raw_reward_trajectory_mean': r / 30 }));
+    }
+    await writeFile(file, lines.join('\n') + '\n');
+    for (const workers of [1, 2]) {
+      const opts = { name: 'x', workers, minBytes: 0, segmentBytes: 100_003, documentOnly: true } as const;
+      const wasm = await ingestOnceFile(file, { ...opts, markerSearch: 'wasm' });
+      const js = await ingestOnceFile(file, { ...opts, markerSearch: 'js' });
+      assert.equal(wasm.markerSearch, 'wasm');
+      assert.equal(js.markerSearch, 'js');
+      assert.deepStrictEqual(JSON.stringify(wasm.model.toJson()), JSON.stringify(js.model.toJson()), `${workers} thread(s)`);
+      assert.equal((wasm.model.toJson() as { samples: { total: number } }).samples.total, 30 * 100 + 1);
+    }
+  } finally {
+    await removeDir(dir);
+  }
 });

@@ -202,13 +202,16 @@ export class MarkerScan {
   lines(buf: Uint8Array, from: number, end: number, samples: boolean, visit: (records: Int32Array, count: number) => void): void {
     const n = end - from;
     if (n <= 0) return;
-    this.reserve(n + SLACK);
-    // Bytes past the window are whatever an earlier window left: the module only reads them, never matches on them.
-    this.u8.set(buf.subarray(from, end), DATA);
+    let base = DATA;
+    if (buf.buffer !== this.memory.buffer || buf.byteOffset !== DATA) {
+      this.reserve(n + SLACK);
+      // Bytes past the window are whatever an earlier window left: the module reads them, never matches on them.
+      this.u8.set(buf.subarray(from, end), DATA);
+      // The window sits at DATA; with base = DATA - from (wrapping like the module's 32-bit address sums), every
+      // offset the module reads or writes is one in buf.
+      base = (DATA - from) >>> 0;
+    }
     const records = new Int32Array(this.memory.buffer, OUT, OUT_CAPACITY * RECORD);
-    // The window sits at DATA in the module's memory; with base = DATA - from (wrapping like the module's 32-bit
-    // address sums), every offset the module reads or writes is one in buf.
-    const base = (DATA - from) >>> 0;
     let at = from;
     for (;;) {
       const found = this.exports.find(base, at, end, samples ? 1 : 0);
@@ -217,6 +220,15 @@ export class MarkerScan {
       if (next < 0) return;
       at = next;
     }
+  }
+
+  /**
+   * A buffer in the module's own memory to read a segment into, so that its windows are searched where they lie
+   * (no copy). It reads as empty once the memory has grown (a window of another buffer larger than it): ask again.
+   */
+  segmentBuffer(bytes: number): Buffer {
+    this.reserve(bytes + SLACK);
+    return Buffer.from(this.memory.buffer, DATA, bytes);
   }
 
   private reserve(bytes: number): void {

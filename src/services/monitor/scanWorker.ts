@@ -22,7 +22,8 @@ if (parentPort) {
   const fd = openSync(file, 'r');
   const size = fstatSync(fd).size;
   const scanner = new SegmentScanner(documentOnly, markerSearch);
-  let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
+  const bytes = Math.min(size, segmentBytes) + 64 * 1024 + 1;
+  let buf = scanner.readBuffer(bytes);
   port.on('message', (m: ScanWorkerRequest) => {
     if ('stop' in m) {
       closeSync(fd);
@@ -30,6 +31,7 @@ if (parentPort) {
       return;
     }
     const start = m.segment * segmentBytes;
+    if (buf.byteLength === 0) buf = scanner.readBuffer(bytes); // the search's memory grew
     const seg = readSegment(fd, start, Math.min(size, start + segmentBytes), size, buf);
     if (seg.buf.length > buf.length) buf = seg.buf;
     const r = scanner.scan(m.segment, seg.buf, seg.stop < 0 ? 0 : seg.from, seg.stop);

@@ -195,6 +195,11 @@ export class SegmentScanner {
     this.findMarked = markedLineSearch(LINE_MARKERS, this.wasm ? 'wasm' : 'js');
   }
 
+  /** A buffer to read segments into: one the WebAssembly search reads in place, when it is in use. */
+  readBuffer(bytes: number): Buffer {
+    return this.wasm ? this.wasm.segmentBuffer(bytes) : Buffer.allocUnsafe(bytes);
+  }
+
   /**
    * Scans the lines of buf[from, stop] (from: a line start; stop: the index of the newline that ends the last
    * line, or buf.length when the data ends without one).
@@ -564,9 +569,11 @@ export function scanFileSegments(file: string, segmentBytes: number, onResult: (
   try {
     const size = fstatSync(fd).size;
     const scanner = new SegmentScanner(documentOnly, markerSearch);
-    let buf: Buffer = Buffer.allocUnsafe(Math.min(size, segmentBytes) + 64 * 1024 + 1);
+    const bytes = Math.min(size, segmentBytes) + 64 * 1024 + 1;
+    let buf = scanner.readBuffer(bytes);
     let index = 0;
     for (let start = 0; start < size; start += segmentBytes, index++) {
+      if (buf.byteLength === 0) buf = scanner.readBuffer(bytes); // the search's memory grew
       const seg = readSegment(fd, start, Math.min(size, start + segmentBytes), size, buf);
       if (seg.buf.length > buf.length) buf = seg.buf;
       onResult(seg.stop < 0 ? scanner.scan(index, seg.buf, 0, -1) : scanner.scan(index, seg.buf, seg.from, seg.stop));
