@@ -20,9 +20,12 @@ test('the segment scan on worker threads gives the document of classifying every
     const seq = new RunModel();
     for (const l of lines) seq.ingestLine(l);
     for (const [workers, segmentBytes] of [[2, 4096], [3, 997], [5, 65_536], [2, 64]]) {
-      const par = await ingestOnceFile(file, { workers, minBytes: 0, segmentBytes, aheadPerWorker: 1 });
-      assert.equal(par.workers, workers, 'ran on worker threads');
-      assert.deepEqual(par.model.toJson(), seq.toJson(), `workers=${workers} segments of ${segmentBytes}`);
+      for (const mainScans of [false, true]) {
+        const par = await ingestOnceFile(file, { workers, minBytes: 0, segmentBytes, aheadPerWorker: 1, mainScans });
+        assert.equal(par.workers, workers, 'ran on several threads');
+        if (!mainScans) assert.equal(par.segmentsByWorkers, par.segments, 'every segment on a worker thread');
+        assert.deepEqual(par.model.toJson(), seq.toJson(), `${workers} threads, segments of ${segmentBytes} bytes, main thread scanning: ${mainScans}`);
+      }
     }
     const small = await ingestOnceFile(file);
     assert.equal(small.workers, 1, 'small files stay on the main thread');

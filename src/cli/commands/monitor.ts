@@ -127,8 +127,9 @@ function livenessLine(l: Liveness): string {
 
 /**
  * Whole-file ingestion for --once: segments scanned by worker threads on large files (SWEGYM_MONITOR_WORKERS=N
- * sets how many; 1 scans on the main thread). SWEGYM_MONITOR_MARKER_SEARCH=js searches the markers with
- * findMarkedLines instead of WebAssembly (the same lines: for comparisons).
+ * sets how many, the main thread included; 1 scans on the main thread alone; SWEGYM_MONITOR_MAIN_SCANS=0 leaves
+ * the scanning to N worker threads). SWEGYM_MONITOR_MARKER_SEARCH=js searches the markers with findMarkedLines
+ * instead of WebAssembly (the same lines: for comparisons).
  */
 async function ingestOnce(ctx: CommandContext, file: string, name: string): Promise<RunModel> {
   const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
@@ -136,8 +137,9 @@ async function ingestOnce(ctx: CommandContext, file: string, name: string): Prom
   // An explicit count of 2 or more uses the workers on any file (small ones too).
   // --json prints only the document: the scanners may drop what it never shows.
   const markerSearch = ctx.env.SWEGYM_MONITOR_MARKER_SEARCH === 'js' ? 'js' : 'wasm';
-  const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, markerSearch, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
-  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s), marker search: ${r.markerSearch}`);
+  const mainScans = ctx.env.SWEGYM_MONITOR_MAIN_SCANS !== '0';
+  const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, markerSearch, mainScans, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
+  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s) (${r.segmentsByWorkers} by worker threads), marker search: ${r.markerSearch}`);
   return r.model;
 }
 

@@ -1,15 +1,15 @@
-// `monitor --once` ingestion: the log is cut into fixed segments that worker threads scan (segmentScan.ts) while
-// the main thread applies the results to the model in file order. The main thread hands a worker its next segment
+// `monitor --once` ingestion: the log is cut into fixed segments that the main thread and worker threads scan
+// (segmentScan.ts), while the main thread applies the results to the model in file order. A segment is handed out
 // only while fewer than `ahead` results wait to be applied (credit), so memory stays bounded by a few segments
 // whatever the size of the log, and the work is one pass over the bytes. One core, a small file, or a worker that
-// fails: the same segment scan on the main thread.
+// fails: the same segment scan on the main thread alone.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { stat } from 'node:fs/promises';
 import { RunModel } from './model.js';
 import { TaskTally } from './taskTally.js';
-import { readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
-import type { ScanWorkerData, ScanWorkerRequest } from './scanWorker.js';
+import { SegmentReader, readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
+import type { ScanWorkerData, ScanWorkerReady, ScanWorkerRequest } from './scanWorker.js';
 import { markerSearchUsed, type MarkerSearch } from './markerScan.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
@@ -19,10 +19,11 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 
 
 export interface OnceIngestOptions {
   name?: string;
+  /** Threads that scan: the main thread and workers - 1 worker threads (1: the main thread alone). */
   workers?: number;
   minBytes?: number;
   segmentBytes?: number;
-  /** Results that may wait for the model, per worker. */
+  /** Results that may wait for the model, per scanning thread. */
   aheadPerWorker?: number;
   /**
    * The model is only read for the `--once --json` document (RunModel.toJson and the liveness inputs): events that
@@ -31,15 +32,20 @@ export interface OnceIngestOptions {
   documentOnly?: boolean;
   /** `js`: findMarkedLines instead of the WebAssembly marker search (the same lines; for comparisons). */
   markerSearch?: MarkerSearch;
+  /** false: the main thread only applies, and `workers` worker threads scan (true by default). */
+  mainScans?: boolean;
 }
 
 export interface OnceIngestResult {
   model: RunModel;
   bytes: number;
+  /** Threads that scanned (the main thread included). */
   workers: number;
   segments: number;
   /** The marker search the scanners used (`wasm` unless asked otherwise or unavailable). */
   markerSearch: MarkerSearch;
+  /** Segments that worker threads scanned (the rest the main thread did). */
+  segmentsByWorkers: number;
 }
 
 /** The worker's module: beside this one in the sources; the bundle's own entry in dist/. */
@@ -94,73 +100,114 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   const sequential = () => {
     const a = new SegmentApplier(opts.name);
     scanFileSegments(file, segmentBytes, (r) => a.apply(0, r), opts.documentOnly ?? false, opts.markerSearch ?? 'wasm');
-    return { model: a.model, bytes: size, workers: 1, segments, markerSearch: markerSearchUsed(opts.markerSearch) };
+    return { model: a.model, bytes: size, workers: 1, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers: 0 };
   };
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
   const applier = new SegmentApplier(opts.name);
+  let segmentsByWorkers = 0;
   try {
     const data: ScanWorkerData = { file, segmentBytes, documentOnly: opts.documentOnly ?? false, markerSearch: opts.markerSearch ?? 'wasm' };
-    await runWorkers(data, segments, cores, opts.aheadPerWorker ?? 2, applier);
+    // `cores` scanning threads: the main thread and cores - 1 workers (a worker costs ≈ 0.1 s of CPU to start,
+    // during which the main thread scans instead of waiting), or `cores` workers.
+    const mainScans = opts.mainScans ?? true;
+    segmentsByWorkers = await runWorkers(data, segments, mainScans ? cores - 1 : cores, mainScans, opts.aheadPerWorker ?? 2, applier);
   } catch (err) {
     if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
     return sequential();
   }
-  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch) };
+  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers };
 }
 
-function runWorkers(data: ScanWorkerData, segments: number, cores: number, aheadPerWorker: number, applier: SegmentApplier): Promise<void> {
+/**
+ * Scans the segments with `workerCount` worker threads and, when `mainScans`, the main thread too: it scans from
+ * the first segment while the workers start (≈ 0.1 s of CPU each before they can scan), then between their
+ * results. Workers take segments once they say they are ready. Resolves with how many segments the workers scanned.
+ */
+function runWorkers(data: ScanWorkerData, segments: number, workerCount: number, mainScans: boolean, aheadPerWorker: number, applier: SegmentApplier): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ahead = Math.max(cores, aheadPerWorker * cores);
+    let byWorkers = 0;
+    const scanners = workerCount + (mainScans ? 1 : 0);
+    const ahead = Math.max(scanners, aheadPerWorker * scanners);
     const waiting = new Map<number, { source: number; result: SegmentResult }>();
     const workers: Worker[] = [];
     const idle: number[] = [];
     let nextSegment = 0;
     let nextApply = 0;
     let failed = false;
+    let done = false;
     const fail = (err: unknown) => {
-      if (failed) return;
+      // A worker still starting when the others had finished may fail on its own (the file gone): no matter then.
+      if (failed || done) return;
       failed = true;
+      main?.close();
       for (const w of workers) void w.terminate();
       reject(err);
     };
+    const onResult = (source: number, r: SegmentResult) => {
+      waiting.set(r.index, { source, result: r });
+      for (let got = waiting.get(nextApply); got; got = waiting.get(nextApply)) {
+        waiting.delete(nextApply);
+        applier.apply(got.source, got.result);
+        nextApply++;
+      }
+      if (nextApply === segments) {
+        done = true;
+        main?.close();
+        for (const x of workers) x.postMessage({ stop: true } satisfies ScanWorkerRequest);
+        resolve(byWorkers);
+      }
+    };
+    // Credit: a segment is handed out only while the results ahead of the model stay under `ahead`.
+    const credit = () => nextSegment < segments && nextSegment - nextApply < ahead;
+    let mainQueued = false;
     const dispatch = () => {
-      // Credit: a segment is handed out only while the results ahead of the model stay under `ahead`.
-      while (idle.length && nextSegment < segments && nextSegment - nextApply < ahead) {
+      while (idle.length && credit()) {
         const w = idle.shift() as number;
         (workers[w] as Worker).postMessage({ segment: nextSegment++ } satisfies ScanWorkerRequest);
       }
+      if (main && !mainQueued && credit()) {
+        mainQueued = true;
+        // After the messages already waiting (the workers' results), so that they are applied in between.
+        setImmediate(mainStep);
+      }
     };
-    for (let i = 0; i < cores; i++) {
+    const main = mainScans ? new SegmentReader(data) : undefined;
+    const mainStep = () => {
+      mainQueued = false;
+      if (failed || done || !main || !credit()) return;
+      try {
+        onResult(workerCount, main.scan(nextSegment++));
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      if (!done) dispatch();
+    };
+    for (let i = 0; i < workerCount; i++) {
       // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
       // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.
       const w = new Worker(workerUrl(), { workerData: data, resourceLimits: WORKER_LIMITS });
       workers.push(w);
-      idle.push(i);
-      w.on('message', (r: SegmentResult) => {
-        if (failed) return;
-        waiting.set(r.index, { source: i, result: r });
+      w.on('message', (m: SegmentResult | ScanWorkerReady) => {
+        if (failed || done) return;
         idle.push(i);
+        if ('ready' in m) {
+          dispatch();
+          return;
+        }
+        byWorkers++;
         try {
-          for (let got = waiting.get(nextApply); got; got = waiting.get(nextApply)) {
-            waiting.delete(nextApply);
-            applier.apply(got.source, got.result);
-            nextApply++;
-          }
+          onResult(i, m);
         } catch (err) {
           fail(err);
           return;
         }
-        if (nextApply === segments) {
-          for (const x of workers) x.postMessage({ stop: true } satisfies ScanWorkerRequest);
-          resolve();
-          return;
-        }
-        dispatch();
+        if (!done) dispatch();
       });
       w.on('error', fail);
       w.on('exit', (code) => {
-        if (nextApply < segments) fail(new Error(`scan worker exited ${code} before the scan ended`));
+        if (!done) fail(new Error(`scan worker exited ${code} before the scan ended`));
       });
     }
     dispatch();

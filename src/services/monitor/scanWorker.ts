@@ -2,8 +2,7 @@
 // thread's credit decides how far ahead of the model the workers may read) and posts each result back.
 // Bundled as its own entry (dist/monitor-scan-worker.mjs, scripts/build.mjs); run from the sources under tsx.
 import { parentPort, workerData } from 'node:worker_threads';
-import { closeSync, fstatSync, openSync } from 'node:fs';
-import { SegmentScanner, readSegment } from './segmentScan.js';
+import { SegmentReader } from './segmentScan.js';
 import type { MarkerSearch } from './markerScan.js';
 
 export interface ScanWorkerData {
@@ -15,26 +14,20 @@ export interface ScanWorkerData {
 }
 
 export type ScanWorkerRequest = { segment: number } | { stop: true };
+/** The worker's first message: started and ready for segments. */
+export type ScanWorkerReady = { ready: true };
 
 if (parentPort) {
   const port = parentPort;
-  const { file, segmentBytes, documentOnly, markerSearch } = workerData as ScanWorkerData;
-  const fd = openSync(file, 'r');
-  const size = fstatSync(fd).size;
-  const scanner = new SegmentScanner(documentOnly, markerSearch);
-  const bytes = Math.min(size, segmentBytes) + 64 * 1024 + 1;
-  let buf = scanner.readBuffer(bytes);
+  const reader = new SegmentReader(workerData as ScanWorkerData);
   port.on('message', (m: ScanWorkerRequest) => {
     if ('stop' in m) {
-      closeSync(fd);
+      reader.close();
       port.close();
       return;
     }
-    const start = m.segment * segmentBytes;
-    if (buf.byteLength === 0) buf = scanner.readBuffer(bytes); // the search's memory grew
-    const seg = readSegment(fd, start, Math.min(size, start + segmentBytes), size, buf);
-    if (seg.buf.length > buf.length) buf = seg.buf;
-    const r = scanner.scan(m.segment, seg.buf, seg.stop < 0 ? 0 : seg.from, seg.stop);
+    const r = reader.scan(m.segment);
     port.postMessage(r, [r.tasks.buffer as ArrayBuffer]);
   });
+  port.postMessage({ ready: true } satisfies ScanWorkerReady);
 }

@@ -563,23 +563,52 @@ function readFully(fd: number, buf: Buffer, off: number, n: number, pos: number)
   return got;
 }
 
+/** One scanner reading the segments of one file (a scan worker's, or the main thread's). */
+export class SegmentReader {
+  private readonly fd: number;
+  private readonly size: number;
+  private readonly scanner: SegmentScanner;
+  private readonly bytes: number;
+  private buf: Buffer;
+
+  constructor(private readonly opts: { file: string; segmentBytes: number; documentOnly: boolean; markerSearch: MarkerSearch }) {
+    this.fd = openSync(opts.file, 'r');
+    this.size = fstatSync(this.fd).size;
+    this.scanner = new SegmentScanner(opts.documentOnly, opts.markerSearch);
+    this.bytes = Math.min(this.size, opts.segmentBytes) + 64 * 1024 + 1;
+    this.buf = this.scanner.readBuffer(this.bytes);
+  }
+
+  get fileSize(): number {
+    return this.size;
+  }
+
+  /** Segment `index`: the lines that start in its bytes of the file. */
+  scan(index: number): SegmentResult {
+    const start = index * this.opts.segmentBytes;
+    if (this.buf.byteLength === 0) this.buf = this.scanner.readBuffer(this.bytes); // the search's memory grew
+    const seg = readSegment(this.fd, start, Math.min(this.size, start + this.opts.segmentBytes), this.size, this.buf);
+    if (seg.buf.length > this.buf.length) this.buf = seg.buf;
+    return seg.stop < 0 ? this.scanner.scan(index, seg.buf, 0, -1) : this.scanner.scan(index, seg.buf, seg.from, seg.stop);
+  }
+
+  private closed = false;
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+}
+
 /** Scans a whole file on this thread, segment by segment (small files, one core, or the workers' fallback). */
 export function scanFileSegments(file: string, segmentBytes: number, onResult: (r: SegmentResult) => void, documentOnly = false, markerSearch: MarkerSearch = 'wasm'): number {
-  const fd = openSync(file, 'r');
+  const reader = new SegmentReader({ file, segmentBytes, documentOnly, markerSearch });
   try {
-    const size = fstatSync(fd).size;
-    const scanner = new SegmentScanner(documentOnly, markerSearch);
-    const bytes = Math.min(size, segmentBytes) + 64 * 1024 + 1;
-    let buf = scanner.readBuffer(bytes);
-    let index = 0;
-    for (let start = 0; start < size; start += segmentBytes, index++) {
-      if (buf.byteLength === 0) buf = scanner.readBuffer(bytes); // the search's memory grew
-      const seg = readSegment(fd, start, Math.min(size, start + segmentBytes), size, buf);
-      if (seg.buf.length > buf.length) buf = seg.buf;
-      onResult(seg.stop < 0 ? scanner.scan(index, seg.buf, 0, -1) : scanner.scan(index, seg.buf, seg.from, seg.stop));
-    }
+    const size = reader.fileSize;
+    for (let index = 0; index * segmentBytes < size; index++) onResult(reader.scan(index));
     return size;
   } finally {
-    closeSync(fd);
+    reader.close();
   }
 }
