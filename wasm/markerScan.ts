@@ -19,9 +19,9 @@
 // the reference, and tests/monitor/markerScan.test.ts holds the two to the same answers): 1 if it certainly is one
 // (else 0 and nothing more), the ranges of reward and raw, integrity's truth (1 for `True`), the range of the
 // instance and of the trimmed reason; then the set of marker texts in the line (bits by index: low, high 32) and
-// where its first escape byte is (-1: none).
+// where its first escape byte is (-1: none); then (samples again) the ranges of f2p and p2p.
 
-const RECORD: i32 = 16;
+const RECORD: i32 = 20;
 
 let tables: usize = 0;
 let texts: usize = 0;
@@ -282,5 +282,9 @@ function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: us
   store<i32>(rec, load<i32>(fields, 28), 36);
   store<i32>(rec, rs, 40);
   store<i32>(rec, re, 44);
+  store<i32>(rec, load<i32>(fields, 32), 60);
+  store<i32>(rec, load<i32>(fields, 36), 64);
+  store<i32>(rec, load<i32>(fields, 40), 68);
+  store<i32>(rec, load<i32>(fields, 44), 72);
   return 1;
 }

@@ -4,9 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LINE_MARKERS, parseLine } from '../../src/services/monitor/lines.js';
+import { LINE_MARKERS, parseLine, type ParsedEvent } from '../../src/services/monitor/lines.js';
+import { LineScanner } from '../../src/services/monitor/tail.js';
+import { RunModel } from '../../src/services/monitor/model.js';
+import { generateOffline } from '../../src/services/simulator/writer.js';
 import { DROPPED_MARKERS, NOT_IN_DOCUMENT } from '../../src/services/monitor/segmentScan.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
@@ -301,6 +304,46 @@ test('segments read into the search memory, and a line longer than a segment: th
       assert.deepStrictEqual(JSON.stringify(wasm.model.toJson()), JSON.stringify(js.model.toJson()), `${workers} thread(s)`);
       assert.equal((wasm.model.toJson() as { samples: { total: number } }).samples.total, 30 * 100 + 1);
     }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('per-sample lines read on the bytes by the line scanner: the event, time, repeat and actor parseLine gives', () => {
+  const prefixes = ['', '(RolloutManager pid=1, ip=2) ', '\u001b[36m(RolloutManager pid=7, ip=10.0.0.1)\u001b[0m [2026-08-01 12:00:09] rollout.py:3 - ', '[2026-08-01 12:00:00,123] r.py:1 - ', '2026-08-01 12:00:00,1 INFO x ', '(pid=3) (raylet) '];
+  const lines = [...usualSampleLines(), ...hardSampleLines(), ...fuzzSampleLines(20_000, 5)];
+  prefixes.forEach((p) => lines.push(...usualSampleLines().map((l) => p + l)));
+  let read = 0;
+  const got: { line: string; parsed: ParsedEvent }[] = [];
+  for (const line of lines) {
+    const scanner = new LineScanner(() => {}, { onSample: (parsed) => got.push({ line, parsed }) });
+    scanner.push(Buffer.from(`GET /x\n${line}\nGET /y\n`));
+    scanner.end();
+  }
+  for (const { line, parsed } of got) {
+    read++;
+    const { message: _message, ...want } = parseLine(line);
+    assert.deepStrictEqual(parsed, want, JSON.stringify(line));
+  }
+  assert.ok(read > 1500, `lines read on the bytes (${read})`);
+});
+
+test('a model fed by the line scanner reading samples on the bytes is the model of classifying every line', async () => {
+  const dir = await tempDir();
+  try {
+    await generateOffline({ dir, config: { numRollouts: 6, noiseLinesPerSecond: 3, seed: 11, abortRate: 0.05 }, checkpoints: true });
+    const text = await readFile(path.join(dir, 'run.log'), 'utf8');
+    const want = new RunModel();
+    for (const l of text.split('\n')) if (l) want.ingestLine(l);
+    const model = new RunModel();
+    let onBytes = 0;
+    const scanner = new LineScanner((l) => model.ingestLine(l), { onSample: (p) => (onBytes++, model.ingestParsed(p)) });
+    const buf = Buffer.from(text);
+    for (let i = 0; i < buf.length; i += 7919) scanner.push(buf.subarray(i, i + 7919));
+    scanner.end();
+    assert.ok(onBytes > 200, `samples read on the bytes (${onBytes})`);
+    assert.deepStrictEqual(JSON.stringify(model.toJson()), JSON.stringify(want.toJson()));
+    assert.deepStrictEqual(model.feed.toArray(), want.feed.toArray());
   } finally {
     await removeDir(dir);
   }

@@ -5,7 +5,7 @@ import type { RecipePaths } from '../workspace/paths.js';
 import type { ChartSeries, CurvesSnapshot } from '../../state/monitor.js';
 import { RunModel, type RolloutRecord, type StepRecord } from './model.js';
 import { metricNumber } from './lines.js';
-import { LineScanner, scanFile } from './tail.js';
+import { modelLineScanner, scanFile } from './tail.js';
 import { listRegistryRuns, resolveMonitorTarget } from './resolve.js';
 import { ConsoleError } from '../errors.js';
 
@@ -109,7 +109,7 @@ export class CurveView {
       state.name = target.source === 'log-file' && target.logFile ? displayPath(target.logFile, paths.root) : target.name;
       if (!target.logFile) throw new Error(target.rayJob ? 'a Ray job cannot be compared (its log is streamed); compare its log file instead' : `${arg} has no run log to read`);
       const model = new RunModel({ name: target.name });
-      const scanner = new LineScanner((l) => model.ingestLine(l));
+      const scanner = modelLineScanner(model);
       await scanFile(target.logFile, scanner, { offset: 0 });
       scanner.end();
       if (gen !== this.generation) return;

@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import type { RecipePaths } from '../workspace/paths.js';
 import { RunModel } from './model.js';
-import { LineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
+import { modelLineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
 import { SkipFirstLine, statLogFile } from './ingest.js';
 import { isSimulatedRun, type MonitorTarget } from './resolve.js';
 import { deriveLiveness, livenessLabel, progressTimesOf, type Liveness, type RayJobStatus, type WriterStatus } from './liveness.js';
@@ -118,7 +118,7 @@ export class RunFollowJob {
     this.emit({ type: 'opened', run: target.name, source: target.source, simulated: this.simulated, fromByte, totalBytes });
     if (target.rayJob) this.streamRayJob(target.rayJob);
     else if (target.logFile) {
-      const scanner = new LineScanner((l) => model.ingestLine(l));
+      const scanner = modelLineScanner(model);
       // The cut mid-file leaves a partial first line: it is skipped.
       const reader = fromByte > 0 ? new SkipFirstLine(scanner) : scanner;
       const total = totalBytes ?? 0;

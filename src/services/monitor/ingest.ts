@@ -1,7 +1,7 @@
 // One-shot ingestion of a run log into a RunModel (the `monitor --once` path and the dashboard's first read).
 import { stat } from 'node:fs/promises';
 import { RunModel } from './model.js';
-import { LineScanner, scanFile } from './tail.js';
+import { LineScanner, modelLineScanner, scanFile } from './tail.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 
 export interface IngestResult {
@@ -39,7 +39,7 @@ export async function statLogFile(file: string): Promise<number> {
 export async function ingestFile(file: string, opts: { name?: string; tailBytes?: number; final?: boolean; signal?: AbortSignal; model?: RunModel } = {}): Promise<IngestResult> {
   const size = await statLogFile(file);
   const model = opts.model ?? new RunModel({ name: opts.name });
-  const scanner = new LineScanner((line) => model.ingestLine(line));
+  const scanner = modelLineScanner(model);
   let start = 0;
   if (opts.tailBytes !== undefined && size > opts.tailBytes) {
     // Start mid-file; the partial line at the cut is skipped (SkipFirstLine).

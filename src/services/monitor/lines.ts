@@ -97,6 +97,9 @@ export function splitPrefixes(raw: string): { message: string; actor: string | u
   return { message: s, actor, repeat, time };
 }
 
+/** What the model takes of a parsed line (the message aside). */
+export type ParsedEvent = Omit<ParsedLine, 'message'>;
+
 const SUMMARY = /(?:^|[\s>])(step|rollout|perf|eval) (\d+): \{/;
 const SAMPLE =
   /SWE-Gym reward=(\S+) raw=(\S+) integrity=(\S+) instance=(\S*) f2p=(\S+) p2p=(\S+) reason=(.*)$/;
@@ -127,7 +130,7 @@ const LAUNCHER_REFUSAL =
   /\b(?:REPO_ROOT is required when|Missing Slime model config|Missing Dressage default env file|PROMPT_DATA must point|MODEL_ROOT must point|MASTER_ADDR is required|[A-Z_]+ must be 0 or 1; got|total actor GPUs \(\d+\) must be divisible|DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive|DRESSAGE_E2B_API_KEY is required|DRESSAGE_PADDOCK_CLASS is required|RESUME_CKPT_ROOT is required|RAY_SSH_USER is required|DRESSAGE_PROXY_URL must|SGLANG_ROUTER_URL is a proxy client target|Refusing to clear unsafe )/;
 const FATAL = /^(?:Traceback \(most recent call last\):|.*\b(?:unsupported DRESSAGE_SANDBOX_PROVIDER|Reward function '[^']*' not found|ray\.exceptions\.\w+Error))/;
 
-function pair(text: string): [number, number] | undefined {
+export function pair(text: string): [number, number] | undefined {
   const m = /^(-?\d+)\/(-?\d+)$/.exec(text);
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }

@@ -18,7 +18,7 @@ const TEXTS = TABLES + 256;
 const LITERALS = TABLES + PAGE / 2;
 const OUT = 2 * PAGE;
 /** i32s per record: line start, line end, then the per-sample fields (R_*). */
-export const RECORD = 16;
+export const RECORD = 20;
 const OUT_CAPACITY = Math.floor((8 * PAGE) / (4 * RECORD));
 const DATA = OUT + 8 * PAGE;
 /** Bytes past the end of a window that `find` may read (its 4 loads of 16 bytes); it reads 16 before it too. */
@@ -31,7 +31,7 @@ const BUCKETS = 8;
  * end); then, when per-sample lines were asked for, R_SAMPLE = 1 if the line certainly is one (readSampleBytes's
  * answer; else 0 and nothing more), and its fields: the reward's and raw's ranges, integrity's truth (1 for
  * `True`), the instance's range and the trimmed reason's; then, always, the marker texts in the line and its first
- * escape byte.
+ * escape byte; then the sample's f2p and p2p ranges.
  */
 export const R_START = 0;
 export const R_END = 1;
@@ -50,6 +50,11 @@ export const R_TEXTS_LOW = 12;
 export const R_TEXTS_HIGH = 13;
 /** The offset of the line's first escape byte, or -1. */
 export const R_ESCAPE = 14;
+/** A per-sample line's f2p and p2p ranges. */
+export const R_F2P_START = 15;
+export const R_F2P_END = 16;
+export const R_P2P_START = 17;
+export const R_P2P_END = 18;
 
 interface MarkerScanExports {
   configure(tables: number, texts: number, literals: number, out: number, capacity: number): void;

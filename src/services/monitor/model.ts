@@ -2,7 +2,7 @@
 // reward lines (grouped per rollout), failures, launcher facts, and the derived phase. Every collection is capped.
 import type { PyDict } from './pyrepr.js';
 import { toJsonSafe } from './pyrepr.js';
-import { parseLine, metricNumber, type LogEvent, type SampleLine, type SummaryKind } from './lines.js';
+import { parseLine, metricNumber, type LogEvent, type ParsedEvent, type SampleLine, type SummaryKind } from './lines.js';
 import { CappedMap, Ring, ThinnedSeries } from './ring.js';
 import { TaskTally } from './taskTally.js';
 import type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
@@ -224,8 +224,12 @@ export class RunModel {
   }
 
   ingestLine(raw: string): LogEvent | undefined {
+    return this.ingestParsed(parseLine(raw));
+  }
+
+  /** A line already parsed (parseLine, or a per-sample line read on its bytes: tail.ts sampleFromRecord). */
+  ingestParsed(p: ParsedEvent): LogEvent | undefined {
     this.lines++;
-    const p = parseLine(raw);
     if (!p.event) return undefined;
     // A routine evaluation failure is logged with exc_info=True (evaluator.py): the Traceback right after it, from
     // the same actor, is that record's, not a crash.

@@ -6,11 +6,58 @@
 // - FileFollower: polls a file, survives truncation, rotation (new inode) and partial writes.
 // - followRayJob: `ray job logs -f <id>` as a child process through runProcess.
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { LINE_MARKERS } from './lines.js';
-import { markedLineSearch } from './markerScan.js';
+import { LINE_MARKERS, pair, pyNum, splitPrefixes, type ParsedEvent } from './lines.js';
+import {
+  RECORD,
+  R_END,
+  R_F2P_END,
+  R_F2P_START,
+  R_INSTANCE_END,
+  R_INSTANCE_START,
+  R_INTEGRITY,
+  R_P2P_END,
+  R_P2P_START,
+  R_RAW_END,
+  R_RAW_START,
+  R_REASON_END,
+  R_REASON_START,
+  R_REWARD_END,
+  R_REWARD_START,
+  R_SAMPLE,
+  R_START,
+  markedLineSearch,
+  sharedMarkerScan,
+  type MarkerScan,
+} from './markerScan.js';
 import { runProcess, type RunResult } from '../process/run.js';
 
 export type LineSink = (line: string) => void;
+
+/**
+ * A per-sample line the WebAssembly search read on its bytes (R_SAMPLE: readSampleBytes's rules), as parseLine would
+ * give it: the event from the fields, and the actor and time from the prefixes before the marker (decoded alone:
+ * a sample line holds no colour code after its marker and no `[repeated …]` fold). Only the message is not made.
+ */
+export function sampleFromRecord(buf: Buffer, r: Int32Array, k: number): ParsedEvent {
+  const start = r[k + R_START] as number;
+  const field = (from: number, to: number) => buf.toString('latin1', r[k + from] as number, r[k + to] as number);
+  const prefix = splitPrefixes(buf.toString('utf8', start, (r[k + R_REWARD_START] as number) - 'SWE-Gym reward='.length));
+  return {
+    actor: prefix.actor,
+    repeat: 1,
+    time: prefix.time,
+    event: {
+      kind: 'sample',
+      reward: pyNum(field(R_REWARD_START, R_REWARD_END)),
+      raw: pyNum(field(R_RAW_START, R_RAW_END)),
+      integrity: r[k + R_INTEGRITY] === 1,
+      instance: field(R_INSTANCE_START, R_INSTANCE_END),
+      f2p: pair(field(R_F2P_START, R_F2P_END)),
+      p2p: pair(field(R_P2P_START, R_P2P_END)),
+      reason: field(R_REASON_START, R_REASON_END),
+    },
+  };
+}
 export { compileMarkers, findMarkedLines, type MarkerGroup } from './markers.js';
 
 const NL = 10;
@@ -20,16 +67,39 @@ const WINDOW = 256 * 1024;
 /** Bytes before the read offset compared on each poll to notice a file rewritten in place at the same size. */
 const SIG_BYTES = 4096;
 
+/** What a model takes from a line scanner (RunModel). */
+export interface LineModel {
+  ingestLine(line: string): unknown;
+  ingestParsed(parsed: ParsedEvent): unknown;
+}
+
+/** A scanner feeding a model, per-sample lines read on their bytes (the rest decoded and parsed by the model). */
+export function modelLineScanner(model: LineModel): LineScanner {
+  return new LineScanner((line) => model.ingestLine(line), { onSample: (parsed) => model.ingestParsed(parsed) });
+}
+
 export class LineScanner {
   private carry: Buffer | undefined;
   private readonly findMarked = markedLineSearch(LINE_MARKERS);
   private readonly starts: number[] = [];
+  /** With `onSample`: the WebAssembly search, which reads per-sample lines on their bytes. */
+  private readonly wasm: MarkerScan | undefined;
+  private buf: Buffer = Buffer.alloc(0);
   /** Bytes consumed (including the carried partial line). */
   bytes = 0;
   /** Lines handed to the sink (lines with a marker). */
   candidates = 0;
 
-  constructor(private readonly sink: LineSink, private readonly opts: { maxLineBytes?: number } = {}) {}
+  /**
+   * `onSample`: per-sample lines read on their bytes go there, already parsed (sampleFromRecord), instead of being
+   * decoded for the sink; the other marked lines still go to the sink.
+   */
+  constructor(
+    private readonly sink: LineSink,
+    private readonly opts: { maxLineBytes?: number; onSample?: (parsed: ParsedEvent) => void } = {},
+  ) {
+    this.wasm = opts.onSample ? sharedMarkerScan(LINE_MARKERS) : undefined;
+  }
 
   /** Feed a chunk. The chunk may be reused by the caller after this returns. */
   push(chunk: Buffer): void {
@@ -101,6 +171,11 @@ export class LineScanner {
   }
 
   private scanWindow(buf: Buffer, from: number, end: number): void {
+    if (this.wasm) {
+      this.buf = buf;
+      this.wasm.lines(buf, from, end, true, this.visitRecords);
+      return;
+    }
     const starts = this.starts;
     starts.length = 0;
     this.findMarked(buf, from, end, starts);
@@ -111,6 +186,16 @@ export class LineScanner {
       this.sink(buf.toString('utf8', start, stop));
     }
   }
+
+  private readonly visitRecords = (r: Int32Array, count: number): void => {
+    const buf = this.buf;
+    const onSample = this.opts.onSample as (parsed: ParsedEvent) => void;
+    for (let k = 0; k < count * RECORD; k += RECORD) {
+      this.candidates++;
+      if (r[k + R_SAMPLE] === 1) onSample(sampleFromRecord(buf, r, k));
+      else this.sink(buf.toString('utf8', r[k + R_START] as number, r[k + R_END] as number));
+    }
+  };
 }
 
 export interface ScanResult {
