@@ -3,7 +3,11 @@
 // records change after their text was written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { RunModel } from '../../src/services/monitor/model.js';
+import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
 import { metricLine, pyLog, RM, sampleLine, type Py } from './builders.js';
 
 function rng(seed: number): () => number {
@@ -73,4 +77,28 @@ test('settled texts are used: a record left alone for a batch is written once, d
   m.ingestLine(metricLine('step', 1, { 'train/loss': NaN }));
   assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
   assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
+});
+
+test('the --once --json scan on workers settles texts as segments arrive; the document is the one of classifying every line', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines = runLines(rng(31), 120);
+    await writeFile(file, lines.join('\n') + '\n');
+    const reference = new RunModel({ name: 'run' });
+    for (const l of lines) reference.ingestLine(l);
+    const extra = { liveness: { state: 'finished' } };
+    const want = JSON.stringify({ ...(reference.toJson() as object), ...extra });
+    for (const workers of [1, 2]) {
+      const { model } = await ingestOnceFile(file, { name: 'run', documentOnly: true, workers, minBytes: 0, segmentBytes: 2000 });
+      // The settling runs after the results are applied (setImmediate): let the last one run.
+      await new Promise((resolve) => setImmediate(resolve));
+      const cache = model['metricsText'] as WeakMap<object, string>;
+      // On one thread the scan runs without a break, so nothing settles before the end (nor needs to).
+      if (workers > 1) assert.ok(model.sortedRollouts().some((r) => cache.has(r.metrics)), `workers=${workers}: texts were written during the scan`);
+      assert.equal(model.toJsonText(extra), want, `workers=${workers}`);
+    }
+  } finally {
+    await removeDir(dir);
+  }
 });
