@@ -604,16 +604,17 @@ export class RunModel {
     const cache = this.metricsText;
     const metrics = (m: PyDict) => cache?.get(m) ?? JSON.stringify(toJsonSafe(m));
     const out: string[] = [`{"run":${JSON.stringify(p.run)},"effective":${JSON.stringify(this.effective)},"steps":[`];
-    let first = true;
+    // Pieces pushed one by one (not templates): join then copies flat strings.
+    let sep = '{"step":';
     for (const s of this.sortedSteps()) {
-      out.push(`${first ? '' : ','}{"step":${JSON.stringify(s.step)},"metrics":${metrics(s.metrics)}}`);
-      first = false;
+      out.push(sep, JSON.stringify(s.step), ',"metrics":', metrics(s.metrics), '}');
+      sep = ',{"step":';
     }
     out.push('],"rollouts":[');
-    first = true;
+    sep = '{"rollout":';
     for (const r of this.sortedRollouts()) {
-      out.push(`${first ? '' : ','}{"rollout":${JSON.stringify(r.rollout)},"metrics":${metrics(r.metrics)},"samples":${JSON.stringify(r.samples)}}`);
-      first = false;
+      out.push(sep, JSON.stringify(r.rollout), ',"metrics":', metrics(r.metrics), ',"samples":', JSON.stringify(r.samples), '}');
+      sep = ',{"rollout":';
     }
     out.push(`],"in_progress":${JSON.stringify(p.inProgress)},"samples":${JSON.stringify(this.totals)}`);
     if (p.series) out.push(`,"series":${JSON.stringify(p.series)}`);
