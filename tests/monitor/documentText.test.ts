@@ -77,6 +77,11 @@ test('settled texts are used: a record left alone for a batch is written once, d
   m.ingestLine(metricLine('step', 1, { 'train/loss': NaN }));
   assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
   assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
+  // Nor is it written again: a log that comes back to its records would write and drop texts without end.
+  m.settleDocumentText();
+  m.settleDocumentText();
+  assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
+  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
 });
 
 test('the --once --json scan on workers settles texts as segments arrive; the document is the one of classifying every line', async () => {

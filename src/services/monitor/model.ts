@@ -195,6 +195,7 @@ export class RunModel {
   /** Metrics changed since the last settleDocumentText, and those changed in the batch before it. */
   private changedNow = new Set<PyDict>();
   private changedBefore = new Set<PyDict>();
+  private readonly unsettled = new WeakSet<PyDict>();
 
   constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string; taskTally?: TaskTally; documentText?: boolean } = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -549,9 +550,11 @@ export class RunModel {
   }
 
   private changed(metrics: PyDict): void {
-    if (!this.metricsText) return;
-    this.metricsText.delete(metrics);
-    this.changedNow.add(metrics);
+    if (!this.metricsText || this.unsettled.has(metrics)) return;
+    // A record that changes after its text was written is left to the end: a log that comes back to its records
+    // (the benchmark's 4 GB log is one log 20 times over) would write and drop their texts again and again.
+    if (this.metricsText.delete(metrics)) this.unsettled.add(metrics);
+    else this.changedNow.add(metrics);
   }
 
   /**
