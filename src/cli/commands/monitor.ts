@@ -64,7 +64,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
       });
     }
     const liveness = await onceLiveness(ctx, target, model);
-    if (ctx.global.json) ctx.stdout.write(JSON.stringify(withLiveness(model, liveness)) + '\n');
+    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness) + '\n');
     else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
@@ -73,7 +73,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
-      ctx.stdout.write(JSON.stringify(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model))) + '\n');
+      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model)) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -86,7 +86,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const liveness = await onceLiveness(ctx, target, model);
   if (ctx.global.json) {
     // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(JSON.stringify(withLiveness(model, liveness)) + '\n');
+    ctx.stdout.write(withLiveness(model, liveness) + '\n');
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
@@ -117,8 +117,9 @@ async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: R
   return deriveLiveness({ now: Date.now(), phase: phase.kind, phaseDetail: phase.detail, logExitCode: model.launcherExit, lastLineAt: mtime, progressTimes: progressTimesOf(model), writer, rayJob });
 }
 
-function withLiveness(model: RunModel, liveness: Liveness): unknown {
-  return { ...(model.toJson() as Record<string, unknown>), liveness: livenessJson(liveness) };
+/** The document with its liveness block, as JSON text. */
+function withLiveness(model: RunModel, liveness: Liveness): string {
+  return model.toJsonText({ liveness: livenessJson(liveness) });
 }
 
 function livenessLine(l: Liveness): string {

@@ -67,6 +67,25 @@ const PY_LOG = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:[,.]\d+)?\] [^\s:]+
 // Other common shapes: `2026-08-01 12:00:00,123 INFO name message` / `INFO 2026-…`.
 const ISO_LOG = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[,.]\d+)?\s+(?:[A-Z]+\s+)?(?:[\w.]+(?::\d+)?\s+(?:-\s+)?)?/;
 
+let lastDay = '';
+let lastDayMs = NaN;
+
+/**
+ * `Date.parse(`${date}T${time}Z`)` for `YYYY-MM-DD` and `HH:MM:SS`, with the day's start kept from the line before
+ * (Date.parse cost most of splitPrefixes; a log's lines share their day). Times past 23:59:59 go to Date.parse.
+ */
+export function logTime(date: string, time: string): number {
+  const h = (time.charCodeAt(0) - 48) * 10 + time.charCodeAt(1) - 48;
+  const m = (time.charCodeAt(3) - 48) * 10 + time.charCodeAt(4) - 48;
+  const sec = (time.charCodeAt(6) - 48) * 10 + time.charCodeAt(7) - 48;
+  if (time.length !== 8 || !(h < 24 && m < 60 && sec < 60)) return Date.parse(`${date}T${time}Z`);
+  if (date !== lastDay) {
+    lastDayMs = Date.parse(`${date}T00:00:00Z`);
+    lastDay = date;
+  }
+  return lastDayMs + ((h * 60 + m) * 60 + sec) * 1000;
+}
+
 export function splitPrefixes(raw: string): { message: string; actor: string | undefined; repeat: number; time: number | undefined } {
   let s = stripAnsi(raw);
   if (s.endsWith('\r')) s = s.slice(0, -1);
@@ -90,7 +109,7 @@ export function splitPrefixes(raw: string): { message: string; actor: string | u
   if (s.charCodeAt(0) === 91 /* [ */) {
     const p = PY_LOG.exec(s);
     if (p) {
-      time = Date.parse(`${p[1]}T${p[2]}Z`);
+      time = logTime(p[1] as string, p[2] as string);
       s = s.slice(p[0].length);
     }
   }
@@ -275,7 +294,7 @@ export function parseLine(raw: string): ParsedLine {
     const iso = ISO_LOG.exec(p.message);
     if (iso) {
       event = classifyMessage(p.message.slice(iso[0].length));
-      if (event) return { ...p, time: Date.parse(`${iso[1]}T${iso[2]}Z`), event };
+      if (event) return { ...p, time: logTime(iso[1] as string, iso[2] as string), event };
     }
   }
   return { ...p, event };

@@ -186,8 +186,18 @@ export class RunModel {
   /** The launch wrapper's exit line (0 = the launcher ended cleanly). */
   launcherExit: number | undefined;
   readonly clock: () => number;
+  /**
+   * With `documentText`: the JSON text of step and rollout metrics, written by settleDocumentText once a record has
+   * gone a batch of lines without a change (a change drops it), so that toJsonText has little left to write at the
+   * end. Keyed by the record's metrics object.
+   */
+  private readonly metricsText: WeakMap<PyDict, string> | undefined;
+  /** Metrics changed since the last settleDocumentText, and those changed in the batch before it. */
+  private changedNow = new Set<PyDict>();
+  private changedBefore = new Set<PyDict>();
+  private readonly unsettled = new WeakSet<PyDict>();
 
-  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string; taskTally?: TaskTally } = {}) {
+  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string; taskTally?: TaskTally; documentText?: boolean } = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.clock = opts.clock ?? Date.now;
     this.name = opts.name;
@@ -198,6 +208,7 @@ export class RunModel {
     this.failures = new Ring(this.limits.failures);
     this.tasks = new CappedMap(this.limits.tasks);
     this.fatal = new Ring(this.limits.fatal);
+    if (opts.documentText) this.metricsText = new WeakMap();
   }
 
   /** Samples per rollout: rollout_batch_size × n_samples_per_prompt from `effective_batch`, else 128. */
@@ -398,8 +409,12 @@ export class RunModel {
     for (const k of Object.keys(metrics)) if (!this.metricKeys.has(k) && this.metricKeys.size < 4096) this.metricKeys.set(k, type === 'step' ? 'step' : 'rollout');
     if (type === 'step') {
       const prev = this.steps.get(n);
-      if (prev) Object.assign(prev.metrics, metrics);
-      else if (!this.steps.seen(n)) this.steps.set(n, { step: n, metrics: { ...metrics }, at: time });
+      if (prev) this.changed(Object.assign(prev.metrics, metrics));
+      else if (!this.steps.seen(n)) {
+        const rec: StepRecord = { step: n, metrics: { ...metrics }, at: time };
+        this.steps.set(n, rec);
+        this.changed(rec.metrics);
+      }
       if (this.lastStep === undefined || n >= this.lastStep) this.lastStep = n;
       this.afterStep();
       return;
@@ -416,7 +431,7 @@ export class RunModel {
       this.pendingStartedAt = undefined;
       if (this.lastSummaryRollout === undefined || n > this.lastSummaryRollout) this.lastSummaryRollout = n;
     }
-    if (rec) Object.assign(rec.metrics, metrics);
+    if (rec) this.changed(Object.assign(rec.metrics, metrics));
     // The rollout's train step has not been logged yet: it is training.
     if ((this.lastStep === undefined || this.lastStep < n) && n === this.lastSummaryRollout) {
       this.phaseState = { kind: 'training', rollout: n };
@@ -538,22 +553,88 @@ export class RunModel {
     return { x, y };
   }
 
-  /** The `monitor --once --json` document (issue #8). */
-  toJson(): unknown {
+  private changed(metrics: PyDict): void {
+    if (!this.metricsText || this.unsettled.has(metrics)) return;
+    // A record that changes after its text was written is left to the end: a log that comes back to its records
+    // (the benchmark's 4 GB log is one log 20 times over) would write and drop their texts again and again.
+    if (this.metricsText.delete(metrics)) this.unsettled.add(metrics);
+    else this.changedNow.add(metrics);
+  }
+
+  /**
+   * Between batches of lines (the --once scan's segments): writes the JSON text of the metrics that changed in the
+   * batch before last and not since, while the scan still runs. Without `documentText` it does nothing.
+   */
+  settleDocumentText(): void {
+    const cache = this.metricsText;
+    if (!cache) return;
+    for (const m of this.changedBefore) if (!this.changedNow.has(m)) cache.set(m, JSON.stringify(toJsonSafe(m)));
+    this.changedBefore = this.changedNow;
+    this.changedNow = new Set();
+  }
+
+  /** The document's parts other than the steps and the rollouts. */
+  private documentParts(): { run: unknown; inProgress: unknown; series: unknown } {
     // Past the limits the step and rollout series are thinned; the counts stay exact, and the document says so.
     const thinned = this.steps.every > 1 || this.rollouts.every > 1;
     const series = (t: ThinnedSeries<unknown>) => ({ count: t.count, listed: t.size, every: t.every });
     return {
       run: { name: this.name ?? null, phase: phaseLabel(this.phase) },
+      inProgress: { rollout: this.inProgressRollout, samples: this.pending },
+      series: thinned ? { steps: series(this.steps), rollouts: series(this.rollouts) } : undefined,
+    };
+  }
+
+  /** The `monitor --once --json` document (issue #8). */
+  toJson(): unknown {
+    const p = this.documentParts();
+    return {
+      run: p.run,
       effective: this.effective,
       steps: this.sortedSteps().map((s) => ({ step: s.step, metrics: toJsonSafe(s.metrics) })),
       rollouts: this.sortedRollouts().map((r) => ({ rollout: r.rollout, metrics: toJsonSafe(r.metrics), samples: r.samples })),
-      in_progress: { rollout: this.inProgressRollout, samples: this.pending },
+      in_progress: p.inProgress,
       samples: this.totals,
-      ...(thinned ? { series: { steps: series(this.steps), rollouts: series(this.rollouts) } } : {}),
+      ...(p.series ? { series: p.series } : {}),
     };
   }
+
+  /**
+   * `JSON.stringify({ ...toJson(), ...extra })`, written in parts: the metrics texts that settleDocumentText wrote
+   * are used as they are (one stringify of the whole document cost ≈ 100 ms at the end of a --once scan).
+   */
+  toJsonText(extra: Record<string, unknown> = {}): string {
+    const keys = Object.keys(extra);
+    // Keys of the document or array indices would take another place in the spread: the plain way.
+    if (keys.some((k) => !/^[a-z_]+$/.test(k) || DOCUMENT_KEYS.has(k))) return JSON.stringify({ ...(this.toJson() as Record<string, unknown>), ...extra });
+    const p = this.documentParts();
+    const cache = this.metricsText;
+    const metrics = (m: PyDict) => cache?.get(m) ?? JSON.stringify(toJsonSafe(m));
+    const out: string[] = [`{"run":${JSON.stringify(p.run)},"effective":${JSON.stringify(this.effective)},"steps":[`];
+    // Pieces pushed one by one (not templates): join then copies flat strings.
+    let sep = '{"step":';
+    for (const s of this.sortedSteps()) {
+      out.push(sep, JSON.stringify(s.step), ',"metrics":', metrics(s.metrics), '}');
+      sep = ',{"step":';
+    }
+    out.push('],"rollouts":[');
+    sep = '{"rollout":';
+    for (const r of this.sortedRollouts()) {
+      out.push(sep, JSON.stringify(r.rollout), ',"metrics":', metrics(r.metrics), ',"samples":', JSON.stringify(r.samples), '}');
+      sep = ',{"rollout":';
+    }
+    out.push(`],"in_progress":${JSON.stringify(p.inProgress)},"samples":${JSON.stringify(this.totals)}`);
+    if (p.series) out.push(`,"series":${JSON.stringify(p.series)}`);
+    for (const k of keys) {
+      const v = JSON.stringify(extra[k]);
+      if (v !== undefined) out.push(`,"${k}":${v}`);
+    }
+    out.push('}');
+    return out.join('');
+  }
 }
+
+const DOCUMENT_KEYS = new Set(['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples', 'series']);
 
 export function zeroStdGroups(metrics: PyDict): number {
   let n = 0;

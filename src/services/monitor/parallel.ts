@@ -61,9 +61,11 @@ export class SegmentApplier {
   readonly model: RunModel;
   private readonly sources = new Map<number, { taskIds: number[]; reasons: string[] }>();
   applied = 0;
+  private settleQueued = false;
 
-  constructor(name: string | undefined) {
-    this.model = new RunModel({ name, taskTally: this.tally });
+  /** documentText: the model keeps its document's metrics as text as they settle (toJsonText). */
+  constructor(name: string | undefined, documentText = false) {
+    this.model = new RunModel({ name, taskTally: this.tally, documentText });
   }
 
   apply(source: number, r: SegmentResult): void {
@@ -88,6 +90,14 @@ export class SegmentApplier {
       },
     );
     this.applied++;
+    // After the caller has handed out the next segments: this thread waits for the workers meanwhile.
+    if (!this.settleQueued) {
+      this.settleQueued = true;
+      setImmediate(() => {
+        this.settleQueued = false;
+        this.model.settleDocumentText();
+      });
+    }
   }
 }
 
@@ -98,12 +108,12 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   const segments = Math.ceil(size / segmentBytes);
   const cores = Math.min(opts.workers ?? Math.min(4, availableParallelism()), Math.max(1, segments));
   const sequential = () => {
-    const a = new SegmentApplier(opts.name);
+    const a = new SegmentApplier(opts.name, opts.documentOnly);
     scanFileSegments(file, segmentBytes, (r) => a.apply(0, r), opts.documentOnly ?? false, opts.markerSearch ?? 'wasm');
     return { model: a.model, bytes: size, workers: 1, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers: 0 };
   };
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
-  const applier = new SegmentApplier(opts.name);
+  const applier = new SegmentApplier(opts.name, opts.documentOnly);
   let segmentsByWorkers = 0;
   try {
     const data: ScanWorkerData = { file, segmentBytes, documentOnly: opts.documentOnly ?? false, markerSearch: opts.markerSearch ?? 'wasm' };

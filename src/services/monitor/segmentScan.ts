@@ -162,7 +162,6 @@ export class SegmentScanner {
   private nextId = 0;
   private readonly sb = emptySampleBytes();
   private readonly sampleSearch = new SampleSearch();
-  private readonly cuts: number[] = [];
   /** Reason texts seen on the byte path, with their bytes, so that the usual few are not decoded each time. */
   private reasons: { bytes: Buffer; id: number }[] = [];
 
@@ -362,38 +361,31 @@ export class SegmentScanner {
   }
 
   /**
-   * The line as text. Colour codes (complete CSI sequences between ASCII bytes) are cut out on the bytes, which
-   * gives exactly what stripAnsi would leave and spares its regex; any other escape is left to stripAnsi.
+   * The line as text. Colour codes (complete CSI sequences between ASCII characters) are cut out, which gives
+   * exactly what stripAnsi would leave and spares its regex; any other escape is left to stripAnsi. The line is
+   * decoded whole and cut as text: every cut is between ASCII characters, and UTF-8 decodes an ASCII byte as
+   * itself whatever comes before, so this is the text of the bytes between the cuts (one decoding instead of a
+   * view, a search and a decoding per piece).
    */
   private decode(buf: Buffer, s: number, e: number): string {
-    // On a view of the line: a search for a byte the log lacks must not run to the end of the buffer.
-    const line = buf.subarray(s, e);
-    const esc = (from: number) => {
-      const k = line.indexOf(27, from - s);
-      return k < 0 ? -1 : s + k;
-    };
-    let x = esc(s);
-    if (x < 0) return buf.toString('utf8', s, e);
-    const cuts = this.cuts;
-    cuts.length = 0;
-    while (x >= 0 && x < e) {
-      if (buf[x + 1] !== 91 || (x > s && (buf[x - 1] as number) >= 128)) return buf.toString('utf8', s, e);
-      let j = x + 2;
-      let b = buf[j] as number;
-      while (j < e && ((b >= 48 && b <= 57) || b === 59 || b === 63)) b = buf[++j] as number;
-      while (j < e && b >= 32 && b <= 47) b = buf[++j] as number;
-      if (j >= e || b < 64 || b > 126 || (j + 1 < e && (buf[j + 1] as number) >= 128)) return buf.toString('utf8', s, e);
-      cuts.push(x, j + 1);
-      x = esc(j + 1);
-    }
+    const text = buf.toString('utf8', s, e);
+    let x = text.indexOf('\u001b');
+    if (x < 0) return text;
+    const n = text.length;
     let out = '';
-    let p = s;
-    for (let k = 0; k < cuts.length; k += 2) {
-      if ((cuts[k] as number) > p) out += buf.toString('utf8', p, cuts[k] as number);
-      p = cuts[k + 1] as number;
+    let p = 0;
+    while (x >= 0) {
+      if (text.charCodeAt(x + 1) !== 91 || (x > 0 && text.charCodeAt(x - 1) >= 128)) return text;
+      let j = x + 2;
+      let c = text.charCodeAt(j);
+      while (j < n && ((c >= 48 && c <= 57) || c === 59 || c === 63)) c = text.charCodeAt(++j);
+      while (j < n && c >= 32 && c <= 47) c = text.charCodeAt(++j);
+      if (j >= n || c < 64 || c > 126 || (j + 1 < n && text.charCodeAt(j + 1) >= 128)) return text;
+      if (x > p) out += text.slice(p, x);
+      p = j + 1;
+      x = text.indexOf('\u001b', p);
     }
-    if (p < e) out += buf.toString('utf8', p, e);
-    return out;
+    return p < n ? out + text.slice(p) : out;
   }
 
   private closeRun(): void {

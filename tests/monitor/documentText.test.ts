@@ -1,0 +1,109 @@
+// RunModel.toJsonText writes the --once --json document in parts, with the metrics texts settleDocumentText wrote
+// during the scan; it must be byte for byte JSON.stringify of toJson() with the same extra keys, whenever the
+// records change after their text was written.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { RunModel } from '../../src/services/monitor/model.js';
+import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { metricLine, pyLog, RM, sampleLine, type Py } from './builders.js';
+
+function rng(seed: number): () => number {
+  return () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+}
+
+/** A run's lines in a shuffled-enough order: rollouts get rollout, perf and eval lines, steps repeat, values change. */
+function runLines(rnd: () => number, rollouts: number): string[] {
+  const lines: string[] = [];
+  const value = (): Py => [0.25, -3, 1e-6, NaN, Infinity, -Infinity, true, null, 'x', 12020.01680672269, [1, NaN]][Math.floor(rnd() * 11)] as Py;
+  for (let r = 0; r < rollouts; r++) {
+    for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) lines.push(sampleLine({ reward: Math.floor(rnd() * 2), instance: `t-${Math.floor(rnd() * 5)}`, reason: rnd() < 0.5 ? '' : 'fail_to_pass_failure' }));
+    lines.push(metricLine('perf', r, { 'rollout/raw_reward_trajectory_mean': value(), 'perf/rollout_time': value() }));
+    lines.push(metricLine('rollout', r, { 'rollout/raw_reward': value(), 'rollout/rewards': value() }));
+    // An earlier rollout or step changes again, after its text may have been written.
+    const back = Math.max(0, r - Math.floor(rnd() * 4));
+    if (rnd() < 0.3) lines.push(metricLine('eval', back, { 'eval/score': value(), 'rollout/raw_reward': value() }));
+    lines.push(metricLine('step', r, { 'train/loss': value(), 'train/step': r }));
+    if (rnd() < 0.3) lines.push(metricLine('step', back, { 'train/loss': value(), 'train/grad_norm': value() }));
+    if (rnd() < 0.1) lines.push(RM + pyLog('rollout.py', 1, `perf ${back}: {'10': 1, 'b': 'y'}`));
+  }
+  return lines;
+}
+
+test('toJsonText is JSON.stringify of the document, with texts settled between any batches of lines', () => {
+  const rnd = rng(2024);
+  for (let run = 0; run < 40; run++) {
+    const limits = run % 4 === 0 ? { steps: 16, rollouts: 16 } : {};
+    const cached = new RunModel({ name: `run-${run}`, limits, documentText: true, clock: () => 1000 });
+    const plain = new RunModel({ name: `run-${run}`, limits, clock: () => 1000 });
+    const lines = runLines(rnd, 10 + Math.floor(rnd() * 50));
+    for (const l of lines) {
+      cached.ingestLine(l);
+      plain.ingestLine(l);
+      if (rnd() < 0.2) cached.settleDocumentText();
+      if (rnd() < 0.03) assert.equal(cached.toJsonText({ liveness: { state: 'x' } }), JSON.stringify({ ...(plain.toJson() as object), liveness: { state: 'x' } }));
+    }
+    cached.settleDocumentText();
+    const extra = { liveness: { state: 'finished', last_line_ago_s: 3, gone: undefined } };
+    assert.equal(cached.toJsonText(extra), JSON.stringify({ ...(plain.toJson() as object), ...extra }), `run ${run}`);
+    assert.equal(cached.toJsonText(), JSON.stringify(plain.toJson()));
+    // Settling did write texts (else this compares the plain path with itself).
+    assert.ok(cached['metricsText'] !== undefined);
+  }
+});
+
+test('toJsonText: extra keys the document has, or array indices, take their place as a spread would put them', () => {
+  const m = new RunModel({ documentText: true });
+  for (const l of runLines(rng(5), 5)) m.ingestLine(l);
+  m.settleDocumentText();
+  m.settleDocumentText();
+  for (const extra of [{ samples: 1 }, { '1': 'x' }, { run: undefined }, { 'a b': [1] }]) {
+    assert.equal(m.toJsonText(extra), JSON.stringify({ ...(m.toJson() as object), ...extra }), JSON.stringify(extra));
+  }
+});
+
+test('settled texts are used: a record left alone for a batch is written once, during the scan', () => {
+  const m = new RunModel({ documentText: true });
+  m.ingestLine(metricLine('step', 1, { 'train/loss': 0.5 }));
+  m.ingestLine(metricLine('rollout', 1, { 'rollout/raw_reward': 0.25 }));
+  m.settleDocumentText();
+  m.settleDocumentText();
+  const metrics = m.steps.get(1)?.metrics as object;
+  assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), '{"train/loss":0.5}');
+  assert.equal((m['metricsText'] as WeakMap<object, string>).get(m.rollouts.get(1)?.metrics as object), '{"rollout/raw_reward":0.25}');
+  // A change drops the text; the document shows the change.
+  m.ingestLine(metricLine('step', 1, { 'train/loss': NaN }));
+  assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
+  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
+  // Nor is it written again: a log that comes back to its records would write and drop texts without end.
+  m.settleDocumentText();
+  m.settleDocumentText();
+  assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
+  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
+});
+
+test('the --once --json scan on workers settles texts as segments arrive; the document is the one of classifying every line', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines = runLines(rng(31), 120);
+    await writeFile(file, lines.join('\n') + '\n');
+    const reference = new RunModel({ name: 'run' });
+    for (const l of lines) reference.ingestLine(l);
+    const extra = { liveness: { state: 'finished' } };
+    const want = JSON.stringify({ ...(reference.toJson() as object), ...extra });
+    for (const workers of [1, 2]) {
+      const { model } = await ingestOnceFile(file, { name: 'run', documentOnly: true, workers, minBytes: 0, segmentBytes: 2000 });
+      // The settling runs after the results are applied (setImmediate): let the last one run.
+      await new Promise((resolve) => setImmediate(resolve));
+      const cache = model['metricsText'] as WeakMap<object, string>;
+      // On one thread the scan runs without a break, so nothing settles before the end (nor needs to).
+      if (workers > 1) assert.ok(model.sortedRollouts().some((r) => cache.has(r.metrics)), `workers=${workers}: texts were written during the scan`);
+      assert.equal(model.toJsonText(extra), want, `workers=${workers}`);
+    }
+  } finally {
+    await removeDir(dir);
+  }
+});
