@@ -207,6 +207,9 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
           return;
         }
         byWorkers++;
+        // The worker's next segment first (the credit counts this result as waiting), then the apply.
+        waiting.set(m.index, { source: i, result: m });
+        dispatch();
         try {
           onResult(i, m);
         } catch (err) {
