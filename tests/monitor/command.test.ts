@@ -149,12 +149,13 @@ test('monitor --once --json through the built binary: the bundled scan workers g
     const { execFile } = await import('node:child_process');
     const bin = path.resolve('bin/swegym-console');
     const want = JSON.parse(JSON.stringify(reference.toJson()));
-    // The WebAssembly marker search (the default), and findMarkedLines on request: the same document.
-    for (const search of ['wasm', 'js']) {
+    // The WebAssembly marker search (the default), findMarkedLines on request, and findMarkedLines where the runtime
+    // has no WebAssembly (Node's --jitless): the same document.
+    for (const [search, asked, nodeFlags] of [['wasm', 'wasm', []], ['js', 'js', []], ['js', 'wasm', ['--jitless']]] as const) {
       const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         // Workers only (the main thread could scan all of this small file before a worker has started).
-        const env = { ...process.env, SWEGYM_MONITOR_WORKERS: '2', SWEGYM_MONITOR_MAIN_SCANS: '0', ...(search === 'js' ? { SWEGYM_MONITOR_MARKER_SEARCH: 'js' } : {}) };
-        execFile(process.execPath, [bin, '--debug', 'monitor', file, '--once', '--json'], { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+        const env = { ...process.env, SWEGYM_MONITOR_WORKERS: '2', SWEGYM_MONITOR_MAIN_SCANS: '0', ...(asked === 'js' ? { SWEGYM_MONITOR_MARKER_SEARCH: 'js' } : {}) };
+        execFile(process.execPath, [...nodeFlags, bin, '--debug', 'monitor', file, '--once', '--json'], { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
           resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
         );
       });
@@ -167,7 +168,7 @@ test('monitor --once --json through the built binary: the bundled scan workers g
       // The model's document, plus the run's liveness (issue 18), which is not the model's.
       const { liveness, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
       assert.equal((liveness as { state: string }).state, 'running');
-      assert.deepEqual(doc, want, `marker search ${search}`);
+      assert.deepEqual(doc, want, `marker search ${search} ${nodeFlags.join(' ')}`);
     }
   } finally {
     await removeDir(dir);
