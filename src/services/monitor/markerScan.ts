@@ -160,7 +160,7 @@ export class MarkerScan {
           u8[lo + (c & 15)] = (u8[lo + (c & 15)] as number) | (1 << b);
           u8[hi + (c >> 4)] = (u8[hi + (c >> 4)] as number) | (1 << b);
         }
-        if (bytesAt + t.bytes.length > OUT) throw new Error('line markers do not fit the scanner tables');
+        if (bytesAt + t.bytes.length > LITERALS) throw new Error('line markers do not fit the scanner tables');
         u8.set(t.bytes, bytesAt);
         view.setUint32(TEXTS + 16 * index, bytesAt, true);
         view.setUint32(TEXTS + 16 * index + 4, t.bytes.length, true);
@@ -171,7 +171,6 @@ export class MarkerScan {
       }
     }
     view.setUint32(TABLES + 128 + 4 * BUCKETS, index, true);
-    if (bytesAt > LITERALS) throw new Error('line markers do not fit the scanner tables');
     // The per-sample reader's literals (sampleBytes.ts has the same texts).
     const mark = enc.encode(SAMPLE_MARK);
     u8.set(mark, LITERALS);
@@ -208,7 +207,9 @@ export class MarkerScan {
     const n = end - from;
     if (n <= 0) return;
     let base = DATA;
-    if (buf.buffer !== this.memory.buffer || buf.byteOffset !== DATA) {
+    // A view of this memory elsewhere than the segment buffer would be detached if the memory grew below.
+    if (buf.buffer === this.memory.buffer && buf.byteOffset !== DATA) buf = Uint8Array.prototype.slice.call(buf);
+    if (buf.buffer !== this.memory.buffer) {
       this.reserve(n + SLACK);
       // Bytes past the window are whatever an earlier window left: the module reads them, never matches on them.
       this.u8.set(buf.subarray(from, end), DATA);
