@@ -105,9 +105,12 @@ test('a live simulated run fills the sandboxes, proxy and GPU panels from its li
     const agents = snap.sandboxes!.rows.filter((r) => r.kind === 'agent');
     assert.ok(agents.every((r) => /^bbs-/.test(r.trajectoryId) && /^swegym-/.test(r.template)));
     assert.ok(agents.every((r) => (r.steps ?? 0) >= 1 && /^\w+\(/.test(r.lastTool ?? '')), JSON.stringify(agents.slice(0, 2)));
-    await waitFor(() => monitor.store.getState().snapshot?.proxy.last?.ok === true && monitor.store.getState().snapshot!.gpus.latest.length === 8, { timeoutMs: 10_000 });
+    // Sessions in flight: the proxy reports none between a rollout's last sample and the next rollout (training).
+    await waitFor(() => {
+      const s = monitor.store.getState().snapshot;
+      return s?.proxy.last?.ok === true && (s.proxy.last.activeSessions ?? 0) > 0 && s.gpus.latest.length === 8;
+    }, { timeoutMs: 20_000 });
     snap = monitor.store.getState().snapshot!;
-    assert.ok((snap.proxy.last?.activeSessions ?? 0) > 0);
     assert.ok(snap.gpus.latest.every((g) => g.name === 'NVIDIA H200'));
 
     // Drill into the youngest agent sandbox: Claude Code's events, read by the same parser as on E2B.
