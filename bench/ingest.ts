@@ -157,7 +157,8 @@ async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<P
     ms.push(await mon(small));
     const j = await monJs(file);
     js.push(j);
-    if (j.code !== 0 || withoutClock(j.out) === undefined || withoutClock(j.out) !== withoutClock(r.out)) jsSameDoc = false;
+    const jsDoc = j.code === 0 ? withoutClock(j.out) : undefined;
+    if (jsDoc === undefined || jsDoc !== withoutClock(r.out)) jsSameDoc = false;
     jss.push(await monJs(small));
   }
   const med = (xs: Timed[], k: 'ms' | 'cpuMs') => median(xs.map((x) => x[k]));

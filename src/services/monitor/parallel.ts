@@ -154,8 +154,8 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
       for (const w of workers) void w.terminate();
       reject(err);
     };
-    const onResult = (source: number, r: SegmentResult) => {
-      waiting.set(r.index, { source, result: r });
+    /** Applies the results waiting, in file order, as far as they go. */
+    const applyReady = () => {
       for (let got = waiting.get(nextApply); got; got = waiting.get(nextApply)) {
         waiting.delete(nextApply);
         applier.apply(got.source, got.result);
@@ -187,7 +187,9 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
       mainQueued = false;
       if (failed || done || !main || !credit()) return;
       try {
-        onResult(workerCount, main.scan(nextSegment++));
+        const r = main.scan(nextSegment++);
+        waiting.set(r.index, { source: workerCount, result: r });
+        applyReady();
       } catch (err) {
         fail(err);
         return;
@@ -211,7 +213,7 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
         waiting.set(m.index, { source: i, result: m });
         dispatch();
         try {
-          onResult(i, m);
+          applyReady();
         } catch (err) {
           fail(err);
           return;

@@ -24,6 +24,7 @@ import {
   R_TEXTS_LOW,
   markedLineSearch,
   sharedMarkerScan,
+  type MarkedLineSearch,
   type MarkerScan,
   type MarkerSearch,
 } from './markerScan.js';
@@ -142,7 +143,7 @@ const MAX_LINE_BYTES = 8 * 1024 * 1024;
 export class SegmentScanner {
   /** The WebAssembly search, which reads the per-sample lines too; else findMarkedLines and readSampleBytes. */
   private readonly wasm: MarkerScan | undefined;
-  private readonly findMarked;
+  private readonly findMarked: MarkedLineSearch | undefined;
   private readonly starts: number[] = [];
   /** The buffer of the window being scanned (for the record visitor). */
   private buf: Buffer = Buffer.alloc(0);
@@ -191,7 +192,7 @@ export class SegmentScanner {
     markerSearch: MarkerSearch = 'wasm',
   ) {
     this.wasm = markerSearch === 'wasm' ? sharedMarkerScan(LINE_MARKERS) : undefined;
-    this.findMarked = markedLineSearch(LINE_MARKERS, this.wasm ? 'wasm' : 'js');
+    this.findMarked = this.wasm ? undefined : markedLineSearch(LINE_MARKERS, 'js');
   }
 
   /** A buffer to read segments into: one the WebAssembly search reads in place, when it is in use. */
@@ -246,7 +247,7 @@ export class SegmentScanner {
     }
     const starts = this.starts;
     starts.length = 0;
-    this.findMarked(buf, from, end, starts);
+    (this.findMarked as MarkedLineSearch)(buf, from, end, starts);
     const sb = this.sb;
     const search = this.sampleSearch.reset(buf, end);
     for (const s of starts) {
