@@ -1,29 +1,129 @@
-// `npm test`: typecheck, lint, build, then every test (unit, services against fakes, screens, built binary).
-// Stops at the first failing stage and exits non-zero.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// `npm test`: build, then typecheck, lint and every test at once (they share no files: the tests read dist/, which
+// the build wrote first). Each stage's output is kept and printed whole when it ends, so a failure reads in one piece;
+// the tests stream as they run. Exit non-zero when any stage failed.
+//
+//   node scripts/test.mjs                 everything (what CI runs)
+//   node scripts/test.mjs --fast          the fast tier only: no built binary, no tmux, no sandboxes (the edit loop)
+//   node scripts/test.mjs tests typecheck run only the named stages (build, typecheck, lint, tests)
+//   node scripts/test.mjs -- FILE…        the tests stage on these files
+//
+// Test files run in two groups: the concurrent group (most files: each owns its temp dirs, ports and tmux sockets,
+// and waits on I/O more than it computes) and, after it, the files that need the machine alone, one at a time. A
+// file joins the second group with the line `// test-group: alone` near its top, and says why. Tiers: docs/TESTING.md.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
 
+const argv = process.argv.slice(2);
+const dash = argv.indexOf('--');
+const explicitFiles = dash >= 0 ? argv.slice(dash + 1) : [];
+const flags = dash >= 0 ? argv.slice(0, dash) : argv;
+const fast = flags.includes('--fast');
+const only = flags.filter((a) => !a.startsWith('--'));
+const want = (stage) => (only.length ? only.includes(stage) : fast ? stage === 'tests' : true);
+
+// Most test time is waiting (child processes, sockets, tmux), so more files than cores run at once.
+const concurrency = Number(process.env.SWEGYM_TEST_CONCURRENCY) || Math.max(4, availableParallelism() * 2);
+
+function listTests(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listTests(p));
+    else if (/\.test\.tsx?$/.test(entry.name)) out.push(p);
+  }
+  return out.sort();
+}
+
+const head = (file) => readFileSync(file, 'utf8').slice(0, 4000);
+/**
+ * The fast tier leaves out files that run the built binary, tmux, real (bubblewrap) sandboxes, the real Claude Code
+ * CLI or upstream's code. A file's tier is what it uses, read from its text, so a new file needs no label.
+ */
+const SLOW_TIER = [
+  /helpers\/(tmux|builtCli|shipped|claudeCode)\.js/, // the built binary, tmux, the real CLI
+  /bin\/swegym-console|dist\//,
+  /hasBwrap|bwrap|provider: 'local'|LocalProvider|localProvider/, // real sandboxes
+  /upstream\//, /\.\.\/upstream\//, // upstream's code
+  /startDemo|runDemo/, // the demo drives all of the above
+];
+const slowTier = (file) => file.startsWith('tests/upstream/') || SLOW_TIER.some((re) => re.test(readFileSync(file, 'utf8')));
+const ALONE = /\/\/ test-group: alone\b/;
+
+function run(name, file, args, { stream = false } = {}) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(file, args, { stdio: ['ignore', stream ? 'inherit' : 'pipe', stream ? 'inherit' : 'pipe'], env: process.env });
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (out += d));
+    child.on('close', (code, signal) => {
+      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      if (out.trim()) process.stderr.write(`\n== ${name} output\n${out}`);
+      const ok = code === 0;
+      process.stderr.write(`== ${name} ${ok ? 'ok' : `failed (exit ${code ?? signal})`} (${secs}s)\n`);
+      resolve({ name, ok, secs });
+    });
+  });
+}
+
+const node = process.execPath;
+const bin = (tool) => path.join('node_modules', '.bin', tool);
 const lintDirs = ['src', 'tests', 'bench', 'scripts'].filter((d) => existsSync(d));
 
-const stages = [
-  ['typecheck', ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit']],
-  ['lint', ['npx', 'eslint', '--max-warnings', '0', ...lintDirs]],
-  ['build', ['node', 'scripts/build.mjs']],
-  ['tests', ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-reporter=spec',
-    'tests/**/*.test.ts', 'tests/**/*.test.tsx']],
-];
-const only = process.argv.slice(2);
-for (const [name, argv] of stages) {
-  if (only.length && !only.includes(name)) continue;
-  process.stderr.write(`\n== ${name}: ${argv.join(' ')}\n`);
-  const started = Date.now();
-  // `node` stages run on this very Node (the project's Node 24 under npm), whatever PATH says.
-  const file = argv[0] === 'node' ? process.execPath : argv[0];
-  const r = spawnSync(file, argv.slice(1), { stdio: 'inherit', env: process.env });
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (r.status !== 0) {
-    process.stderr.write(`== ${name} failed (exit ${r.status ?? r.signal}) after ${secs}s\n`);
-    process.exit(r.status || 1);
+async function testsStage() {
+  const all = explicitFiles.length ? explicitFiles : listTests('tests');
+  const files = fast && !explicitFiles.length ? all.filter((f) => !slowTier(f)) : all;
+  const alone = files.filter((f) => ALONE.test(head(f)));
+  const together = files.filter((f) => !alone.includes(f));
+  const reportDir = mkdtempSync(path.join(tmpdir(), 'swegym-test-report-'));
+  const common = ['--import', 'tsx', '--test', '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-summary-reporter.mjs'];
+  process.stderr.write(`\n== tests: ${together.length} files, ${concurrency} at a time; then ${alone.length} alone\n`);
+  const results = [];
+  const groups = [['concurrent', together, concurrency], ['alone', alone, 1]];
+  for (const [group, list, n] of groups) {
+    if (!list.length) continue;
+    const dest = path.join(reportDir, `${group}.json`);
+    results.push(await run(`tests (${group})`, node, [...common, `--test-reporter-destination=${dest}`, `--test-concurrency=${n}`, ...list], { stream: true }));
   }
-  process.stderr.write(`== ${name} ok (${secs}s)\n`);
+  printSummary(reportDir);
+  rmSync(reportDir, { recursive: true, force: true });
+  return { name: 'tests', ok: results.every((r) => r.ok), secs: results.reduce((s, r) => s + Number(r.secs), 0).toFixed(1) };
 }
+
+/** One line for every reason tests were skipped, and the totals of both groups together. */
+function printSummary(dir) {
+  const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+  const skips = new Map();
+  const files = [];
+  for (const f of readdirSync(dir)) {
+    const doc = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
+    files.push(...Object.entries(doc.files));
+    for (const k of Object.keys(totals)) totals[k] += doc.totals[k];
+    for (const [reason, n] of Object.entries(doc.skips)) skips.set(reason, (skips.get(reason) ?? 0) + n);
+  }
+  process.stderr.write('\nslowest files: ' + files.sort((a, b) => b[1] - a[1]).slice(0, 10)
+    .map(([f, ms]) => `${path.relative('.', f)} ${(ms / 1000).toFixed(1)}s`).join(', ') + '\n');
+  for (const [reason, n] of [...skips].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n} test${n === 1 ? '' : 's'} skipped: ${reason}\n`);
+  // The plain closing line CI reads.
+  process.stdout.write(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
+}
+
+const started = Date.now();
+const results = [];
+if (want('build')) {
+  process.stderr.write(`\n== build: node scripts/build.mjs\n`);
+  const r = await run('build', node, ['scripts/build.mjs']);
+  results.push(r);
+  if (!r.ok) process.exit(1);
+}
+const parallel = [];
+if (want('typecheck')) parallel.push(run('typecheck', node, [bin('tsc'), '-p', 'tsconfig.json', '--noEmit']));
+if (want('lint')) parallel.push(run('lint', node, [bin('eslint'), '--max-warnings', '0', ...lintDirs]));
+if (want('tests')) parallel.push(testsStage());
+results.push(...(await Promise.all(parallel)));
+const failed = results.filter((r) => !r.ok);
+process.stderr.write(`\n== ${results.map((r) => `${r.name} ${r.ok ? 'ok' : 'FAILED'} ${r.secs}s`).join(' · ')} · wall ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+process.exit(failed.length ? 1 : 0);

@@ -7,65 +7,15 @@ import { tempDir, removeDir } from '../helpers/workspace.js';
 import { verifyJsonl, readSmokeResults, type VerifyExpectations } from '../../src/services/convert/verify.js';
 import { CONVERT_DEFAULTS } from '../../src/services/convert/options.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
+import { dressageRow, rowImage, rowTemplate } from '../fixtures/dressageRow.js';
 
 const dirs: string[] = [];
 after(async () => {
   for (const d of dirs) await removeDir(d);
 });
 
-const RULES =
-  'Integrity rules:\n- Do not modify tests, pytest configuration, or evaluation harness files.\n- Do not retrieve a solution, patch, commit, or pull request from the task repository or its mirrors.';
-
-function goodRow(i: number): any {
-  const id = `getmoto__moto-${1000 + i}`;
-  const base = 'a'.repeat(39) + String(i % 10);
-  return {
-    prompt: [{ role: 'user', content: `Bug ${i}: mock_s3 loses tags.\n\n${RULES}` }],
-    label: '',
-    metadata: {
-      agent_mode: 'blackbox',
-      blackbox_type: 'claude_code',
-      instance_id: id,
-      repo: 'getmoto/moto',
-      repo_name: 'moto',
-      base_commit: base,
-      commit_hash: base,
-      workdir: '/testbed',
-      task_type: 'swe-gym',
-      dataset: 'NovaSky-AI/SkyRL-v0-293-data',
-      dataset_split: 'train',
-      reward_fn: 'swegym_harness_marker',
-      swegym_harness_commit: '16dd480cce9b27bf111a362d280881c6def5d2a7',
-      swegym_eval_mode: 'official_script_in_fresh_sandbox',
-      swegym_fresh_eval: true,
-      swegym_git_sanitizer: { enabled: true, target_commit: base, workdir: '/testbed' },
-      FAIL_TO_PASS: ['tests/test_s3.py::test_tags'],
-      PASS_TO_PASS: ['tests/test_s3.py::test_put'],
-      sandbox_image: `tpl-moto-${1000 + i}`,
-      docker_image: `xingyaoww/sweb.eval.x86_64.getmoto_s_moto-${1000 + i}:latest`,
-      sandbox_timeout_sec: 3600,
-      blackbox_execute_cmds: {
-        before_agent: [{ name: 'swegym_git_sanitize', cmd: `bash -lc 'set -e; cd /testbed; git reset --hard ${base}; git clean -ffd'`, timeout: 120, required: true }],
-        after_agent: [
-          { name: 'swegym_harness', cmd: `python3 -c "..." /tmp/dressage_swegym_eval_${id}.sh QUJD; timeout 1200 bash /tmp/dressage_swegym_eval_${id}.sh > /tmp/dressage_swegym_eval_${id}.log 2>&1; RC=$?`, timeout: 1260, required: false },
-        ],
-      },
-      backend_options: {
-        working_directory: '/testbed',
-        max_turns: 80,
-        permission_mode: 'acceptEdits',
-        setting_sources: 'user',
-        system_prompt_mode: 'append',
-        compaction: { auto: true },
-        compat: { disable_prompt_caching: true, disable_nonessential_traffic: true },
-        subagents: { enabled: false },
-      },
-    },
-  };
-}
-
 const N = 4;
-const map = Object.fromEntries(Array.from({ length: N }, (_, i) => [`xingyaoww/sweb.eval.x86_64.getmoto_s_moto-${1000 + i}:latest`, `tpl-moto-${1000 + i}`]));
+const map = Object.fromEntries(Array.from({ length: N }, (_, i) => [rowImage(i), rowTemplate(i)]));
 const GOLD = 'diff --git a/moto/s3/models.py b/moto/s3/models.py\n--- a/moto/s3/models.py\n+++ b/moto/s3/models.py\n@@ -1 +1 @@\n-        self.tags = None\n+        self.tags = dict(tags or {})  # keep the tags\n';
 const exp = (over: Partial<VerifyExpectations> = {}): VerifyExpectations => ({
   expectedRows: N,
@@ -84,7 +34,7 @@ async function file(rows: (object | string)[]): Promise<string> {
 }
 
 async function verifyMutated(mutate: (rows: any[]) => (object | string)[], e = exp()) {
-  const rows = Array.from({ length: N }, (_, i) => goodRow(i));
+  const rows = Array.from({ length: N }, (_, i) => dressageRow(i));
   return verifyJsonl(await file(mutate(rows)), e);
 }
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import React from 'react';
 import assert from 'node:assert/strict';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startDemoSimulation, DEMO_RUN_NAME } from '../../src/services/demo/simulation.js';
 import { isSimulatedRun, resolveMonitorTarget } from '../../src/services/monitor/resolve.js';
@@ -73,10 +73,13 @@ test('the console opened by the demo shows the simulated run in the dashboard, n
   await waitFor(async () => (await stat(path.join(sim.dir, 'run.log'))).size > 10_000);
   await sim.stop();
   // A newer run directory, which "newest run" discovery would pick.
-  await new Promise((r) => setTimeout(r, 50));
   const other = paths.runLogDir('a-real-run');
   await mkdir(other, { recursive: true });
   await writeFile(path.join(other, 'train.log'), 'starting\n');
+  // Newer than the simulated run by its clock, not by how long this test took.
+  const later = new Date(Date.now() + 60_000);
+  await utimes(path.join(other, 'train.log'), later, later);
+  await utimes(other, later, later);
   const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard', monitorTarget: sim.dir });
   const ui = renderInk(<App services={services} size={{ width: 140, height: 40 }} />);
   try {

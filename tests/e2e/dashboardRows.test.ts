@@ -71,9 +71,12 @@ test('live demo run in tmux: v on a sandbox, the drill-in follows new steps, hel
     await t.waitForText(/lines 1–\d+ of \d+/);
     s = t.screen();
     assert.match(s, /Dashboard keys/);
+    const at = (screen: string) => /lines (\d+)–\d+ of \d+/.exec(screen)?.[1];
     for (let i = 0; i < 12 && !/Quit question/.test(s); i++) {
+      const before = at(s);
       t.key('PgDn');
-      await new Promise((r) => setTimeout(r, 150));
+      // Each page down moves the first line shown; the next key waits for that frame.
+      await waitFor(() => at(t.screen()) !== before, { timeoutMs: 15_000, message: () => t.screen() });
       s = t.screen();
     }
     assert.match(s, /Quit question/);

@@ -11,6 +11,7 @@ import { builtMissing, runConsole } from '../helpers/builtCli.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { templateWorkspace, imageNames } from '../templates/helpers.js';
 
+const FAST_RETRY = { SWEGYM_RETRY_BASE_MS: '10', SWEGYM_RETRY_MAX_MS: '40' };
 const healthy = () => ({ status: 200, body: '{"healthy":true,"version":"1.1.0"}', contentType: 'application/json' });
 const SANDBOX_GONE_502 = '{"sandboxId":"x","message":"The sandbox was not found","code":502}';
 const LIMIT_429 = '{"code":429,"message":"Rate limit exceeded, please try again later. - you have reached the maximum number of concurrent E2B sandboxes (20). If you need more, please contact us"}';
@@ -30,7 +31,8 @@ describe('retries: bounded, single-layer, shown, rightly described', { skip: bui
     ws = await tempDir('swegym-faults-retry-');
     await mkdir(path.join(ws, 'data'), { recursive: true });
     await writeFile(path.join(ws, 'data', 'e2b-template-map.json'), JSON.stringify({ 'img/a:latest': 'swegym-a' }));
-    env = { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url };
+    // The backoff is the operator's setting: milliseconds here, so that the schedule, not the clock, is tested.
+    env = { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url, ...FAST_RETRY };
   });
   afterEach(() => proxy.clearRules());
   after(async () => {
@@ -46,7 +48,7 @@ describe('retries: bounded, single-layer, shown, rightly described', { skip: bui
     proxy.addRule({ role: 'envd', method: 'POST', path: '/process.Process/Start', status: 502, body: SANDBOX_GONE_502, times: 2 });
     const r = await runConsole(['templates', 'smoke', '--template', 'swegym-a', '-w', ws], env);
     assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.err, /retry 1\/5 in [\d.]+s after: start command/);
+    assert.match(r.err, /retry 1\/5 in 0\.0s after: start command/);
     assert.match(r.err, /retry 2\/5/);
     assert.match(r.out, /1 passed, 0 failed/);
   });
@@ -82,7 +84,7 @@ describe('a persistent 429 on template builds: one retry layer, not 6 x 6 x 3', 
     const images = imageNames(1);
     const { ws } = await templateWorkspace(images);
     try {
-      const r = await runConsole(['templates', 'build', '--json', '-w', ws], { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url });
+      const r = await runConsole(['templates', 'build', '--json', '-w', ws], { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url, ...FAST_RETRY });
       assert.equal(r.code, 1, r.out + r.err);
       const n = proxy.requests.filter((q) => q.method === 'POST' && q.path === '/v3/templates').length;
       assert.ok(n >= 2 && n <= 6, `${n} build requests for one image`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
 import { recipePaths, type RecipePaths } from '../../src/services/workspace/paths.js';
+import { dressageRow } from '../fixtures/dressageRow.js';
 
 export const FAKE_LAUNCHER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fakes', 'fake-launcher.sh');
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -13,61 +14,8 @@ export const NODE = path.join(REPO, 'node_modules', '.bin', 'node');
 /** A secret that matches no token shape: only env-based redaction can hide it. */
 export const SECRET = 'zz-training-key-9f8e7d6c5b4a';
 
-const RULES =
-  'Integrity rules:\n- Do not modify tests, pytest configuration, or evaluation harness files.\n- Do not retrieve a solution, patch, commit, or pull request from the task repository or its mirrors.';
-
-export function jsonlRow(i: number): object {
-  const id = `getmoto__moto-${2000 + i}`;
-  const base = 'b'.repeat(39) + String(i % 10);
-  return {
-    prompt: [{ role: 'user', content: `Problem ${i}: the mock drops a field.\n\n${RULES}` }],
-    label: '',
-    metadata: {
-      agent_mode: 'blackbox',
-      blackbox_type: 'claude_code',
-      instance_id: id,
-      repo: 'getmoto/moto',
-      repo_name: 'moto',
-      base_commit: base,
-      commit_hash: base,
-      workdir: '/testbed',
-      task_type: 'swe-gym',
-      dataset: 'NovaSky-AI/SkyRL-v0-293-data',
-      dataset_split: 'train',
-      reward_fn: 'swegym_harness_marker',
-      swegym_harness_commit: '16dd480cce9b27bf111a362d280881c6def5d2a7',
-      swegym_eval_mode: 'official_script_in_fresh_sandbox',
-      swegym_fresh_eval: true,
-      swegym_git_sanitizer: { enabled: true, target_commit: base, workdir: '/testbed' },
-      FAIL_TO_PASS: ['tests/test_core.py::test_field'],
-      PASS_TO_PASS: ['tests/test_core.py::test_other'],
-      sandbox_image: `tpl-moto-${2000 + i}`,
-      docker_image: `xingyaoww/sweb.eval.x86_64.getmoto_s_moto-${2000 + i}:latest`,
-      sandbox_timeout_sec: 3600,
-      blackbox_execute_cmds: {
-        before_agent: [{ name: 'swegym_git_sanitize', cmd: `bash -lc 'set -e; cd /testbed; git reset --hard ${base}'`, timeout: 120, required: true }],
-        after_agent: [
-          {
-            name: 'swegym_harness',
-            cmd: `python3 -c "..." /tmp/dressage_swegym_eval_${id}.sh QUJD; timeout 1200 bash /tmp/dressage_swegym_eval_${id}.sh > /tmp/dressage_swegym_eval_${id}.log 2>&1; RC=$?`,
-            timeout: 1260,
-            required: false,
-          },
-        ],
-      },
-      backend_options: {
-        working_directory: '/testbed',
-        max_turns: 80,
-        permission_mode: 'acceptEdits',
-        setting_sources: 'user',
-        system_prompt_mode: 'append',
-        compaction: { auto: true },
-        compat: { disable_prompt_caching: true, disable_nonessential_traffic: true },
-        subagents: { enabled: false },
-      },
-    },
-  };
-}
+/** A converted row, numbered from getmoto__moto-2000 so that it never meets the verifier tests' rows. */
+export const jsonlRow = (i: number): object => dressageRow(i, { first: 2000, commitChar: 'b' });
 
 export interface TrainWorkspace {
   root: string;

@@ -291,8 +291,10 @@ test('a stop asked while the launch is still spawning waits for the pid instead 
   // Put the registry back to its pre-spawn state (registered, no pid yet), then let the "launch" finish later.
   const { pid: _pid, pgid: _pgid, procStart: _ps, startedAt: _sa, ...preSpawn } = run;
   await writeRun(w.paths, preSpawn as RunRecord);
-  const stopping = stopRun(w.paths, run.name, { graceMs: 20_000 });
-  await new Promise((r) => setTimeout(r, 300));
+  let waiting = false;
+  const stopping = stopRun(w.paths, run.name, { graceMs: 20_000, onProgress: (m) => (waiting ||= /has not recorded its pid/.test(m)) });
+  // The stop has seen the record without a pid, and only then does the launch write it.
+  await waitFor(() => waiting, { message: () => 'the stop never said it waits for the pid' });
   await writeRun(w.paths, run);
   const r = await stopping;
   assert.equal(r.signal, 'TERM');

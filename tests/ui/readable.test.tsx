@@ -171,7 +171,8 @@ test('End pins an overlay to its last row: rows added while it is open keep it a
     await ui.press(KEYS.up);
     await ui.waitForText('row 59 of the detail');
     services.app.getState().openDetail({ title: 'growing', lines: lines(70) });
-    await new Promise((r) => setTimeout(r, 200));
+    // The frame that knows of 70 rows has been drawn: the view stayed where the operator left it.
+    await ui.waitForText(/lines \d+–\d+ of 70/);
     assert.doesNotMatch(ui.frame(), /row 70 of the detail/);
   } finally {
     ui.unmount();

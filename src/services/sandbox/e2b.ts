@@ -13,7 +13,7 @@
 // - build logs go to the caller's onLog (never the SDK's stdout logger, which would corrupt an Ink frame).
 import { randomBytes } from 'node:crypto';
 import { StreamCollector } from './lines.js';
-import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
+import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { redact } from '../secrets.js';
 import { sandboxLedger, type SandboxLedger } from './ledger.js';
@@ -70,6 +70,7 @@ export function e2bSettingsFromEnv(env: NodeJS.ProcessEnv, overrides: E2bSetting
     apiUrl: pick(env.E2B_API_URL),
     sandboxUrl: pick(env.E2B_SANDBOX_URL),
     ...(positiveMs(env.SWEGYM_E2B_REQUEST_TIMEOUT_MS) ? { requestTimeoutMs: positiveMs(env.SWEGYM_E2B_REQUEST_TIMEOUT_MS) } : {}),
+    ...(Object.keys(retryTimingFromEnv(env)).length ? { retry: retryTimingFromEnv(env) } : {}),
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };
 }

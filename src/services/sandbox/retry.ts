@@ -16,6 +16,17 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 1000, maxMs: 20_000, jitter: 0.2 };
 
+/**
+ * The backoff an operator (or a test of the built binary) sets: SWEGYM_RETRY_BASE_MS is the first delay,
+ * SWEGYM_RETRY_MAX_MS caps one delay, Retry-After included. Applies to every retry layer (sandboxes, template builds).
+ */
+export function retryTimingFromEnv(env: NodeJS.ProcessEnv): { baseMs?: number; maxMs?: number } {
+  const ms = (raw: string | undefined) => (raw !== undefined && /^\s*\d+\s*$/.test(raw) ? Number(raw) : undefined);
+  const baseMs = ms(env.SWEGYM_RETRY_BASE_MS);
+  const maxMs = ms(env.SWEGYM_RETRY_MAX_MS);
+  return { ...(baseMs !== undefined ? { baseMs } : {}), ...(maxMs !== undefined ? { maxMs } : {}) };
+}
+
 export interface RetryEvent {
   attempt: number;
   /** Attempts in all (the first included). */

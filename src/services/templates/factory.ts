@@ -48,14 +48,17 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 2000, maxDelayMs: 60_000, random: Math.random };
 
-/** The wait before retry number `attempt` (1-based): exponential with jitter in [50%,100%], at least Retry-After. */
+/**
+ * The wait before retry number `attempt` (1-based): exponential with jitter in [50%,100%], at least Retry-After; as in
+ * every retry layer (sandbox/retry.ts), no one wait is longer than `maxDelayMs`.
+ */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSec?: number): number {
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   const jittered = exp * (0.5 + 0.5 * policy.random());
   if (retryAfterSec !== undefined && retryAfterSec > 0) {
     // Spread the workers that were all told the same Retry-After over an extra 0–25%.
     const ra = retryAfterSec * 1000;
-    return Math.max(ra * (1 + 0.25 * policy.random()), Math.min(jittered, ra * 2));
+    return Math.min(policy.maxDelayMs, Math.max(ra * (1 + 0.25 * policy.random()), Math.min(jittered, ra * 2)));
   }
   return jittered;
 }

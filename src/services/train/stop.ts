@@ -52,6 +52,7 @@ export async function stopRun(paths: RecipePaths, name: string, opts: StopOption
   if (!record) throw new ConsoleError({ what: `run "${name}" is not in the registry`, exitCode: ExitCode.usage });
   // Registered but not spawned yet (a launch in progress, perhaps in another console): wait for its pid.
   const spawnDeadline = Date.parse(record.createdAt) + SPAWN_GRACE_MS;
+  if (!record.pid && !record.launchError && Date.now() < spawnDeadline) opts.onProgress?.('the launch has not recorded its pid yet; waiting for it');
   while (record && !record.pid && !record.launchError && Date.now() < spawnDeadline) {
     await new Promise((r) => setTimeout(r, 100));
     record = (await readRun(paths, name)) ?? record;
