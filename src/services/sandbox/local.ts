@@ -325,7 +325,8 @@ export class LocalProvider implements SandboxProvider {
       sbx.arm();
       if (meta.readyPort) {
         const ready = await this.waitReady(rec.initPid, rec.initStart, meta.readyPort, this.settings.readyTimeoutMs ?? 30_000, opts.signal);
-        if (!ready && Date.now() >= Date.parse(rec.endAt)) {
+        // Past its end of life the sandbox is gone, even when its port opened just before the expiry timer ran.
+        if (Date.now() >= Date.parse(rec.endAt)) {
           await sbx.kill();
           throw new SandboxError('timeout', `the sandbox lifetime (${opts.timeoutMs} ms) ended before the start command of '${opts.template}' opened port ${meta.readyPort}; pass a longer timeoutMs`);
         }
