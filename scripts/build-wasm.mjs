@@ -3,7 +3,7 @@
 // (the build needs no compiler); `--check` compiles again and fails when a committed module differs from its source
 // (tests/monitor/markerScan.test.ts runs it).
 //
-//   npm run build:wasm                    write src/services/monitor/markerScanWasm.ts
+//   npm run build:wasm                    write src/generated/markerScanWasm.ts
 //   node scripts/build-wasm.mjs --check   exit 1 if it is out of date
 import asc from 'assemblyscript/asc';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const modules = [{ source: 'wasm/markerScan.ts', target: 'src/services/monitor/markerScanWasm.ts', name: 'MARKER_SCAN_WASM' }];
+const modules = [{ source: 'wasm/markerScan.ts', target: 'src/generated/markerScanWasm.ts', name: 'MARKER_SCAN_WASM' }];
 // The memory is the caller's (it lays out tables and data itself); no runtime, no asserts: the module allocates nothing.
 const flags = ['-O3', '--runtime', 'stub', '--noAssert', '--importMemory', '--enable', 'simd', '--enable', 'relaxed-simd'];
 

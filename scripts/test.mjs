@@ -120,7 +120,13 @@ if (want('build')) {
   if (!r.ok) process.exit(1);
 }
 const parallel = [];
-if (want('typecheck')) parallel.push(run('typecheck', node, [bin('tsc'), '-p', 'tsconfig.json', '--noEmit']));
+if (want('typecheck')) {
+  // TypeScript, then the AssemblyScript under wasm/: its compiler type-checks it and the generated module must match.
+  parallel.push(run('typecheck', node, [bin('tsc'), '-p', 'tsconfig.json', '--noEmit']).then(async (ts) => {
+    const as = await run('typecheck (wasm/)', node, ['scripts/build-wasm.mjs', '--check']);
+    return { ...ts, ok: ts.ok && as.ok };
+  }));
+}
 if (want('lint')) parallel.push(run('lint', node, [bin('eslint'), '--max-warnings', '0', ...lintDirs]));
 if (want('tests')) parallel.push(testsStage());
 results.push(...(await Promise.all(parallel)));

@@ -1,9 +1,9 @@
-// The marker search of the log scan in WebAssembly (wasm/markerScan.ts, compiled into markerScanWasm.ts): one SIMD
+// The marker search of the log scan in WebAssembly (wasm/markerScan.ts, compiled into src/generated/): one SIMD
 // pass over a window finds the lines that hold a marker text, where findMarkedLines (markers.ts) makes one native
 // indexOf pass per needle and checks each hit in JavaScript. Same contract and same answers as findMarkedLines
 // (tests/monitor/markerScan.test.ts holds the two together); findMarkedLines stays the fallback where WebAssembly's
 // SIMD is missing.
-import { MARKER_SCAN_WASM } from './markerScanWasm.js';
+import { MARKER_SCAN_WASM } from '../../generated/markerScanWasm.js';
 import { MARKER_FINGERPRINTS } from './markerFingerprints.js';
 import { compileMarkers, findMarkedLines } from './markers.js';
 import { REPEATED_FOLD, SAMPLE_FIELDS, SAMPLE_MARK } from './sampleBytes.js';
