@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import React from 'react';
 import assert from 'node:assert/strict';
-import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, realpath, stat, utimes, writeFile } from 'node:fs/promises';
+import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { startDemoSimulation, DEMO_RUN_NAME } from '../../src/services/demo/simulation.js';
 import { isSimulatedRun, resolveMonitorTarget } from '../../src/services/monitor/resolve.js';
@@ -38,9 +39,19 @@ test('the demo simulation writes a live, labelled run that the monitor follows; 
     assert.equal(snap?.live, true);
 
     await sim.stop();
-    const size = (await stat(path.join(sim.dir, 'run.log'))).size;
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal((await stat(path.join(sim.dir, 'run.log'))).size, size, 'nothing is written after stop()');
+    // Nothing can be written after stop(): no descriptor of this process is open on the log for writing (the
+    // monitor's, for reading, may stay).
+    const log = await realpath(path.join(sim.dir, 'run.log'));
+    const writable = (await readdir('/proc/self/fd')).filter((fd) => {
+      try {
+        if (readlinkSync(`/proc/self/fd/${fd}`) !== log) return false;
+        const flags = parseInt(/^flags:\s*(\d+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0', 8);
+        return (flags & 0o3) !== 0; // O_WRONLY or O_RDWR
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(writable, [], 'the simulator still holds run.log open for writing after stop()');
 
     // A second demo start replaces the earlier simulated run.
     const again = await startDemoSimulation(ws, { speed: 400 });

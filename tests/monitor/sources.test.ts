@@ -208,9 +208,11 @@ test('a live run is redrawn at most once per data refresh however fast lines arr
       if (s.snapshot !== prev.snapshot) publishes++;
     });
     const started = performance.now();
+    // Each line is read on its own before the next is written (the worst case: one model change per line), yet the
+    // store takes a snapshot at most once per refresh.
     for (let i = 0; i < 40; i++) {
       await writeFile(log, sampleLine({ reward: 0, instance: `burst__task-${i}` }) + '\n', { flag: 'a' });
-      await new Promise((r) => setTimeout(r, 25));
+      await waitFor(() => svc.snapshot().header.samplesDone === i + 2, { timeoutMs: 10_000, message: () => `line ${i} never read` });
     }
     await waitFor(() => svc.store.getState().snapshot?.header.samplesDone === 41, { timeoutMs: 10_000 });
     const elapsed = performance.now() - started;
