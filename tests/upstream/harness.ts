@@ -203,9 +203,14 @@ export interface DryRun {
   blocking: number;
 }
 
+/** Why the built binary cannot be run (dist/ not built), or false. */
+export function builtSkip(): string | false {
+  return existsSync(path.join(REPO, 'dist', 'swegym-console.mjs')) ? false : 'dist/ is not built (node scripts/build.mjs): skipped';
+}
+
 /** `train launch --dry-run --json` in the copied checkout, with only the host stand-ins on PATH (no Ray here). */
-export async function consoleDryRun(tree: LauncherTree, env: Record<string, string>, extraArgs: string[] = []): Promise<DryRun> {
-  const r = await runConsole(['--workspace', tree.root, '--json', 'train', 'launch', '--dry-run', ...extraArgs], { cwd: tree.root, env });
+export async function consoleDryRun(tree: LauncherTree, env: Record<string, string>, extraArgs: string[] = [], opts: { built?: boolean } = {}): Promise<DryRun> {
+  const r = await runConsole(['--workspace', tree.root, '--json', 'train', 'launch', '--dry-run', ...extraArgs], { cwd: tree.root, env, built: opts.built });
   if (!r.stdout.trim().startsWith('{')) throw new Error(`train launch --dry-run --json printed no JSON (exit ${r.code}): ${r.stderr.slice(-800)}`);
   return JSON.parse(r.stdout) as DryRun;
 }
