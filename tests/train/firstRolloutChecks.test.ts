@@ -33,7 +33,8 @@ test("bash's arithmetic as the launcher's [[ X -le 0 ]] reads it", () => {
 });
 
 test('local-only proxy URLs in any spelling are blocked, in Dressage words, saying the launcher misses them', () => {
-  for (const sets of [{ DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' }, { DRESSAGE_PROXY_URL: 'http://LOCALHOST:8800' }, { PROXY_PUBLIC_HOST: '127.0.0.1' }]) {
+  const cases: Record<string, string>[] = [{ DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' }, { DRESSAGE_PROXY_URL: 'http://LOCALHOST:8800' }, { PROXY_PUBLIC_HOST: '127.0.0.1' }];
+  for (const sets of cases) {
     const f = failing(sets);
     assert.equal(f.length, 1, JSON.stringify(sets));
     assert.equal(f[0]?.id, 'proxy-url');
