@@ -25,7 +25,8 @@ type Metadata = Record<string, unknown>;
 const harness = (r: Rec) => ({ stage: 'after_agent', name: 'swegym_harness', cmd_result: { stdout: r.stdout ?? '', stderr: r.stderr ?? '', raw: r.raw ?? '' } });
 
 async function browserView(metadata: Metadata, i: number) {
-  const root = dirs[0] ?? (dirs.push(await tempDir()), dirs[0] as string);
+  if (dirs.length === 0) dirs.push(await tempDir());
+  const root = dirs[0] as string;
   const dir = path.join(root, `s${i}`);
   await mkdir(path.join(dir, 'samples'), { recursive: true });
   await writeFile(path.join(dir, 'session.json'), '{"data": []}');
