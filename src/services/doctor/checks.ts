@@ -350,7 +350,7 @@ export const CHECKS: CheckDef[] = [
       }
       if (!explicit) return { status: 'ok', detail: `${url}${dflt} (public host)` };
       if (c.kind === 'invalid') return { status: 'fail', detail: `must be an http(s) URL with a host, got "${url}"`, fix: 'export DRESSAGE_PROXY_URL=https://proxy.example.com' };
-      if (c.kind === 'local') return { status: 'fail', detail: `local-only host ${c.host}: the launcher refuses it and sandboxes cannot reach it`, fix: 'use an E2B-reachable URL (ingress or secure tunnel)' };
+      if (c.kind === 'local') return { status: 'fail', detail: `local-only host ${c.host}: Dressage refuses it at the first rollout (BlackboxAgentPaddock, any spelling) and sandboxes cannot reach it`, fix: 'use an E2B-reachable URL (ingress or secure tunnel)' };
       if (c.kind === 'private')
         return { status: 'warn', detail: `private host ${c.host} passes the launcher's check but E2B's cloud cannot reach it`, fix: 'use a public ingress or tunnel URL' };
       return { status: 'ok', detail: `${c.host} (public)` };
