@@ -41,7 +41,13 @@ test('validation uses the launcher wording for the toggles it checks; our strict
   assert.equal(validateSetting('ACTOR_NUM_NODES', '4'), undefined);
   assert.equal(validateSetting('LR', '1e-6'), undefined);
   assert.match(validateSetting('LR', 'fast') ?? '', /must be a number/);
-  assert.equal(validateSetting('DRESSAGE_PROXY_URL', 'ftp://x'), `${OWN_CHECK}DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: ftp://x`);
+  // Dressage's own rule (BlackboxAgentPaddock.__init__), in its words, with Python's repr of the value.
+  assert.equal(validateSetting('DRESSAGE_PROXY_URL', 'ftp://x'), "Dressage (dressage/paddock/blackbox/common/utils.py) fails the first rollout: DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: 'ftp://x'");
+  assert.match(validateSetting('DRESSAGE_PROXY_URL', 'http://LOCALHOST:8800') ?? '', /cannot use a local-only host: 'http:\/\/LOCALHOST:8800'/);
+  // Dressage strips DRESSAGE_BLACKBOX_MAX_STEPS and takes int(): " 50 " is 50, "00" and "abc" are refused.
+  assert.equal(validateSetting('DRESSAGE_BLACKBOX_MAX_STEPS', ' 50 '), undefined);
+  assert.equal(validateSetting('DRESSAGE_BLACKBOX_MAX_STEPS', '0'), undefined);
+  assert.match(validateSetting('DRESSAGE_BLACKBOX_MAX_STEPS', '00') ?? '', /must be a positive integer or 0 to disable the limit, got '00'/);
   // Provider and KL loss type are checked against Dressage's and slime's own lists in checks.ts.
   assert.equal(validateSetting('DRESSAGE_SANDBOX_PROVIDER', 'local_bwrap'), undefined);
   assert.equal(validateSetting('SAVE_DEBUG_ROLLOUT_DATA', '/x/{rollout_id}.pt'), undefined);

@@ -7,22 +7,23 @@ import { chmod, cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jsonlRow } from '../train/helpers.js';
 
-export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const UPSTREAM = path.resolve(REPO, '..', 'shared', 'upstream');
-export const UPSTREAM_DRESSAGE = path.join(UPSTREAM, 'dressage');
-export const UPSTREAM_HARNESS = path.join(UPSTREAM, 'swegym-harness');
+export { REPO } from './upstreamDir.js';
+import { REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_HARNESS_DIR, UPSTREAM_ORIGIN, UPSTREAM_ROOT } from './upstreamDir.js';
+/** The upstream checkout under test: SWEGYM_UPSTREAM=DIR, else ../shared/upstream (upstreamDir.ts). */
+export const UPSTREAM = UPSTREAM_ROOT;
+export const UPSTREAM_DRESSAGE = UPSTREAM_DRESSAGE_DIR;
+export const UPSTREAM_HARNESS = UPSTREAM_HARNESS_DIR;
 export const LAUNCHER_REL = path.join('examples', 'scripts', 'run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh');
 export const DEFAULTS_REL = path.join('examples', 'scripts', 'default', 'dressage_env_defaults.sh');
 export const MODEL_CONFIG_REL = path.join('slime', 'scripts', 'models', 'qwen3.5-4B.sh');
 
 /** A skip message when the upstream sources are not next to the project (a user's clone), else false. */
 export function upstreamSkip(...parts: string[]): string | false {
-  const need = parts.length > 0 ? parts.map((p) => path.join(UPSTREAM, p)) : [UPSTREAM_DRESSAGE];
+  const need = parts.length > 0 ? parts.map((p) => (p === 'dressage' || p.startsWith('dressage/') ? path.join(UPSTREAM_DRESSAGE, p.slice('dressage'.length)) : p === 'swegym-harness' || p.startsWith('swegym-harness/') ? path.join(UPSTREAM_HARNESS, p.slice('swegym-harness'.length)) : path.join(UPSTREAM, p))) : [UPSTREAM_DRESSAGE];
   const missing = need.find((p) => !existsSync(p));
-  return missing ? `upstream sources not found at ${missing} (../shared/upstream is absent): differential test skipped` : false;
+  return missing ? `upstream sources not found at ${missing} (${UPSTREAM_ORIGIN} is absent): differential test skipped` : false;
 }
 
 /** What `hostname -I` / `hostname -i` print in the stand-in machine. */
@@ -202,9 +203,14 @@ export interface DryRun {
   blocking: number;
 }
 
+/** Why the built binary cannot be run (dist/ not built), or false. */
+export function builtSkip(): string | false {
+  return existsSync(path.join(REPO, 'dist', 'swegym-console.mjs')) ? false : 'dist/ is not built (node scripts/build.mjs): skipped';
+}
+
 /** `train launch --dry-run --json` in the copied checkout, with only the host stand-ins on PATH (no Ray here). */
-export async function consoleDryRun(tree: LauncherTree, env: Record<string, string>, extraArgs: string[] = []): Promise<DryRun> {
-  const r = await runConsole(['--workspace', tree.root, '--json', 'train', 'launch', '--dry-run', ...extraArgs], { cwd: tree.root, env });
+export async function consoleDryRun(tree: LauncherTree, env: Record<string, string>, extraArgs: string[] = [], opts: { built?: boolean } = {}): Promise<DryRun> {
+  const r = await runConsole(['--workspace', tree.root, '--json', 'train', 'launch', '--dry-run', ...extraArgs], { cwd: tree.root, env, built: opts.built });
   if (!r.stdout.trim().startsWith('{')) throw new Error(`train launch --dry-run --json printed no JSON (exit ${r.code}): ${r.stderr.slice(-800)}`);
   return JSON.parse(r.stdout) as DryRun;
 }

@@ -4,7 +4,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile, cp, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { baseEnv, consoleDryRun, copyLauncherTree, removeLauncherTrees, flagValue, HOST_I_LOWER, jobEnv, MODEL_CONFIG_REL, rayArgv, refusalText, runRealLauncher, seedConsoleInputs, upstreamSkip, UPSTREAM_DRESSAGE } from './harness.js';
+import { PythonJudge, firstRolloutSkip } from './firstRolloutOracle.js';
+import { baseEnv, builtSkip, consoleDryRun, copyLauncherTree, removeLauncherTrees, flagValue, HOST_I_LOWER, jobEnv, MODEL_CONFIG_REL, rayArgv, refusalText, runRealLauncher, seedConsoleInputs, upstreamSkip, UPSTREAM_DRESSAGE } from './harness.js';
 
 const skip = upstreamSkip();
 if (skip) console.log(`# ${skip}`);
@@ -50,7 +51,7 @@ const EXPORTED = [
   'DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR', 'DRESSAGE_TRAJECTORY_ERROR_LOG_DIR', 'DRESSAGE_ENABLE_TRANSFER_QUEUE', 'DRESSAGE_TRANSFER_QUEUE_CONFIG',
   'DRESSAGE_TRANSFER_QUEUE_RETENTION_SECONDS', 'DRESSAGE_TRANSFER_PARAMS', 'DRESSAGE_TRANSFER_QUEUE_STORE_ID', 'MASTER_ADDR', 'CURRENT_NODE_IP',
   'CONTEXT_WINDOW', 'MAX_TOKENS_PER_GPU', 'DRESSAGE_E2B_BLACKBOX_PORT', 'DRESSAGE_E2B_TIMEOUT_SEC', 'DRESSAGE_PROXY_MAX_STEPS_PER_SESSION',
-  'DRESSAGE_REWARD_MODULES', 'GLOO_SOCKET_IFNAME', 'NCCL_SOCKET_IFNAME', 'NCCL_DEBUG', 'CUDA_DEVICE_MAX_CONNECTIONS',
+  'DRESSAGE_REWARD_MODULES', 'GLOO_SOCKET_IFNAME', 'NCCL_SOCKET_IFNAME', 'NCCL_DEBUG', 'CUDA_DEVICE_MAX_CONNECTIONS', 'no_proxy', 'NO_PROXY',
 ];
 
 // Trainer flags the launcher fills from settings, and the setting the console predicts for each.
@@ -129,6 +130,9 @@ const REFUSALS: Case[] = [
   { name: 'GPUs not divisible by TP*CP', settings: { ACTOR_NUM_GPUS_PER_NODE: '6' } },
   { name: 'compact threshold not positive', settings: { COMPACT_RESERVE_TOKENS: '70000' } },
   { name: 'explicit compact threshold 0', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '0' } },
+  // Blank for Dressage (no threshold), but bash arithmetic reads it as 0 first.
+  { name: 'a blank compact threshold', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '\t' } },
+  { name: 'compact threshold -5 (an expression bash reads as negative)', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '10-15' } },
   { name: 'no E2B key', settings: { DRESSAGE_E2B_API_KEY: '' } },
   { name: 'custom provider without a paddock class', settings: { DRESSAGE_SANDBOX_PROVIDER: 'custom' } },
   { name: 'no MODEL_ROOT', settings: { MODEL_ROOT: '' } },
@@ -178,9 +182,14 @@ const ACCEPTED: Case[] = [
   { name: 'KL_LOSS_TYPE outside slime choices while KL loss is off', settings: { USE_KL_LOSS: '0', KL_LOSS_TYPE: 'mse' } },
   { name: 'SAVE_DEBUG_ROLLOUT_DATA as a path template', settings: { DEBUG_ROLLOUT_ONLY: '1', SAVE_DEBUG_ROLLOUT_DATA: '/tmp/rollouts/{rollout_id}.pt' } },
   { name: 'HOSTFILE that does not exist (ignored)', settings: { HOSTFILE: '/nonexistent/hosts.txt' } },
-  { name: 'an upper-case LOCALHOST proxy URL (the launcher matches lower case)', settings: { DRESSAGE_PROXY_URL: 'http://LOCALHOST:8800' } },
-  // The launcher's pattern wants ':' or '/' right after "127.", so a full loopback address passes it.
-  { name: 'http://127.0.0.1:8800 (passes the launcher pattern)', settings: { DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' } },
+  // Dressage strips DRESSAGE_BLACKBOX_MAX_STEPS before int() (defaults.py): 50 steps, not a refusal.
+  { name: 'DRESSAGE_BLACKBOX_MAX_STEPS=" 50 "', settings: { DRESSAGE_BLACKBOX_MAX_STEPS: ' 50 ' } },
+  { name: 'DRESSAGE_BLACKBOX_MAX_STEPS=0 (no limit)', settings: { DRESSAGE_BLACKBOX_MAX_STEPS: '0' } },
+  { name: 'paddock mode in upper case (Dressage lower-cases it)', settings: { DRESSAGE_PADDOCK_MODE: ' BlackBox ' } },
+  { name: 'an E2B port spelled with spaces (int() strips them)', settings: { DRESSAGE_E2B_BLACKBOX_PORT: ' 31000 ' } },
+  // Neither the launcher nor Dressage checks it; SGLang's head split is a warning (engineRule.ts).
+  { name: 'ROLLOUT_NUM_GPUS_PER_ENGINE=3', settings: { ROLLOUT_NUM_GPUS_PER_ENGINE: '3' } },
+  { name: 'runtime-env keys the launcher forwards (TMPDIR, RAY_TMPDIR, WANDB_MODE)', settings: { TMPDIR: '/tmp', RAY_TMPDIR: '/tmp/ray', WANDB_MODE: 'offline' } },
   {
     name: 'hostname -I fails but MASTER_ADDR and CURRENT_NODE_IP are set',
     settings: { MASTER_ADDR: '203.0.113.8', CURRENT_NODE_IP: '203.0.113.8' },
@@ -190,16 +199,94 @@ const ACCEPTED: Case[] = [
   { name: 'RESUME_FROM_CKPT=yes (anything but 1 is off)', settings: { RESUME_FROM_CKPT: 'yes' } },
 ];
 
+/** What the first rollout makes of what the launcher handed Ray: its runtime env and the trainer's flags. */
+async function firstRolloutOf(tree: Awaited<ReturnType<typeof copyLauncherTree>>) {
+  const job = await rayArgv(tree, 'job');
+  const env = (JSON.parse(flagValue(job, '--runtime-env-json') ?? '{}') as { env_vars: Record<string, string> }).env_vars;
+  const args = {
+    max_tokens_per_gpu: Number(flagValue(job, '--max-tokens-per-gpu')),
+    context_parallel_size: Number(flagValue(job, '--context-parallel-size')),
+    rollout_max_response_len: Number(flagValue(job, '--rollout-max-response-len')),
+    rollout_temperature: Number(flagValue(job, '--rollout-temperature')),
+  };
+  const reply = await judge().call('first_rollout', [args], env);
+  assert.ok('ok' in reply, `oracle: ${JSON.stringify(reply)}`);
+  return reply.ok as { stage: string; error?: string; sdk?: { api_key: boolean } };
+}
+
+let python: PythonJudge | undefined;
+const judge = () => (python ??= new PythonJudge());
+after(() => python?.close());
+const rolloutSkip = skip || firstRolloutSkip() || builtSkip();
+
 for (const c of ACCEPTED) {
-  test(`accepted by the launcher, not blocked by the console: ${c.name}`, { skip }, async () => {
+  test(`accepted by the launcher and the first rollout, not blocked by the built console: ${c.name}`, { skip: rolloutSkip }, async () => {
     const { tree, env } = await setUp(c);
     const real = await runRealLauncher(tree, env);
     assert.equal(real.code, 0, `the real launcher refused: ${real.stderr.slice(-600)}`);
-    const ours = await consoleDryRun(tree, env);
+    const rollout = await firstRolloutOf(tree);
+    assert.equal(rollout.error, undefined, `Dressage refuses it at ${rollout.stage}`);
+    const ours = await consoleDryRun(tree, env, [], { built: true });
     assert.deepEqual(ours.checks.filter((x) => x.status === 'fail'), []);
     assert.deepEqual(ours.effectiveLines, real.effectiveLines);
+    assert.ok(!ours.checks.some((x) => x.id === 'forwarding' && /not launcher settings/.test(x.detail)), 'a runtime-env key is called unknown');
   });
 }
+
+// Let through by the launcher, refused by Dressage's Python at the first rollout (after Ray, Megatron and SGLang are
+// up): the built console refuses each before launch, in Dressage's words.
+const FIRST_ROLLOUT_REFUSALS: Case[] = [
+  { name: 'http://127.0.0.1:8800 (the launcher wants ":" or "/" right after "127.")', settings: { DRESSAGE_PROXY_URL: 'http://127.0.0.1:8800' } },
+  { name: 'http://LOCALHOST:8800 (the launcher matches lower case)', settings: { DRESSAGE_PROXY_URL: 'http://LOCALHOST:8800' } },
+  { name: 'PROXY_PUBLIC_HOST=127.0.0.1', settings: { PROXY_PUBLIC_HOST: '127.0.0.1' } },
+  { name: 'HTTP://0.0.0.0:8800 (upper-case scheme)', settings: { DRESSAGE_PROXY_URL: 'HTTP://0.0.0.0:8800' } },
+  { name: 'compaction threshold 3.5', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '3.5' } },
+  { name: 'compaction threshold 12abc', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '12abc' } },
+  { name: 'compaction threshold 0x10', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '0x10' } },
+  { name: 'compaction threshold 1000+1', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: '1000+1' } },
+  { name: 'DRESSAGE_PADDOCK_MODE=whitebox', settings: { DRESSAGE_PADDOCK_MODE: 'whitebox' } },
+  { name: 'an unknown paddock mode', settings: { DRESSAGE_PADDOCK_MODE: 'greybox' } },
+  { name: 'DRESSAGE_BLACKBOX_MAX_STEPS=00', settings: { DRESSAGE_BLACKBOX_MAX_STEPS: '00' } },
+  { name: 'an E2B port other than 31000', settings: { DRESSAGE_E2B_BLACKBOX_PORT: '31001' } },
+];
+
+for (const c of FIRST_ROLLOUT_REFUSALS) {
+  test(`let through by the launcher, refused by the first rollout and by the built console: ${c.name}`, { skip: rolloutSkip }, async () => {
+    const { tree, env } = await setUp(c);
+    const real = await runRealLauncher(tree, env);
+    assert.equal(real.code, 0, `the real launcher refused it itself: ${real.stderr.slice(-600)}`);
+    const rollout = await firstRolloutOf(tree);
+    const said = rollout.error?.replace(/^\w+: /, '');
+    assert.ok(said, `Dressage accepts it (stage ${rollout.stage})`);
+    const ours = await consoleDryRun(tree, env, [], { built: true });
+    const failing = ours.checks.filter((x) => x.status === 'fail');
+    assert.ok(failing.some((x) => x.detail.includes(said) && x.fix), `not refused in Dressage's words\n  Dressage: ${said}\n  console:  ${failing.map((x) => x.detail).join(' | ') || '(nothing failed)'}`);
+  });
+}
+
+test('DRESSAGE_SANDBOX_PROVIDER=E2B without a key: the launcher lets it through, Dressage runs E2B with no key, the built console refuses', { skip: rolloutSkip }, async () => {
+  const { tree, env } = await setUp({ name: 'E2B', settings: { DRESSAGE_SANDBOX_PROVIDER: 'E2B' } });
+  delete env.DRESSAGE_E2B_API_KEY;
+  const real = await runRealLauncher(tree, env);
+  assert.equal(real.code, 0, real.stderr.slice(-600));
+  const rollout = await firstRolloutOf(tree);
+  assert.deepEqual([rollout.stage, rollout.sdk?.api_key], ['ok', false], JSON.stringify(rollout));
+  const ours = await consoleDryRun(tree, env, [], { built: true });
+  const key = ours.checks.find((x) => x.id === 'e2b-key');
+  assert.equal(key?.status, 'fail');
+  assert.match(key.detail, /DRESSAGE_E2B_API_KEY is required for DRESSAGE_SANDBOX_PROVIDER=e2b.*misses this spelling/);
+});
+
+test('compaction threshold "half": the launcher itself ends (set -u), and the built console refuses', { skip: rolloutSkip }, async () => {
+  const { tree, env } = await setUp({ name: 'half', settings: { DRESSAGE_BLACKBOX_COMPACT_THRESHOLD: 'half' } });
+  const real = await runRealLauncher(tree, env);
+  assert.notEqual(real.code, 0);
+  assert.match(real.stderr, /half: unbound variable/);
+  const ours = await consoleDryRun(tree, env, [], { built: true });
+  const c = ours.checks.find((x) => x.id === 'compaction');
+  assert.equal(c?.status, 'fail');
+  assert.match(c.detail, /got 'half'.*unbound variable/);
+});
 
 test("the Ray runtime env: the console's forwarded list is the launcher's, and what it warns about is what Ray misses", { skip }, async () => {
   const { readFile } = await import('node:fs/promises');

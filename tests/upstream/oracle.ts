@@ -4,8 +4,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-export const UPSTREAM = path.resolve('../shared/upstream');
-export const DRESSAGE = path.join(UPSTREAM, 'dressage');
+import { REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_ORIGIN, UPSTREAM_ROOT } from './upstreamDir.js';
+
+/** SWEGYM_UPSTREAM=DIR, else ../shared/upstream (upstreamDir.ts). */
+export const UPSTREAM = UPSTREAM_ROOT;
+export const DRESSAGE = UPSTREAM_DRESSAGE_DIR;
 
 function findPython(): string | undefined {
   for (const p of ['/usr/bin/python3', 'python3']) {
@@ -19,7 +22,7 @@ export const PYTHON = findPython();
 
 /** Why the differential tests cannot run here, or undefined when they can. */
 export function upstreamSkipReason(): string | undefined {
-  if (!existsSync(path.join(DRESSAGE, 'dressage', 'recipes', 'swegym', 'evaluator.py'))) return `upstream Dressage not found at ${DRESSAGE} (a clone without ../shared): differential test skipped`;
+  if (!existsSync(path.join(DRESSAGE, 'dressage', 'recipes', 'swegym', 'evaluator.py'))) return `upstream Dressage not found at ${DRESSAGE} (${UPSTREAM_ORIGIN}; a clone without ../shared): differential test skipped`;
   if (!PYTHON) return 'python3 not found: differential test against upstream skipped';
   return undefined;
 }
@@ -47,7 +50,7 @@ function decode(v: unknown): unknown {
 /** Runs a batch of calls in one python3 process; one reply per call, in order. */
 export async function oracle(calls: OracleCall[]): Promise<OracleReply[]> {
   if (!PYTHON) throw new Error('python3 not found');
-  const child = spawn(PYTHON, [path.resolve('tests/upstream/oracle.py'), DRESSAGE], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' } });
+  const child = spawn(PYTHON, [path.join(REPO, 'tests', 'upstream', 'oracle.py'), DRESSAGE], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' } });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -63,14 +63,18 @@ export async function launcherInputs(): Promise<string[]> {
   // Only the functions the launcher runs (the local_bwrap ones belong to other launchers).
   for (const [name, body] of defaults.fns) if (new RegExp(`\\b${name}\\b`).test(launcher)) scan(body, r);
   const shellSpecials = new Set(['BASH_SOURCE', 'SECONDS', 'IFS']);
-  return [...r.read].filter((n) => !shellSpecials.has(n) && (r.defaulted.has(n) || !r.assigned.has(n))).sort();
+  const shellInputs = [...r.read].filter((n) => !shellSpecials.has(n) && (r.defaulted.has(n) || !r.assigned.has(n)));
+  // The Python here-document that builds the Ray runtime env reads each key of its list from the environment.
+  const raw = await readFile(path.join(UPSTREAM_DRESSAGE, LAUNCHER_REL), 'utf8');
+  const runtimeKeys = [...(/\nkeys = \[([\s\S]*?)\n\]/.exec(raw)?.[1] ?? '').matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)].map((m) => m[1] as string);
+  return [...new Set([...shellInputs, ...runtimeKeys])].sort();
 }
 
 test('every variable the real launcher reads is known to the launch form', { skip }, async () => {
   const inputs = await launcherInputs();
   // Guard against a scanner that finds nothing: the launcher reads well over a hundred.
   assert.ok(inputs.length > 100, `only ${inputs.length} inputs found: ${inputs.join(' ')}`);
-  for (const sample of ['DRESSAGE_BLACKBOX_COMPACT_THRESHOLD', 'DRESSAGE_SANDBOX_PREWARM', 'DRESSAGE_TRANSFER_QUEUE_CONFIG', 'SLIME_ROOT', 'WANDB_KEY', 'NCCL_DEBUG']) {
+  for (const sample of ['TMPDIR', 'RAY_TMPDIR', 'WANDB_MODE', 'no_proxy', 'NO_PROXY', 'DRESSAGE_BLACKBOX_COMPACT_THRESHOLD', 'DRESSAGE_SANDBOX_PREWARM', 'DRESSAGE_TRANSFER_QUEUE_CONFIG', 'SLIME_ROOT', 'WANDB_KEY', 'NCCL_DEBUG']) {
     assert.ok(inputs.includes(sample), `scanner missed ${sample}`);
   }
   assert.ok(!inputs.includes('DRESSAGE_LOCAL_BWRAP_BASE_PORT'), 'local_bwrap helper functions are not run by this launcher');

@@ -3,7 +3,8 @@
 import { access, readFile, readdir, statfs } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { exists } from '../util/fs.js';
-import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT } from '../recipe.js';
+import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT, VERIFIED_DRESSAGE_COMMIT } from '../recipe.js';
+import { readGitHead } from '../workspace/gitHead.js';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
@@ -127,6 +128,25 @@ export const CHECKS: CheckDef[] = [
       }
       if (checkout.found === 'some') return { status: 'fail', detail: `missing ${checkout.missing.join(', ')}`, fix: 'update the checkout to a version with the SWE-Gym Claude Code recipe (upstream c8b639e or later)' };
       return { status: 'ok', detail: `${name || 'dressage'} at ${p.root}` };
+    },
+  },
+  {
+    // Upstream moves: the console's launch checks follow the Dressage it was verified against, the run uses this one.
+    id: 'dressage-commit',
+    title: 'Dressage commit',
+    run: async (ctx) => {
+      const verified = VERIFIED_DRESSAGE_COMMIT.slice(0, 12);
+      const head = await readGitHead(ctx.paths.root);
+      if ('unknown' in head) {
+        return { status: 'warn', detail: `the console was verified against Dressage ${verified}; this checkout's commit is unknown (${head.unknown})`, fix: `use a git checkout of Dressage (${DRESSAGE_CLONE_COMMAND})` };
+      }
+      const at = `${head.commit.slice(0, 12)}${head.branch ? ` (${head.branch})` : ''}`;
+      if (head.commit === VERIFIED_DRESSAGE_COMMIT) return { status: 'ok', detail: `${at}: the commit the console was verified against` };
+      return {
+        status: 'warn',
+        detail: `this checkout is at ${at}; the console was verified against Dressage ${verified}: its launcher, defaults and first-rollout rules may differ here`,
+        fix: `run the console's differential tests against this checkout (SWEGYM_UPSTREAM=${ctx.paths.root} npm test), or git -C ${ctx.paths.root} checkout ${verified}`,
+      };
     },
   },
   {
@@ -330,7 +350,7 @@ export const CHECKS: CheckDef[] = [
       }
       if (!explicit) return { status: 'ok', detail: `${url}${dflt} (public host)` };
       if (c.kind === 'invalid') return { status: 'fail', detail: `must be an http(s) URL with a host, got "${url}"`, fix: 'export DRESSAGE_PROXY_URL=https://proxy.example.com' };
-      if (c.kind === 'local') return { status: 'fail', detail: `local-only host ${c.host}: the launcher refuses it and sandboxes cannot reach it`, fix: 'use an E2B-reachable URL (ingress or secure tunnel)' };
+      if (c.kind === 'local') return { status: 'fail', detail: `local-only host ${c.host}: Dressage refuses it at the first rollout (BlackboxAgentPaddock, any spelling) and sandboxes cannot reach it`, fix: 'use an E2B-reachable URL (ingress or secure tunnel)' };
       if (c.kind === 'private')
         return { status: 'warn', detail: `private host ${c.host} passes the launcher's check but E2B's cloud cannot reach it`, fix: 'use a public ingress or tunnel URL' };
       return { status: 'ok', detail: `${c.host} (public)` };

@@ -12,7 +12,7 @@ import { jobEmitter, type JobListener } from '../jobs/events.js';
  * Checks of the real recipe that the sample workspace does not need (it has no Dressage checkout, runs local
  * sandboxes with stand-ins and trains nothing): there a warning or failure of theirs is reported as not needed.
  */
-const REAL_RECIPE_ONLY = new Set(['checkout', 'slime', 'uv', 'e2b-key', 'e2b-train-key', 'proxy-url', 'nodes', 'hostfile', 'gpus', 'ray']);
+const REAL_RECIPE_ONLY = new Set(['checkout', 'dressage-commit', 'slime', 'uv', 'e2b-key', 'e2b-train-key', 'proxy-url', 'nodes', 'hostfile', 'gpus', 'ray']);
 
 function forSampleWorkspace(c: DoctorCheck): DoctorCheck {
   if ((c.status !== 'warn' && c.status !== 'fail') || !(REAL_RECIPE_ONLY.has(c.id) || c.id.startsWith('py-'))) return c;

@@ -1,18 +1,20 @@
 // Offline view of a run directory (recipe reference §7): the trajectory files Dressage writes after each sample.
 //   traj_payload/<RUN_NAME>/<instance_id>/<session_id>/session.json + samples/<segment_index>.json  (success)
 //   traj_err/<RUN_NAME>/<instance_id>/<session_id>/error.json                                    (aborted sample)
-// The sample file is written before slime runs the reward, so the reward is recomputed here from the marker in
-// metadata.execute_cmds and the integrity flags, exactly as the reward function does.
+// The sample file is usually written before slime runs the reward, so unless it holds Dressage's stored verdict
+// (metadata.swegym_reward) the reward is recomputed from the marker in metadata.execute_cmds and the integrity flags
+// by marker/sampleReward.ts, the parser tested side by side with reward.py.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MonitorTarget } from './resolve.js';
 import type { RunModel } from './model.js';
 import { redact } from '../secrets.js';
 import { TrajectoryIndex } from './trajIndex.js';
+import { markerOfMetadata, sampleReward } from '../marker/sampleReward.js';
 import type { TrajectoryEntry, TrajectoryView, MessageView } from '../../state/types/monitor.js';
 export type { TrajectoryEntry, TrajectoryView, MessageView, ToolCallView } from '../../state/types/monitor.js';
 
-export const MARKER = 'DRESSAGE_SWEGYM_REWARD_JSON=';
+export { MARKER_PREFIX as MARKER } from '../marker/marker.js';
 
 /** Lists trajectories, newest first, keeping the newest `limit` (one listing; TrajectoryIndex keeps one current). */
 export async function listTrajectories(runDir: string, runName: string | undefined, limit = 20_000): Promise<TrajectoryEntry[]> {
@@ -60,27 +62,10 @@ export function messageViews(messages: unknown): MessageView[] {
   }));
 }
 
-/** Finds the reward marker in execute_cmds (stage after_agent, name swegym_harness), as the reward function does. */
+/** The reward marker in execute_cmds, read as the reward function reads it (the one tested parser, marker/). */
 export function findMarker(executeCmds: unknown): { marker?: Record<string, unknown>; error?: string } {
-  if (!Array.isArray(executeCmds)) return { error: 'missing_reward_marker' };
-  for (const rec of executeCmds as any[]) {
-    if (rec?.stage !== 'after_agent' || rec?.name !== 'swegym_harness') continue;
-    const r = rec.cmd_result ?? {};
-    for (const stream of [r.stdout, r.stderr]) {
-      if (typeof stream !== 'string') continue;
-      for (const line of stream.split('\n')) {
-        const t = line.trim();
-        if (!t.startsWith(MARKER)) continue;
-        try {
-          const v = JSON.parse(t.slice(MARKER.length));
-          if (v && typeof v === 'object') return { marker: v as Record<string, unknown> };
-        } catch {
-          return { error: 'invalid_reward_marker' };
-        }
-      }
-    }
-  }
-  return { error: 'missing_reward_marker' };
+  const parse = markerOfMetadata({ execute_cmds: executeCmds });
+  return parse.ok ? { marker: parse.payload } : { error: parse.reason };
 }
 
 function findPatch(executeCmds: unknown): string | undefined {
@@ -137,17 +122,17 @@ export async function loadTrajectory(entry: TrajectoryEntry): Promise<Trajectory
     const sample = await readJson(path.join(entry.dir, 'samples', last), problems);
     const md = sample?.metadata ?? {};
     if (!view.messages.length) view.messages = messageViews(md.messages);
-    const { marker, error } = findMarker(md.execute_cmds);
-    view.marker = marker;
-    view.markerError = error;
+    // Dressage's stored verdict when the reward has run, else its rule over the marker and the integrity flags.
+    const judged = sampleReward(md && typeof md === 'object' ? md : {});
+    view.marker = judged.marker;
+    view.markerError = judged.markerError;
     const patch = findPatch(md.execute_cmds);
     view.patch = patch === undefined ? undefined : redact(patch);
     view.evalInfo = md.swegym_eval && typeof md.swegym_eval === 'object' ? md.swegym_eval : undefined;
     const integ = md.swegym_integrity;
     view.integrityViolations = Array.isArray(integ?.violations) ? integ.violations : [];
     view.earlyStop = md.blackbox_agent_early_stop ? String(md.blackbox_agent_early_stop_kind ?? 'early stop') : undefined;
-    const invalid = Boolean(md.swegym_invalid_tool_call) || Boolean(md.swegym_invalid_pytest_write);
-    view.reward = marker?.['resolved'] === true && !invalid ? 1 : 0;
+    view.reward = judged.reward;
   } else {
     problems.push('samples/: no sample file');
   }

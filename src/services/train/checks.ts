@@ -2,14 +2,16 @@
 // launcher's own wording where it has one. Static checks are pure (the form shows them live); the probes (probes.ts)
 // touch the disk, the network and Ray (run before a launch and on demand).
 import { describeSecret, redact } from '../secrets.js';
-import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, LAUNCHER_CHECKED_TOGGLES, OWN_CHECK, SETTING_BY_KEY, SLIME_KL_LOSS_TYPES, validateSetting } from './settings.js';
+import { BOOTSTRAP_VARS, FORWARDED_TO_RAY, JUDGED_BY_DRESSAGE, LAUNCHER_CHECKED_TOGGLES, LAUNCHER_OVERWRITES, OWN_CHECK, SETTING_BY_KEY, SLIME_KL_LOSS_TYPES, validateSetting } from './settings.js';
 import type { LaunchPlan } from './launch.js';
 import type { LaunchCheck } from '../../state/types/train.js';
 import { BLACKBOX_PORT } from '../recipe.js';
 export type { LaunchCheck } from '../../state/types/train.js';
 export { probeChecks, type ProbeOptions } from './probes.js';
 import { probeChecks, type ProbeOptions } from './probes.js';
-import { fail, ok, warn, isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
+import { bashArithmetic, fail, ok, warn, isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
+import { DRESSAGE_SOURCES, compactThresholdVerdict, e2bPortRefusal, paddockModeVerdict, providerName, providerRefusal, proxyUrlRefusal, pyRepr } from './dressageRules.js';
+import { engineGpuWarning } from './engineRule.js';
 export { isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
 
 /** Pure checks over the plan: settings, topology, algorithm, keys, proxy URL shape. Cheap enough for every keystroke. */
@@ -22,7 +24,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   // Every value against its setting's validation (toggles in the launcher's wording).
   const bad = Object.entries(explicit)
     .map(([k, v]) => [k, validateSetting(k, v)] as const)
-    .filter((x): x is readonly [string, string] => x[1] !== undefined);
+    .filter((x): x is readonly [string, string] => x[1] !== undefined && !JUDGED_BY_DRESSAGE.has(x[0]));
   // A toggle the launcher does not check only compares with "1": anything else is off, so ours is a warning.
   const lenient = (k: string) => SETTING_BY_KEY.get(k)?.kind === 'toggle' && !LAUNCHER_CHECKED_TOGGLES.has(k);
   const hard = bad.filter(([k]) => !lenient(k));
@@ -48,77 +50,85 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   }
   if (!e.MASTER_ADDR && !(plan.hostnameFailures ?? []).some((h) => h.flag === '-I')) out.push(fail('master-addr', 'MASTER_ADDR', 'MASTER_ADDR is required and could not be inferred.', "set MASTER_ADDR to this head node's IP"));
 
-  // Sandbox provider and the E2B key trap (§8.2, §8.11).
-  const provider = e.DRESSAGE_SANDBOX_PROVIDER;
-  if (provider === 'e2b') {
+  // Sandbox provider and the E2B key trap (§8.2, §8.11). The launcher compares the name exactly; Dressage's sandbox
+  // factory strips and lower-cases it, and with DRESSAGE_PADDOCK_CLASS set loads that class instead of any provider.
+  const provider = e.DRESSAGE_SANDBOX_PROVIDER ?? '';
+  const paddockClass = e.DRESSAGE_PADDOCK_CLASS ?? '';
+  const dressageProvider = providerName(provider);
+  const e2b = provider === 'e2b' || (!paddockClass && dressageProvider === 'e2b');
+  const launcherMisses = (what: string) => ` (the launcher's own check, ${what}, misses this spelling)`;
+  if (e2b) {
+    const exact = provider === 'e2b';
     if (e.DRESSAGE_E2B_API_KEY) out.push(ok('e2b-key', 'DRESSAGE_E2B_API_KEY', describeSecret(e.DRESSAGE_E2B_API_KEY)));
-    else if (plan.env.E2B_API_KEY)
+    else {
+      const words = 'DRESSAGE_E2B_API_KEY is required for DRESSAGE_SANDBOX_PROVIDER=e2b';
+      const why = exact
+        ? ''
+        : `: Dressage's sandbox factory (${DRESSAGE_SOURCES.sandboxFactory}) reads ${pyRepr(provider)} as e2b and starts E2B without a key, so every sandbox fails at the first rollout${launcherMisses('which compares the name with "e2b" exactly')}`;
       out.push(
-        fail(
-          'e2b-key',
-          'DRESSAGE_E2B_API_KEY',
-          'DRESSAGE_E2B_API_KEY is required for DRESSAGE_SANDBOX_PROVIDER=e2b (E2B_API_KEY is set, but only the template tools read it; training reads DRESSAGE_E2B_API_KEY)',
-          'export DRESSAGE_E2B_API_KEY="$E2B_API_KEY" (or set it in the form)',
-        ),
+        plan.env.E2B_API_KEY
+          ? fail('e2b-key', 'DRESSAGE_E2B_API_KEY', `${words}${why} (E2B_API_KEY is set, but only the template tools read it; training reads DRESSAGE_E2B_API_KEY)`, 'export DRESSAGE_E2B_API_KEY="$E2B_API_KEY" (or set it in the form)')
+          : fail('e2b-key', 'DRESSAGE_E2B_API_KEY', `${words}${why}`, 'export DRESSAGE_E2B_API_KEY=e2b_… (the key for training)'),
       );
-    else out.push(fail('e2b-key', 'DRESSAGE_E2B_API_KEY', 'DRESSAGE_E2B_API_KEY is required for DRESSAGE_SANDBOX_PROVIDER=e2b', 'export DRESSAGE_E2B_API_KEY=e2b_… (the key for training)'));
-    const port = e.DRESSAGE_E2B_BLACKBOX_PORT;
+    }
+    const port = e.DRESSAGE_E2B_BLACKBOX_PORT ?? '';
+    const refusal = paddockClass ? undefined : e2bPortRefusal(port, '', BLACKBOX_PORT);
     out.push(
-      port === String(BLACKBOX_PORT)
-        ? ok('bbs-port', 'DRESSAGE_E2B_BLACKBOX_PORT', String(BLACKBOX_PORT))
-        : fail(
-            'bbs-port',
-            'DRESSAGE_E2B_BLACKBOX_PORT',
-            `Dressage's E2B provider (dressage/sandbox/remote/e2b/provider.py) fails every sandbox: E2BSandboxProvider blackbox templates use the fixed internal-compatible port ${BLACKBOX_PORT}; unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}`,
-            `unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}`,
-          ),
+      !refusal
+        ? ok('bbs-port', 'DRESSAGE_E2B_BLACKBOX_PORT', port || String(BLACKBOX_PORT))
+        : fail('bbs-port', 'DRESSAGE_E2B_BLACKBOX_PORT', `Dressage (${refusal.where}) fails every sandbox: ${refusal.error}`, `unset DRESSAGE_E2B_BLACKBOX_PORT or set it to ${BLACKBOX_PORT}`),
     );
+    if (!exact) out.push(ok('provider', 'Sandbox provider', `${provider} (Dressage reads it as e2b)`));
   } else if (provider === 'custom') {
     out.push(
-      e.DRESSAGE_PADDOCK_CLASS
-        ? ok('provider', 'Sandbox provider', `custom (${e.DRESSAGE_PADDOCK_CLASS})`)
+      paddockClass
+        ? ok('provider', 'Sandbox provider', `custom (${paddockClass})`)
         : fail('provider', 'Sandbox provider', 'DRESSAGE_PADDOCK_CLASS is required for DRESSAGE_SANDBOX_PROVIDER=custom', 'set DRESSAGE_PADDOCK_CLASS or use e2b'),
     );
-  } else if (['e2b', 'local_bwrap'].includes((provider ?? '').trim().toLowerCase())) {
-    // Dressage's sandbox factory lower-cases the name; the launcher's e2b-only rules compare it exactly.
-    out.push(ok('provider', 'Sandbox provider', `${provider} (the console's sandbox views and E2B checks apply to e2b only)`));
+  } else if (paddockClass) {
+    out.push(ok('provider', 'Sandbox provider', `${provider} (DRESSAGE_PADDOCK_CLASS=${paddockClass} is loaded instead of a provider)`));
   } else {
+    const refusal = providerRefusal(provider);
     out.push(
-      fail(
-        'provider',
-        'Sandbox provider',
-        `Dressage's sandbox factory (dressage/sandbox/factory.py) fails the first rollout: unsupported DRESSAGE_SANDBOX_PROVIDER='${(provider ?? '').trim().toLowerCase()}'; expected one of e2b|local_bwrap`,
-        'use DRESSAGE_SANDBOX_PROVIDER=e2b',
-      ),
+      refusal
+        ? fail('provider', 'Sandbox provider', `Dressage's sandbox factory (${DRESSAGE_SOURCES.sandboxFactory}) fails the first rollout: ${refusal}`, 'use DRESSAGE_SANDBOX_PROVIDER=e2b')
+        : ok('provider', 'Sandbox provider', `${provider} (the console's sandbox views and E2B checks apply to e2b only)`),
     );
   }
 
-  // Proxy URL: http(s) with a host, not local-only (the launcher's rule), and not a private address E2B cannot reach.
+  // The paddock mode: the SWE-Gym rollout hook refuses whitebox, the paddock factory any other mode.
+  const mode = paddockModeVerdict(e.DRESSAGE_PADDOCK_MODE ?? '', paddockClass);
+  out.push(
+    'error' in mode
+      ? fail('paddock-mode', 'DRESSAGE_PADDOCK_MODE', `Dressage (${mode.where}) fails the first rollout: ${mode.error}`, 'unset DRESSAGE_PADDOCK_MODE or set it to blackbox (the SWE-Gym recipe runs blackbox agents)')
+      : ok('paddock-mode', 'DRESSAGE_PADDOCK_MODE', mode.mode === 'class' ? `not read (DRESSAGE_PADDOCK_CLASS=${paddockClass})` : mode.mode),
+  );
+
+  // Proxy URL: the launcher's local-only rule first, then BlackboxAgentPaddock.__init__'s (any spelling, lower-cased
+  // host), then ours: a private address E2B cannot reach.
   const url = e.DRESSAGE_PROXY_URL ?? '';
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
   } catch {}
+  const dressageRefusal = proxyUrlRefusal(url);
+  const proxyFix = "Set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname.";
   if (launcherRejectsProxyUrl(url)) {
+    out.push(fail('proxy-url', 'DRESSAGE_PROXY_URL', `DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: ${url}`, proxyFix));
+  } else if (dressageRefusal && !paddockClass) {
+    const local = /local-only host/.test(dressageRefusal);
     out.push(
       fail(
         'proxy-url',
         'DRESSAGE_PROXY_URL',
-        `DRESSAGE_PROXY_URL must be reachable from the sandbox; got local-only URL: ${url}`,
-        "Set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname.",
+        `Dressage (${DRESSAGE_SOURCES.paddock}, BlackboxAgentPaddock.__init__) fails the first rollout: ${dressageRefusal}${local ? launcherMisses('dressage_validate_proxy_defaults') : ''}`,
+        local ? proxyFix : 'set DRESSAGE_PROXY_URL to the http(s) ingress or tunnel URL of the Dressage proxy, e.g. https://proxy.example.com',
       ),
     );
   } else if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
-    out.push(fail('proxy-url', 'DRESSAGE_PROXY_URL', `${OWN_CHECK}DRESSAGE_PROXY_URL must be an http(s) URL with a host, got: ${url}`, 'set it to the ingress or tunnel URL of the Dressage proxy, e.g. https://proxy.example.com'));
+    out.push(warn('proxy-url', 'DRESSAGE_PROXY_URL', `${OWN_CHECK}DRESSAGE_PROXY_URL is not a URL an HTTP client can reach: ${url}`, 'set it to the ingress or tunnel URL of the Dressage proxy, e.g. https://proxy.example.com'));
   } else if (isLocalOnlyHost(parsed.hostname)) {
-    out.push(
-      warn(
-        'proxy-url',
-        'DRESSAGE_PROXY_URL',
-        `${OWN_CHECK}${url} is local-only: the launcher accepts this spelling, but no sandbox can reach it`,
-        "set PROXY_PUBLIC_HOST or DRESSAGE_PROXY_URL to this machine's sandbox-reachable IP/hostname",
-      ),
-    );
+    out.push(warn('proxy-url', 'DRESSAGE_PROXY_URL', `${OWN_CHECK}${url} is local-only: no sandbox can reach it (DRESSAGE_PADDOCK_CLASS=${paddockClass} is not Dressage's paddock, which would refuse it)`, proxyFix));
   } else if (isPrivateHost(parsed.hostname)) {
     out.push(
       warn(
@@ -183,12 +193,11 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
     if (!d.dpDivisible) {
       out.push(fail('gpus', 'GPU divisibility', `total actor GPUs (${d.totalGpus}) must be divisible by TP_SIZE*CP_SIZE (${tpcp})`, 'change ACTOR_NUM_NODES / ACTOR_NUM_GPUS_PER_NODE or TP_SIZE / CP_SIZE'));
     } else {
-      const per = Number(e.ROLLOUT_NUM_GPUS_PER_ENGINE);
-      if (per > 0 && d.totalGpus % per !== 0) {
-        out.push(fail('gpus', 'GPU divisibility', `total actor GPUs (${d.totalGpus}) must be divisible by ROLLOUT_NUM_GPUS_PER_ENGINE (${per}) (inferred: SGLang engines use whole GPU groups)`, 'change ROLLOUT_NUM_GPUS_PER_ENGINE'));
-      } else out.push(ok('gpus', 'GPU divisibility', `${d.totalGpus} GPUs = DP ${d.dpSize} × TP ${d.tp} × CP ${d.cp}; ${d.engines} SGLang engines`));
+      out.push(ok('gpus', 'GPU divisibility', `${d.totalGpus} GPUs = DP ${d.dpSize} × TP ${d.tp} × CP ${d.cp}; ${d.engines} SGLang engines`));
     }
   }
+  const engineWarning = engineGpuWarning(e);
+  if (engineWarning) out.push(engineWarning);
 
   // Batch shape (inferred from slime's sync loop).
   const samples = d.samplesPerRollout;
@@ -225,15 +234,17 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
 
   // Context and compaction: the launcher's positivity rule, then Dressage's claude_code backend options
   // (dressage/paddock/blackbox/common/defaults.py), which use MAX_TOKENS_PER_GPU × CP_SIZE, not CONTEXT_WINDOW.
-  const ctx = d.contextWindow;
-  const th = d.compactThreshold;
+  // The launcher reads the threshold as bash arithmetic (`[[ X -le 0 ]]`); Dressage takes Python's int() of the same text.
+  const rawThreshold = e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD ?? '';
+  const bashReading = bashArithmetic(rawThreshold);
   const maxTok = Number(e.MAX_TOKENS_PER_GPU);
   const dressageCtx = maxTok * (d.cp ?? NaN);
-  const dressage = 'Dressage (dressage/paddock/blackbox/common/defaults.py) fails the first rollout: ';
-  if (ctx !== undefined && th !== undefined) {
-    if (th <= 0) {
-      out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got ${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}`, 'lower COMPACT_RESERVE_TOKENS / ROLLOUT_MAX_RESPONSE_LEN or raise the context window'));
-    } else if (d.responseLen !== undefined && Number.isFinite(dressageCtx) && dressageCtx <= d.responseLen) {
+  const dressage = `Dressage (${DRESSAGE_SOURCES.defaults}) fails the first rollout: `;
+  if (typeof bashReading === 'object' && bashReading.value <= 0n) {
+    out.push(fail('compaction', 'Compaction threshold', `DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive; got ${rawThreshold}`, 'lower COMPACT_RESERVE_TOKENS / ROLLOUT_MAX_RESPONSE_LEN or raise the context window'));
+  } else if (Number.isFinite(dressageCtx)) {
+    const verdict = compactThresholdVerdict(rawThreshold, dressageCtx);
+    if (d.responseLen !== undefined && dressageCtx <= d.responseLen) {
       out.push(
         fail(
           'compaction',
@@ -242,9 +253,17 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
           'raise MAX_TOKENS_PER_GPU or CP_SIZE, or lower ROLLOUT_MAX_RESPONSE_LEN',
         ),
       );
-    } else if (Number.isFinite(dressageCtx) && th > dressageCtx) {
-      out.push(fail('compaction', 'Compaction threshold', `${dressage}DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be a positive integer no greater than the context window (${dressageCtx}), got '${e.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD}'`));
-    } else out.push(ok('compaction', 'Compaction threshold', `${th} of ${ctx} tokens (auto-compact at ${d.autoCompactPct}%)`));
+    } else if ('error' in verdict) {
+      const launcherNote =
+        bashReading === 'unknown'
+          ? ' (the launcher reads it as a shell variable name first: an unset one ends the launcher with "unbound variable")'
+          : bashReading === 'error'
+            ? " (the launcher's own check, [[ … -le 0 ]], prints an arithmetic error and carries on)"
+            : ` (the launcher's own check reads it as bash arithmetic, ${bashReading.value}, and carries on)`;
+      out.push(fail('compaction', 'Compaction threshold', `${dressage}${verdict.error}${launcherNote}`, `set DRESSAGE_BLACKBOX_COMPACT_THRESHOLD to a plain integer between 1 and ${dressageCtx}, or unset it`));
+    } else if (verdict.threshold === undefined) {
+      out.push(ok('compaction', 'Compaction threshold', 'blank: Dressage sets no compaction threshold (Claude Code compacts at its own default)'));
+    } else out.push(ok('compaction', 'Compaction threshold', `${verdict.threshold} of ${dressageCtx} tokens (auto-compact at ${d.autoCompactPct}%)`));
   }
 
   // Resume.
@@ -253,7 +272,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   }
 
   // E2B plan concurrency.
-  if (provider === 'e2b') {
+  if (e2b) {
     if (d.e2bFit === 'agents') {
       out.push(
         fail(
@@ -292,6 +311,12 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
   // W&B key.
   if (e.USE_WANDB === '1' && !e.WANDB_API_KEY && !plan.env.WANDB_KEY && !plan.env.WANDB_API_KEY) {
     out.push(warn('wandb', 'W&B', 'USE_WANDB=1 but neither WANDB_API_KEY nor WANDB_KEY is set', 'export WANDB_API_KEY (kept out of files and logs)'));
+  }
+
+  // Set, but replaced by the launcher's own export before `ray start`.
+  const overwritten = LAUNCHER_OVERWRITES.filter((k) => explicit[k] !== undefined && explicit[k] !== '' && explicit[k] !== e[k]);
+  if (overwritten.length > 0) {
+    out.push(warn('overwritten', 'Replaced by the launcher', `${overwritten.map((k) => `${k}=${explicit[k]}`).join(', ')}: the launcher exports its own value (${e.no_proxy}) before \`ray start\`, so yours never reaches the run`, `unset ${overwritten.join(' ')}`));
   }
 
   // Settings that are not the launcher's, and rollout variables Ray will not forward (§8.12).

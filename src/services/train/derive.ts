@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { SETTINGS, SETTING_BY_KEY, validateSetting } from './settings.js';
 import type { Derived } from '../../state/types/train.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
+import { pyInt } from './dressageRules.js';
 export type { Derived } from '../../state/types/train.js';
 
 export interface ResolveContext {
@@ -219,6 +220,9 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('WANDB_KEY_IN_COMMAND_LINE', () => '0');
   pick('WANDB_RUN_ID', () => '');
   pick('WANDB_DISABLE_RANDOM_SUFFIX', () => '0');
+  // Exported by the launcher just before `ray start`, over any value it inherited.
+  out.no_proxy = `127.0.0.1,localhost,${get('MASTER_ADDR')},${get('PROXY_PUBLIC_HOST')},${get('SGLANG_ROUTER_HOST')}`;
+  out.NO_PROXY = out.no_proxy;
   for (const def of SETTINGS) if (!(def.key in out)) out[def.key] = values[def.key] ?? '';
   return out;
 }
@@ -230,10 +234,6 @@ export function transferQueueEnabled(v: string | undefined): boolean {
 
 function int(v: string | undefined): number {
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : NaN;
-}
-
-function signedInt(v: string | undefined): number {
-  return v !== undefined && /^-?\d+$/.test(v) ? Number(v) : NaN;
 }
 
 function num(v: string | undefined): number {
@@ -255,7 +255,8 @@ export function deriveValues(eff: Record<string, string>): Derived {
   const rolloutCtx = int(eff.ROLLOUT_MAX_CONTEXT_LEN);
   const resp = int(eff.ROLLOUT_MAX_RESPONSE_LEN);
   const reserve = int(eff.COMPACT_RESERVE_TOKENS);
-  const threshold = signedInt(eff.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD);
+  // The threshold Dressage uses (int() of the text, defaults.py); the launcher's own reading is in checks.ts.
+  const threshold = pyInt(eff.DRESSAGE_BLACKBOX_COMPACT_THRESHOLD ?? '') ?? NaN;
   const dressageContext = int(eff.MAX_TOKENS_PER_GPU) * cp;
   const perEngineGpus = int(eff.ROLLOUT_NUM_GPUS_PER_ENGINE);
   const engines = Math.floor(total / perEngineGpus);

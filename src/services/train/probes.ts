@@ -14,6 +14,7 @@ import type { LaunchCheck } from '../../state/types/train.js';
 import { listDir } from '../util/fs.js';
 import { fail, ok, skip, warn, isLocalOnlyHost } from './checkParts.js';
 import { OWN_CHECK } from './settings.js';
+import { providerName } from './dressageRules.js';
 
 async function isDir(p: string): Promise<boolean> {
   try {
@@ -72,7 +73,8 @@ async function checkPromptData(plan: LaunchPlan): Promise<LaunchCheck | undefine
   if (!(await isFile(file))) return fail('prompt-data', t, `${file} does not exist`, 'convert the data first (swegym-console convert)');
   let templateMap: Record<string, string> | undefined;
   try {
-    templateMap = plan.effective.DRESSAGE_SANDBOX_PROVIDER === 'e2b' ? await readTemplateMapForChecks(plan.paths.templateMap) : undefined;
+    // Dressage reads the provider name stripped and lower-cased: 'E2B' runs E2B templates too.
+    templateMap = providerName(plan.effective.DRESSAGE_SANDBOX_PROVIDER ?? '') === 'e2b' ? await readTemplateMapForChecks(plan.paths.templateMap) : undefined;
   } catch (err) {
     return fail('prompt-data', t, (err as ConsoleError).what ?? String(err), (err as ConsoleError).fix ?? 'fix the template map');
   }

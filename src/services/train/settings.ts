@@ -10,6 +10,7 @@ import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../workspace/ato
 import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
 import { isSecretName } from '../secrets.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
+import { maxStepsVerdict, proxyUrlRefusal } from './dressageRules.js';
 
 export type SettingGroup = 'model' | 'data' | 'cluster' | 'topology' | 'batch' | 'algorithm' | 'sandbox' | 'run' | 'logging';
 
@@ -72,6 +73,19 @@ export const LAUNCHER_CHECKED_TOGGLES = new Set(['NORMALIZE_ADVANTAGES', 'USE_TI
 
 export { OWN_CHECK };
 
+/** What the launcher exports as no_proxy (and NO_PROXY) before `ray start`, whatever was set before. */
+export const NO_PROXY_DEFAULT = '127.0.0.1,localhost,${MASTER_ADDR},${PROXY_PUBLIC_HOST},${SGLANG_ROUTER_HOST}';
+
+/** Launcher variables it overwrites unconditionally: a value set for them never reaches the run. */
+export const LAUNCHER_OVERWRITES = ['no_proxy', 'NO_PROXY'] as const;
+
+/**
+ * Settings whose value Dressage's Python code judges at the first rollout, by a check of their own in checks.ts
+ * (in Dressage's words): the generic kind validation would refuse spellings Dressage accepts, and the 'values'
+ * check leaves them to that check.
+ */
+export const JUDGED_BY_DRESSAGE: ReadonlySet<string> = new Set(['DRESSAGE_PROXY_URL', 'DRESSAGE_E2B_BLACKBOX_PORT', 'DRESSAGE_BLACKBOX_COMPACT_THRESHOLD']);
+
 export const SETTINGS: SettingDef[] = [
   // Model
   s('MODEL_ROOT', 'model', 'path', '(required)', 'directory holding <MODEL_NAME>/ (HF weights) and <MODEL_NAME>_torch_dist/ (Megatron)', { required: true }),
@@ -117,6 +131,12 @@ export const SETTINGS: SettingDef[] = [
   s('NCCL_CUMEM_ENABLE', 'cluster', 'text', '0', 'NCCL cuMem allocations'),
   s('TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC', 'cluster', 'text', '1800', 'PyTorch NCCL watchdog heartbeat (s)'),
   s('CUDA_DEVICE_MAX_CONNECTIONS', 'cluster', 'text', '1', 'CUDA hardware work queues (Megatron wants 1)'),
+  // Keys of the launcher's Ray runtime-env list that no shell line of it reads: forwarded to the job as inherited.
+  s('TMPDIR', 'cluster', 'path', '(inherited)', 'temporary directory; forwarded to the Ray job (runtime env)'),
+  s('RAY_TMPDIR', 'cluster', 'path', '(inherited)', "Ray's temporary directory for the job; forwarded to the Ray job (runtime env)"),
+  // The launcher exports its own value just before `ray start`, so a value set here is replaced (checks.ts warns).
+  s('no_proxy', 'cluster', 'text', NO_PROXY_DEFAULT, 'hosts reached without an HTTP proxy; the launcher sets it itself and forwards it to the Ray job'),
+  s('NO_PROXY', 'cluster', 'text', '${no_proxy}', 'upper-case twin of no_proxy; the launcher sets it itself and forwards it to the Ray job'),
   // Topology
   s('TP_SIZE', 'topology', 'posint', '2', 'Megatron tensor parallel size'),
   s('CP_SIZE', 'topology', 'posint', '4', 'Megatron context parallel size (PP fixed at 1)'),
@@ -220,6 +240,7 @@ export const SETTINGS: SettingDef[] = [
   s('WANDB_KEY', 'logging', 'secret', '(unset)', 'W&B key; wins over WANDB_API_KEY on the trainer argv', { secret: true }),
   s('WANDB_KEY_IN_COMMAND_LINE', 'logging', 'toggle', '0', 'put the W&B key on the trainer argv (visible in ps)'),
   s('WANDB_RUN_ID', 'logging', 'text', '(unset)', 'W&B run id (resume a W&B run)'),
+  s('WANDB_MODE', 'logging', 'text', '(inherited)', 'W&B mode (online, offline, disabled); forwarded to the Ray job (runtime env)'),
   s('WANDB_DISABLE_RANDOM_SUFFIX', 'logging', 'toggle', '0', 'no random suffix on the W&B run name'),
 ];
 
@@ -251,6 +272,16 @@ export function validateSetting(key: string, value: string): string | undefined 
   const def = SETTING_BY_KEY.get(key);
   if (!def) return undefined;
   if (value === '') return def.required ? own(`${key} is required`) : undefined;
+  if (key === 'DRESSAGE_PROXY_URL') {
+    const refusal = proxyUrlRefusal(value);
+    return refusal ? `Dressage (dressage/paddock/blackbox/common/utils.py) fails the first rollout: ${refusal}` : undefined;
+  }
+  if (JUDGED_BY_DRESSAGE.has(key)) return undefined;
+  if (key === 'DRESSAGE_BLACKBOX_MAX_STEPS') {
+    // defaults.py strips and lower-cases it and takes int(): " 50 " and "+50" are 50, "0" disables the limit.
+    const v = maxStepsVerdict(value);
+    return 'error' in v ? `Dressage (dressage/paddock/blackbox/common/defaults.py) fails the first rollout: ${v.error}` : undefined;
+  }
   const num = Number(value);
   switch (def.kind) {
     case 'toggle':

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runDoctor } from '../../../src/services/doctor/doctor.js';
 import { classifyProxyUrl } from '../../../src/services/doctor/checks.js';
+import { VERIFIED_DRESSAGE_COMMIT } from '../../../src/services/recipe.js';
 import { SWEGYM_HARNESS_COMMIT } from '../../../src/services/recipe.js';
 import { recipePaths } from '../../../src/services/workspace/paths.js';
 import { fakeDressageCheckout, removeDir, tempDir } from '../../helpers/workspace.js';
@@ -79,6 +80,9 @@ test('a well-prepared head node: every check ok or skipped, key verified against
     await writeFile(path.join(ws, 'data', 'claude-code-artifacts', 'claude-code-runtime-python-3.10.20-bbs-1.1.0.tar.gz'), 'x');
     await writeFile(path.join(ws, 'data', 'swegym-images.txt'), 'img/a:latest\nimg/b:latest\n');
     await writeFile(path.join(ws, 'data', 'e2b-template-map.json'), JSON.stringify({ 'img/a:latest': 'ta', 'img/b:latest': 'tb' }));
+    // A checkout at the Dressage commit the console was verified against (a detached HEAD).
+    await mkdir(path.join(ws, '.git'), { recursive: true });
+    await writeFile(path.join(ws, '.git', 'HEAD'), `${VERIFIED_DRESSAGE_COMMIT}\n`);
     const env = {
       PATH: bin,
       E2B_API_KEY: SECRET,
