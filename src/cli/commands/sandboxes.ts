@@ -1,9 +1,10 @@
 // `sandboxes list` and `sandboxes kill`: only sandboxes tagged as this console's are ever listed or touched; other
 // sandboxes on the same E2B account (Dressage's own, other tools') are invisible here.
 import { createInterface } from 'node:readline/promises';
-import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
+import { optFlag, optString, say, note, writeJson, type CommandContext } from '../context.js';
 import { ExitCode, usageError, preconditionError } from '../../services/errors.js';
 import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
+import { SESSION_TAG_KEY } from '../../services/sandbox/sessions.js';
 
 function provider(ctx: CommandContext): SandboxProvider {
   return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
@@ -56,7 +57,7 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
     say(ctx, `no ${p.name} sandboxes of this console are running`);
     return ExitCode.ok;
   }
-  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'TAGS'], ...items.map((s) => [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), tags(s)])];
+  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'SESSION', 'TAGS'], ...items.map((s) => [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), s.metadata[SESSION_TAG_KEY] ?? '-', tags(s)])];
   say(ctx, table(rows));
   say(ctx, `${items.length} sandbox${items.length === 1 ? '' : 'es'} (${p.name})`);
   return ExitCode.ok;
@@ -88,13 +89,16 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 }
 
 export async function killCommand(ctx: CommandContext): Promise<number> {
-  const all = optFlag(ctx, 'all-console');
+  const session = optString(ctx, 'session');
+  const all = optFlag(ctx, 'all-console') || session !== undefined;
   const ids = [...new Set(ctx.positionals)];
-  if (all && ids.length > 0) throw usageError('give sandbox ids or --all-console, not both', 'swegym-console sandboxes kill ID… | --all-console');
-  if (!all && ids.length === 0) throw usageError('which sandboxes? give their ids or --all-console', 'swegym-console sandboxes list  shows the ids');
+  if (optFlag(ctx, 'all-console') && session !== undefined) throw usageError('give --all-console or --session, not both', 'swegym-console sandboxes kill --session ID');
+  if (session !== undefined && !/^[0-9a-f]{6,64}$/.test(session)) throw usageError(`'${session}' is not a console session id (hex, as the exit printed it)`, 'swegym-console sandboxes list  shows each sandbox\'s session');
+  if (all && ids.length > 0) throw usageError('give sandbox ids or --all-console/--session, not both', 'swegym-console sandboxes kill ID… | --all-console | --session ID');
+  if (!all && ids.length === 0) throw usageError('which sandboxes? give their ids, --all-console or --session ID', 'swegym-console sandboxes list  shows the ids');
 
   const p = provider(ctx);
-  const ours = await listConsole(ctx, p);
+  const ours = (await listConsole(ctx, p)).filter((s) => session === undefined || s.metadata[SESSION_TAG_KEY] === session);
   const byId = new Map(ours.map((s) => [s.id, s]));
   const refused = all ? [] : ids.filter((id) => !byId.has(id));
   const targets = all ? ours.map((s) => s.id) : ids.filter((id) => byId.has(id));
