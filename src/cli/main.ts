@@ -30,6 +30,12 @@ function lateCreateWaitMs(env: NodeJS.ProcessEnv): number {
 }
 
 /**
+ * After an interrupt (or a quit) the user wants out: creates that we aborted ourselves are waited for this long at
+ * most; what lands later is killed by the next console in the workspace (the on-disk ledger).
+ */
+const INTERRUPTED_LATE_WAIT_MS = 3_000;
+
+/**
  * Kills what this process created and did not kill (the exit sweep), and says what it could not kill.
  * Returns true when every sandbox is known to be gone. `lateWaitMs`: how long to wait for unanswered creates.
  */
@@ -80,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
       sandboxLedger.onNotice((line) => tryWrite(process.stderr, `swegym-console: ${line}\n`));
       for (const line of said) tryWrite(process.stderr, `swegym-console: ${line}\n`);
       // Quitting cancels running jobs; whatever they had not killed yet goes here, before the process ends.
-      return (await sweepSandboxes(10_000)) ? code : Math.max(code, ExitCode.failed);
+      return (await sweepSandboxes(10_000, Math.min(lateCreateWaitMs(process.env), INTERRUPTED_LATE_WAIT_MS))) ? code : Math.max(code, ExitCode.failed);
     }
     case 'command': {
       const { spec } = parsed;
@@ -92,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
       sandboxLedger.onNotice((line) => tryWrite(process.stderr, `swegym-console: ${line}\n`));
       const controller = new AbortController();
       let interrupts = 0;
+      let interrupted = false;
       let ending = false;
       // Ends the process now, whatever the command is doing: kill its sandboxes (bounded), drop its locks.
       const endNow = (code: number) => {
@@ -110,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
       // the grace period running out, ends the process after the exit sweep.
       const onSignal = (sig: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => {
         interrupts++;
+        interrupted = true;
         if (interrupts === 1) {
           tryWrite(process.stderr, `\n${sig === 'SIGINT' ? 'interrupted' : `got ${sig}`}: stopping (Ctrl-C again to exit at once)\n`);
           controller.abort(new ConsoleError({ what: 'interrupted', exitCode: ExitCode.failed }));
@@ -149,7 +157,8 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       try {
-        if (!(await sweepSandboxes(10_000))) code = Math.max(code, ExitCode.failed);
+        const lateWaitMs = interrupted ? Math.min(lateCreateWaitMs(process.env), INTERRUPTED_LATE_WAIT_MS) : lateCreateWaitMs(process.env);
+        if (!(await sweepSandboxes(10_000, lateWaitMs))) code = Math.max(code, ExitCode.failed);
       } finally {
         for (const [sig, h] of handlers) process.off(sig, h);
       }
