@@ -5,6 +5,7 @@ import { optFlag, optString, say, note, writeJson, type CommandContext } from '.
 import { ExitCode, usageError, preconditionError } from '../../services/errors.js';
 import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
 import { SESSION_TAG_KEY } from '../../services/sandbox/sessions.js';
+import { sandboxLedger } from '../../services/sandbox/ledger.js';
 
 function provider(ctx: CommandContext): SandboxProvider {
   return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
@@ -100,13 +101,16 @@ export async function killCommand(ctx: CommandContext): Promise<number> {
   const p = provider(ctx);
   const ours = (await listConsole(ctx, p)).filter((s) => session === undefined || s.metadata[SESSION_TAG_KEY] === session);
   const byId = new Map(ours.map((s) => [s.id, s]));
-  const refused = all ? [] : ids.filter((id) => !byId.has(id));
+  // Asked for by id, already killed on the way in: a console that is gone had left it (the ledger reaped it).
+  const reaped = all ? [] : ids.filter((id) => !byId.has(id) && sandboxLedger.reapedIds.has(id));
+  const refused = all ? [] : ids.filter((id) => !byId.has(id) && !reaped.includes(id));
   const targets = all ? ours.map((s) => s.id) : ids.filter((id) => byId.has(id));
+  for (const id of reaped) note(ctx, `${id} was already killed: a console that is gone had left it`);
   for (const id of refused) note(ctx, `refusing ${id}: not a running sandbox of this console (only sandboxes tagged ${CONSOLE_TAG_KEY}=1 are touched)`);
 
   if (targets.length === 0) {
-    if (ctx.global.json) writeJson(ctx, { provider: p.name, killed: [], gone: [], failed: [], refused });
-    else say(ctx, refused.length ? 'nothing killed' : `no ${p.name} sandboxes of this console are running`);
+    if (ctx.global.json) writeJson(ctx, { provider: p.name, killed: reaped, gone: [], failed: [], refused });
+    else say(ctx, refused.length ? 'nothing killed' : reaped.length ? 'nothing else to kill' : `no ${p.name} sandboxes of this console are running`);
     return refused.length ? ExitCode.failed : ExitCode.ok;
   }
 
@@ -130,7 +134,7 @@ export async function killCommand(ctx: CommandContext): Promise<number> {
   const gone = results.filter((r) => r.state === 'gone').map((r) => r.id);
   const failed = results.filter((r) => r.state === 'failed').map((r) => ({ id: r.id, error: r.error }));
   if (ctx.global.json) {
-    writeJson(ctx, { provider: p.name, killed, gone, failed, refused });
+    writeJson(ctx, { provider: p.name, killed: [...reaped, ...killed], gone, failed, refused });
   } else {
     for (const id of killed) say(ctx, `killed ${id}`);
     for (const id of gone) say(ctx, `${id} was already gone`);

@@ -70,6 +70,8 @@ export class SandboxLedger {
   private stopHeartbeat: (() => void) | undefined;
   private reaped: Promise<void> | undefined;
   private readonly notices: string[] = [];
+  /** Sandboxes this process killed because a dead session had left them. */
+  readonly reapedIds = new Set<string>();
   private sink: ((line: string) => void) | undefined;
 
   /** Keeps this session's record in `dir` (the workspace's `.swegym-console/sandboxes`); the first folder wins. */
@@ -105,7 +107,8 @@ export class SandboxLedger {
     if (!this.dir) return Promise.resolve();
     const dir = this.dir;
     this.reaped ??= reapDeadSessions({ dir, provider, ownSession: this.session, timing: this.timing, providerName }).then(
-      (lines) => {
+      ({ lines, killed }) => {
+        for (const id of killed) this.reapedIds.add(id);
         for (const l of lines) this.notice(l);
       },
       () => {},

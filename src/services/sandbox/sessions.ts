@@ -97,7 +97,8 @@ export interface ReapProvider {
 
 /**
  * Kills the sandboxes of every dead session of the folder (except `ownSession`), found by the console's tag and the
- * session's tag together, and removes the session's file once nothing of it is left. Returns lines for the user.
+ * session's tag together, and removes the session's file once nothing of it is left. Returns lines for the user and
+ * the ids killed.
  */
 export async function reapDeadSessions(opts: {
   dir: string;
@@ -108,8 +109,9 @@ export async function reapDeadSessions(opts: {
   /** How long after its last heartbeat a session with unanswered creates is looked at again (a late create). */
   lateWindowMs?: number;
   now?: number;
-}): Promise<string[]> {
+}): Promise<{ lines: string[]; killed: string[] }> {
   const lines: string[] = [];
+  const killedAll: string[] = [];
   const now = opts.now ?? Date.now();
   const lateWindowMs = opts.lateWindowMs ?? DEFAULT_LATE_WINDOW_MS;
   const dead = (await readSessions(opts.dir, opts.timing, now)).filter((s) => s.record.session !== opts.ownSession && !s.verdict.alive);
@@ -136,6 +138,7 @@ export async function reapDeadSessions(opts: {
         }
       }),
     );
+    killedAll.push(...killed);
     if (killed.length > 0) lines.push(`killed ${killed.length} sandbox(es) left by a console that is gone ${who}: ${killed.sort().join(' ')} (${verdict.why})`);
     if (failed.length > 0) {
       lines.push(
@@ -159,5 +162,5 @@ export async function reapDeadSessions(opts: {
     }
     await removeSessionRecord(opts.dir, record.session).catch(() => {});
   }
-  return lines;
+  return { lines, killed: killedAll };
 }
