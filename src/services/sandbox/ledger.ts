@@ -144,7 +144,7 @@ export class SandboxLedger {
   unanswered(requestTag: string): void {
     const p = this.pending.get(requestTag);
     if (p) p.lostAt ??= Date.now();
-    this.schedulePersist();
+    this.changed();
   }
 
   private changed(): void {
@@ -202,11 +202,14 @@ export class SandboxLedger {
 
   /** Waits until every lost create's settle time passed (or none is pending), at most `maxMs`. */
   private async waitForLateCreates(maxMs: number): Promise<void> {
-    const now = Date.now();
-    const deadline = Math.min(now + maxMs, Math.max(now, ...[...this.pending.values()].map((p) => (p.lostAt ?? now) + p.settleMs)));
-    while (this.pending.size > 0 && Date.now() < deadline) {
+    const cap = Date.now() + maxMs;
+    for (;;) {
+      const now = Date.now();
+      // A create still in flight may be lost later than now: its settle time runs from then, so this is re-read.
+      const deadline = Math.min(cap, Math.max(now, ...[...this.pending.values()].map((p) => (p.lostAt ?? now) + p.settleMs)));
+      if (this.pending.size === 0 || now >= deadline) return;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - Date.now());
+        const timer = setTimeout(resolve, deadline - now);
         this.pendingChanged.push(() => {
           clearTimeout(timer);
           resolve();
