@@ -209,8 +209,12 @@ export const COMMANDS: CommandSpec[] = [
   {
     words: ['sandboxes', 'kill'],
     args: 'ID…',
-    summary: "kill sandboxes by id, or all of this console's with --all-console",
-    options: [{ name: 'all-console', type: 'boolean', help: "every sandbox tagged as this console's" }, yes],
+    summary: "kill sandboxes by id, or all of this console's with --all-console, or one session's with --session",
+    options: [
+      { name: 'all-console', type: 'boolean', help: "every sandbox tagged as this console's" },
+      { name: 'session', type: 'string', arg: 'ID', help: "every sandbox of this console's session ID (an exit names it when a create was not answered)" },
+      yes,
+    ],
     json: true,
     load: async () => (await import('./commands/sandboxes.js')).killCommand,
   },

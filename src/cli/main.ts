@@ -23,16 +23,34 @@ function tryWrite(stream: NodeJS.WriteStream, text: string): void {
   }
 }
 
+/** SWEGYM_LATE_CREATE_WAIT_MS: how long the exit waits for creates E2B has not answered (default 30 s). */
+function lateCreateWaitMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.SWEGYM_LATE_CREATE_WAIT_MS);
+  return env.SWEGYM_LATE_CREATE_WAIT_MS !== undefined && Number.isFinite(n) && n >= 0 ? n : 30_000;
+}
+
+/**
+ * After an interrupt (or a quit) the user wants out: creates that we aborted ourselves are waited for this long at
+ * most; what lands later is killed by the next console in the workspace (the on-disk ledger).
+ */
+const INTERRUPTED_LATE_WAIT_MS = 3_000;
+
 /**
  * Kills what this process created and did not kill (the exit sweep), and says what it could not kill.
- * Returns true when every sandbox is known to be gone.
+ * Returns true when every sandbox is known to be gone. `lateWaitMs`: how long to wait for unanswered creates.
  */
-async function sweepSandboxes(callMs: number): Promise<boolean> {
+async function sweepSandboxes(callMs: number, lateWaitMs = lateCreateWaitMs(process.env)): Promise<boolean> {
   if (!sandboxLedger.touched) return true;
-  const r = await sandboxLedger.sweep({ callMs, final: true });
+  const r = await sandboxLedger.sweep({
+    callMs,
+    final: true,
+    lateWaitMs,
+    onWait: (creates, ms) =>
+      tryWrite(process.stderr, `swegym-console: waiting up to ${Math.ceil(ms / 1000)} s for E2B to answer ${creates} sandbox create(s) it has not answered, to kill what they made\n`),
+  });
   const lines = describeSweep(r);
   if (lines.length) tryWrite(process.stderr, lines.map((l) => `swegym-console: ${l}`).join('\n') + '\n');
-  return r.failed.length === 0;
+  return r.failed.length === 0 && !r.unanswered;
 }
 
 // A reader that went away (`swegym-console doctor | head -3`) ends the command quietly, as with any Unix tool: no
@@ -59,10 +77,16 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`swegym-console: ${parsed.message}\n${parsed.hint ? `  ${parsed.hint}\n` : ''}`);
       return ExitCode.usage;
     case 'interactive': {
+      // What the sandbox ledger says while Ink owns the terminal is printed once the console has quit.
+      const said: string[] = [];
+      sandboxLedger.purpose = 'interactive console';
+      sandboxLedger.onNotice((line) => said.push(line));
       const { startInteractive } = await import('./interactive.js');
       const code = await startInteractive(parsed.global);
+      sandboxLedger.onNotice((line) => tryWrite(process.stderr, `swegym-console: ${line}\n`));
+      for (const line of said) tryWrite(process.stderr, `swegym-console: ${line}\n`);
       // Quitting cancels running jobs; whatever they had not killed yet goes here, before the process ends.
-      return (await sweepSandboxes(10_000)) ? code : Math.max(code, ExitCode.failed);
+      return (await sweepSandboxes(10_000, Math.min(lateCreateWaitMs(process.env), INTERRUPTED_LATE_WAIT_MS))) ? code : Math.max(code, ExitCode.failed);
     }
     case 'command': {
       const { spec } = parsed;
@@ -70,14 +94,18 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`swegym-console: "${spec.words.join(' ')}" is not implemented yet in this version\n`);
         return ExitCode.usage;
       }
+      sandboxLedger.purpose = spec.words.join(' ');
+      sandboxLedger.onNotice((line) => tryWrite(process.stderr, `swegym-console: ${line}\n`));
       const controller = new AbortController();
       let interrupts = 0;
+      let interrupted = false;
       let ending = false;
       // Ends the process now, whatever the command is doing: kill its sandboxes (bounded), drop its locks.
       const endNow = (code: number) => {
         if (ending) return;
         ending = true;
-        void sweepSandboxes(5_000)
+        // Ending at once: no waiting for unanswered creates (the next console kills what they made).
+        void sweepSandboxes(5_000, 0)
           .catch(() => false)
           .finally(() => {
             releaseHeldLocksSync();
@@ -89,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
       // the grace period running out, ends the process after the exit sweep.
       const onSignal = (sig: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => {
         interrupts++;
+        interrupted = true;
         if (interrupts === 1) {
           tryWrite(process.stderr, `\n${sig === 'SIGINT' ? 'interrupted' : `got ${sig}`}: stopping (Ctrl-C again to exit at once)\n`);
           controller.abort(new ConsoleError({ what: 'interrupted', exitCode: ExitCode.failed }));
@@ -128,7 +157,8 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       try {
-        if (!(await sweepSandboxes(10_000))) code = Math.max(code, ExitCode.failed);
+        const lateWaitMs = interrupted ? Math.min(lateCreateWaitMs(process.env), INTERRUPTED_LATE_WAIT_MS) : lateCreateWaitMs(process.env);
+        if (!(await sweepSandboxes(10_000, lateWaitMs))) code = Math.max(code, ExitCode.failed);
       } finally {
         for (const [sig, h] of handlers) process.off(sig, h);
       }

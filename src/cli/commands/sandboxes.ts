@@ -1,9 +1,11 @@
 // `sandboxes list` and `sandboxes kill`: only sandboxes tagged as this console's are ever listed or touched; other
 // sandboxes on the same E2B account (Dressage's own, other tools') are invisible here.
 import { createInterface } from 'node:readline/promises';
-import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
+import { optFlag, optString, say, note, writeJson, type CommandContext } from '../context.js';
 import { ExitCode, usageError, preconditionError } from '../../services/errors.js';
 import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
+import { SESSION_TAG_KEY } from '../../services/sandbox/sessions.js';
+import { sandboxLedger } from '../../services/sandbox/ledger.js';
 
 function provider(ctx: CommandContext): SandboxProvider {
   return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
@@ -56,7 +58,7 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
     say(ctx, `no ${p.name} sandboxes of this console are running`);
     return ExitCode.ok;
   }
-  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'TAGS'], ...items.map((s) => [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), tags(s)])];
+  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'SESSION', 'TAGS'], ...items.map((s) => [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), s.metadata[SESSION_TAG_KEY] ?? '-', tags(s)])];
   say(ctx, table(rows));
   say(ctx, `${items.length} sandbox${items.length === 1 ? '' : 'es'} (${p.name})`);
   return ExitCode.ok;
@@ -88,21 +90,27 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 }
 
 export async function killCommand(ctx: CommandContext): Promise<number> {
-  const all = optFlag(ctx, 'all-console');
+  const session = optString(ctx, 'session');
+  const all = optFlag(ctx, 'all-console') || session !== undefined;
   const ids = [...new Set(ctx.positionals)];
-  if (all && ids.length > 0) throw usageError('give sandbox ids or --all-console, not both', 'swegym-console sandboxes kill ID… | --all-console');
-  if (!all && ids.length === 0) throw usageError('which sandboxes? give their ids or --all-console', 'swegym-console sandboxes list  shows the ids');
+  if (optFlag(ctx, 'all-console') && session !== undefined) throw usageError('give --all-console or --session, not both', 'swegym-console sandboxes kill --session ID');
+  if (session !== undefined && !/^[0-9a-f]{6,64}$/.test(session)) throw usageError(`'${session}' is not a console session id (hex, as the exit printed it)`, 'swegym-console sandboxes list  shows each sandbox\'s session');
+  if (all && ids.length > 0) throw usageError('give sandbox ids or --all-console/--session, not both', 'swegym-console sandboxes kill ID… | --all-console | --session ID');
+  if (!all && ids.length === 0) throw usageError('which sandboxes? give their ids, --all-console or --session ID', 'swegym-console sandboxes list  shows the ids');
 
   const p = provider(ctx);
-  const ours = await listConsole(ctx, p);
+  const ours = (await listConsole(ctx, p)).filter((s) => session === undefined || s.metadata[SESSION_TAG_KEY] === session);
   const byId = new Map(ours.map((s) => [s.id, s]));
-  const refused = all ? [] : ids.filter((id) => !byId.has(id));
+  // Asked for by id, already killed on the way in: a console that is gone had left it (the ledger reaped it).
+  const reaped = all ? [] : ids.filter((id) => !byId.has(id) && sandboxLedger.reapedIds.has(id));
+  const refused = all ? [] : ids.filter((id) => !byId.has(id) && !reaped.includes(id));
   const targets = all ? ours.map((s) => s.id) : ids.filter((id) => byId.has(id));
+  for (const id of reaped) note(ctx, `${id} was already killed: a console that is gone had left it`);
   for (const id of refused) note(ctx, `refusing ${id}: not a running sandbox of this console (only sandboxes tagged ${CONSOLE_TAG_KEY}=1 are touched)`);
 
   if (targets.length === 0) {
-    if (ctx.global.json) writeJson(ctx, { provider: p.name, killed: [], gone: [], failed: [], refused });
-    else say(ctx, refused.length ? 'nothing killed' : `no ${p.name} sandboxes of this console are running`);
+    if (ctx.global.json) writeJson(ctx, { provider: p.name, killed: reaped, gone: [], failed: [], refused });
+    else say(ctx, refused.length ? 'nothing killed' : reaped.length ? 'nothing else to kill' : `no ${p.name} sandboxes of this console are running`);
     return refused.length ? ExitCode.failed : ExitCode.ok;
   }
 
@@ -126,7 +134,7 @@ export async function killCommand(ctx: CommandContext): Promise<number> {
   const gone = results.filter((r) => r.state === 'gone').map((r) => r.id);
   const failed = results.filter((r) => r.state === 'failed').map((r) => ({ id: r.id, error: r.error }));
   if (ctx.global.json) {
-    writeJson(ctx, { provider: p.name, killed, gone, failed, refused });
+    writeJson(ctx, { provider: p.name, killed: [...reaped, ...killed], gone, failed, refused });
   } else {
     for (const id of killed) say(ctx, `killed ${id}`);
     for (const id of gone) say(ctx, `${id} was already gone`);

@@ -12,6 +12,7 @@ import type { DoctorProbe, NoAnswer, ProbePackage } from './probe.js';
 import { describeSecret } from '../secrets.js';
 import { readJsonFile } from '../workspace/atomic.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
+import { leftoverSandboxesCheck } from './leftovers.js';
 
 export interface CheckContext {
   paths: RecipePaths;
@@ -490,6 +491,11 @@ export const CHECKS: CheckDef[] = [
       if (freeGb < 50) return { status: 'warn', detail, fix: 'checkpoints of a long run need more (each save is tens of GiB)' };
       return { status: 'ok', detail };
     },
+  },
+  {
+    id: 'leftover-sandboxes',
+    title: 'Sandboxes left by consoles that are gone',
+    run: (ctx) => leftoverSandboxesCheck({ root: ctx.paths.root, env: ctx.env, timeoutMs: ctx.timeoutMs }),
   },
 ];
 

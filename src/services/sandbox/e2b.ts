@@ -16,7 +16,7 @@ import { StreamCollector } from './lines.js';
 import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { redact } from '../secrets.js';
-import { sandboxLedger, type SandboxLedger } from './ledger.js';
+import { REQUEST_TAG_KEY, sandboxLedger, type SandboxLedger } from './ledger.js';
 import {
   CONSOLE_TAG_KEY,
   CONSOLE_TAG_VALUE,
@@ -53,6 +53,11 @@ export interface E2bSettings {
   commandGraceMs?: number;
   /** Where created sandboxes are registered until killed (default: the process-wide ledger). */
   ledger?: SandboxLedger;
+  /**
+   * The workspace's sessions folder (`.swegym-console/sandboxes`): the ledger is kept there on disk, and the first
+   * call kills what dead sessions of the workspace left (sessions.ts).
+   */
+  ledgerDir?: string;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -147,7 +152,14 @@ export class E2bProvider implements SandboxProvider {
   readonly name = 'e2b' as const;
   private clientPromise: Promise<{ sdk: E2bModule; client: E2bClient }> | undefined;
 
-  constructor(readonly settings: E2bSettings = {}) {}
+  constructor(readonly settings: E2bSettings = {}) {
+    if (settings.ledgerDir) this.ledger.attach(settings.ledgerDir);
+  }
+
+  /** Before the first call that reaches E2B: kill what dead sessions of the workspace left (once per process). */
+  private beforeUse(): Promise<void> {
+    return this.ledger.reapDead({ list: (f) => this.listNow(f), killById: (id) => this.killNow(id) });
+  }
 
   get ledger(): SandboxLedger {
     return this.settings.ledger ?? sandboxLedger;
@@ -193,16 +205,18 @@ export class E2bProvider implements SandboxProvider {
   async create(opts: CreateSandboxOptions): Promise<Sandbox> {
     if (!(opts.timeoutMs > 0)) throw new SandboxError('unknown', `invalid sandbox timeout ${opts.timeoutMs} ms: pass a positive lifetime`);
     if (this.ledger.isClosing) throw new SandboxError('cancelled', 'create sandbox cancelled: the console is exiting');
-    // A per-request tag lets us find (and kill) a sandbox whose create response was lost (transport error, our
-    // own timeout while the service still completes it); the session tag lets the exit sweep find it later.
-    const requestTag = randomBytes(6).toString('hex');
-    const metadata = { ...opts.metadata, [CONSOLE_TAG_KEY]: CONSOLE_TAG_VALUE, [`${CONSOLE_TAG_KEY}_req`]: requestTag, ...this.ledger.tag() };
     await this.client(); // no key: nothing is sent, so nothing for the exit sweep to look for
-    this.ledger.willCreate(this);
+    await this.beforeUse();
     const sbx = await withRetry(
       async () => {
+        // A per-request tag lets us find (and kill) a sandbox whose create response was lost (transport error, our
+        // own timeout while the service still completes it); the session tag lets the exit sweep find it later.
+        const requestTag = randomBytes(6).toString('hex');
+        const metadata = { ...opts.metadata, [CONSOLE_TAG_KEY]: CONSOLE_TAG_VALUE, [REQUEST_TAG_KEY]: requestTag, ...this.ledger.tag() };
+        // E2B may complete a create we gave up on: the exit waits up to twice the request timeout for it to land.
+        await this.ledger.willCreate(this, requestTag, 2 * this.requestTimeoutMs);
         try {
-          return await this.call(
+          const made = await this.call(
             `create sandbox from template '${opts.template}'`,
             ({ client }) =>
               client.Sandbox.create(opts.template, {
@@ -215,14 +229,19 @@ export class E2bProvider implements SandboxProvider {
               }),
             { signal: opts.signal, retry: false },
           );
+          this.ledger.register(made.sandboxId, this);
+          this.ledger.answered(requestTag);
+          return made;
         } catch (err) {
-          if (err instanceof SandboxError && (err.kind === 'network' || err.kind === 'cancelled' || err.kind === 'timeout')) await this.reapRequest(requestTag);
+          if (err instanceof SandboxError && (err.kind === 'network' || err.kind === 'cancelled' || err.kind === 'timeout')) {
+            this.ledger.unanswered(requestTag);
+            await this.reapRequest(requestTag);
+          } else this.ledger.answered(requestTag);
           throw err;
         }
       },
       { policy: this.settings.retry, signal: opts.signal, onRetry: this.settings.onRetry },
     );
-    this.ledger.register(sbx.sandboxId, this);
     const sandbox = new E2bSandbox(this, sbx, opts.template);
     // Answered after an interrupt or after the exit sweep began: nobody will use it, so it goes at once.
     if (opts.signal?.aborted || this.ledger.isClosing) {
@@ -235,14 +254,17 @@ export class E2bProvider implements SandboxProvider {
   /** Kills sandboxes created by a request whose answer never arrived. Best effort. */
   private async reapRequest(requestTag: string): Promise<void> {
     try {
-      const found = await this.list({ metadata: { [`${CONSOLE_TAG_KEY}_req`]: requestTag } });
-      await Promise.all(found.map((s) => this.killById(s.id).catch(() => false)));
+      const found = await this.listNow({ metadata: { [REQUEST_TAG_KEY]: requestTag } });
+      if (found.length > 0) this.ledger.answered(requestTag);
+      await Promise.all(found.map((s) => this.killNow(s.id).catch(() => false)));
     } catch {
       // the service is unreachable; the console tag still lets `sandboxes kill --all-console` find it later
     }
   }
 
   async connect(id: string, opts: { signal?: AbortSignal } = {}): Promise<Sandbox> {
+    await this.client();
+    await this.beforeUse();
     const sbx = await this.call(`connect to sandbox ${id}`, ({ client }) => client.Sandbox.connect(id, { requestTimeoutMs: this.requestTimeoutMs, signal: opts.signal }), { signal: opts.signal });
     let template = '';
     try {
@@ -255,6 +277,12 @@ export class E2bProvider implements SandboxProvider {
   }
 
   async list(filter: { metadata?: Record<string, string>; signal?: AbortSignal }): Promise<SandboxInfo[]> {
+    await this.client();
+    await this.beforeUse();
+    return this.listNow(filter);
+  }
+
+  private async listNow(filter: { metadata?: Record<string, string>; signal?: AbortSignal }): Promise<SandboxInfo[]> {
     const { client } = await this.client();
     const paginator = client.Sandbox.list({
       query: { metadata: filter.metadata, state: ['running', 'paused'] },
@@ -280,6 +308,12 @@ export class E2bProvider implements SandboxProvider {
   }
 
   async killById(id: string): Promise<boolean> {
+    await this.client();
+    await this.beforeUse();
+    return this.killNow(id);
+  }
+
+  private async killNow(id: string): Promise<boolean> {
     const killed = await this.call(`kill sandbox ${id}`, ({ client }) => client.Sandbox.kill(id, { requestTimeoutMs: this.requestTimeoutMs }));
     this.ledger.forget(id);
     return killed;
@@ -288,10 +322,14 @@ export class E2bProvider implements SandboxProvider {
   // Template checks and builds are retried by the template factory (which also pauses every worker during a 429
   // storm), so not here: one retry layer per operation.
   async templateExists(name: string, opts: { signal?: AbortSignal } = {}): Promise<boolean> {
+    await this.client();
+    await this.beforeUse();
     return this.call(`check template '${name}'`, ({ client }) => client.Template.exists(name, { requestTimeoutMs: this.requestTimeoutMs, signal: opts.signal }), { signal: opts.signal, retry: false });
   }
 
   async buildTemplate(spec: TemplateSpec, opts: TemplateBuildOptions = {}): Promise<TemplateBuildResult> {
+    await this.client();
+    await this.beforeUse();
     const log = (line: string) => opts.onLog?.(redact(line));
     // The SDK polls a build's status until E2B says it ended; a build that never ends would be polled forever.
     const deadline = new AbortController();

@@ -6,6 +6,7 @@ import { CONSOLE_DIR_NAME } from '../workspace/paths.js';
 import { E2bProvider, e2bSettingsFromEnv, type E2bSettings } from './e2b.js';
 import { LocalProvider, LOCAL_STORE_DIR_NAME, type LocalSettings } from './local.js';
 import { MemoryProvider, type MemoryProviderOptions } from './memory.js';
+import { sessionsDir } from './sessions.js';
 import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, SandboxError, type CreateSandboxOptions, type ProviderName, type Sandbox, type SandboxProvider } from './types.js';
 
 export * from './types.js';
@@ -40,8 +41,11 @@ export function consoleTag(extra: Record<string, string> = {}): Record<string, s
 
 export function createProvider(name: ProviderName, settings: ProviderSettings = {}): SandboxProvider {
   switch (name) {
-    case 'e2b':
-      return new E2bProvider(e2bSettingsFromEnv(settings.env ?? process.env, settings.e2b));
+    case 'e2b': {
+      // A workspace's E2B provider keeps the sandbox ledger on disk there (and reaps what dead sessions left).
+      const ledgerDir = settings.workspace ? sessionsDir(path.join(path.resolve(settings.workspace), CONSOLE_DIR_NAME)) : undefined;
+      return new E2bProvider(e2bSettingsFromEnv(settings.env ?? process.env, { ...(ledgerDir ? { ledgerDir } : {}), ...settings.e2b }));
+    }
     case 'local': {
       const storeDir = settings.local?.storeDir ?? localStoreDir(settings.workspace ?? process.cwd());
       return new LocalProvider({ ...settings.local, storeDir });

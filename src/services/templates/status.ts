@@ -1,11 +1,10 @@
 // What `templates status` and the Templates screen show: every image with its template, state, smoke result
 // and error, derived from the files on disk (image list, journal, map) — never only from memory.
-import { readJsonFile } from '../workspace/atomic.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { inspectTemplateMap } from './map.js';
 import { readImageList, readTemplateRecords, type TemplateState } from './records.js';
 import { assignTemplateNames, DEFAULT_TEMPLATE_PREFIX } from './naming.js';
-import { isProcessAlive } from '../workspace/lock.js';
+import { isLockHeld } from '../workspace/lock.js';
 import type { TemplateStatusRow, TemplateCounts } from '../../state/types/templates.js';
 export type { TemplateStatusRow, TemplateCounts } from '../../state/types/templates.js';
 
@@ -40,8 +39,7 @@ export async function templatesStatus(paths: RecipePaths, prefix = DEFAULT_TEMPL
   const check = await inspectTemplateMap(paths.templateMap, images.length ? images : undefined);
   const map = check.map;
   // A journal saying "building" while no console holds the workspace lock was interrupted.
-  const lock = await readJsonFile<{ pid?: number }>(paths.lockFile).catch(() => undefined);
-  const builderAlive = Boolean(lock?.pid && isProcessAlive(lock.pid));
+  const builderAlive = await isLockHeld(paths.lockFile);
   const all = [...images, ...Object.keys(items).filter((i) => !images.includes(i)), ...Object.keys(map).filter((i) => !images.includes(i) && !(i in items))];
   const previous = new Map(Object.entries(items).map(([i, r]) => [i, r.template]));
   const names = assignTemplateNames(all, prefix, previous);
