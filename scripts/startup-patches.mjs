@@ -1,7 +1,7 @@
 // Source patches that keep slow work out of the console's start-up, applied by scripts/build.mjs to bundled
 // dependencies. Each one checks that the text it replaces is still there and throws if a dependency update changed
 // it, so that a patch never silently stops applying. Kept apart from the build so that tests can check each patched
-// module against the original (tests/build/startupPatches.test.ts).
+// module against the original (tests/build/startupPatches.shipped.test.ts).
 
 const STRING_WIDTH_RGI_REGEX = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
 const STRING_WIDTH_RGI_TEST = 'rgiEmojiRegex.test(segment)';

@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, mkdtempSync, rmSync, readdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { isSlowTier } from './test-tiers.mjs';
 
 const argv = process.argv.slice(2);
 const dash = argv.indexOf('--');
@@ -37,18 +38,6 @@ function listTests(dir) {
 }
 
 const head = (file) => readFileSync(file, 'utf8').slice(0, 4000);
-/**
- * The fast tier leaves out files that run the built binary, tmux, real (bubblewrap) sandboxes, the real Claude Code
- * CLI or upstream's code. A file's tier is what it uses, read from its text, so a new file needs no label.
- */
-const SLOW_TIER = [
-  /helpers\/(tmux|builtCli|shipped|claudeCode)\.js/, // the built binary, tmux, the real CLI
-  /bin\/swegym-console|dist\//,
-  /hasBwrap|bwrap|provider: 'local'|LocalProvider|localProvider/, // real sandboxes
-  /upstream\//, /\.\.\/upstream\//, // upstream's code
-  /startDemo|runDemo/, // the demo drives all of the above
-];
-const slowTier = (file) => file.startsWith('tests/upstream/') || SLOW_TIER.some((re) => re.test(readFileSync(file, 'utf8')));
 const ALONE = /\/\/ test-group: alone\b/;
 
 function run(name, file, args, { stream = false } = {}) {
@@ -74,11 +63,11 @@ const lintDirs = ['src', 'tests', 'bench', 'scripts'].filter((d) => existsSync(d
 
 async function testsStage() {
   const all = explicitFiles.length ? explicitFiles : listTests('tests');
-  const files = fast && !explicitFiles.length ? all.filter((f) => !slowTier(f)) : all;
+  const files = fast && !explicitFiles.length ? all.filter((f) => !isSlowTier(f)) : all;
   const alone = files.filter((f) => ALONE.test(head(f)));
   const together = files.filter((f) => !alone.includes(f));
   const reportDir = mkdtempSync(path.join(tmpdir(), 'swegym-test-report-'));
-  const common = ['--import', 'tsx', '--test', '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout',
+  const common = ['--import', 'tsx', '--import', './tests/helpers/propertySeed.ts', '--test', '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/test-summary-reporter.mjs'];
   process.stderr.write(`\n== tests: ${together.length} files, ${concurrency} at a time; then ${alone.length} alone\n`);
   const results = [];

@@ -18,7 +18,7 @@ export const TASK_WORKDIR = '/testbed';
 
 /**
  * The Dressage commit the console's launch preview and checks were verified against, side by side with its launcher
- * and its Python (tests/upstream/, against ../shared/upstream or SWEGYM_UPSTREAM=DIR). `doctor` compares the
+ * and its Python (the `.upstream` tests, against ../shared/upstream or SWEGYM_UPSTREAM=DIR). `doctor` compares the
  * workspace's checkout with it.
  */
 export const VERIFIED_DRESSAGE_COMMIT = 'de8e8694fd116c963aa169a1873ad922880026c0';

@@ -26,7 +26,7 @@ const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const BACKENDS = ['opencode', 'openclaw', 'claude_code', 'codex'];
 const MAX_TURN_WAIT_SECONDS = 60;
 
-/** The enums of core/models.py (tests/upstream/blackboxFake.test.ts compares them with the source). */
+/** The enums of core/models.py (tests/validate/blackboxFake.upstream.test.ts compares them with the source). */
 export const SERVER_STATES = ['idle', 'initializing', 'ready', 'error', 'shutting_down'] as const;
 export const SESSION_STATES = ['active', 'desynced', 'aborted'] as const;
 export const TURN_STATUSES = ['queued', 'inflight', 'committed', 'failed', 'cancelled', 'unknown'] as const;

@@ -3,7 +3,7 @@
 // stream-json --verbose --model M --max-turns N --permission-mode P --settings FILE --setting-sources user`, HOME in
 // the runtime dir). Each scenario is one recorded transcript in tests/fixtures/claude-code/<name>.jsonl, stored
 // normalised (session ids, uuids, timestamps, timings and temp paths replaced) so that a re-recording compares equal
-// unless the CLI changed: `npm run record:claude-code` rewrites them, tests/services/agent/recordings.test.ts diffs.
+// unless the CLI changed: `npm run record:claude-code` rewrites them, tests/agent/recordings.shipped.test.ts diffs.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // A sample's reward from its metadata (what the trajectory browser shows): the tested marker parser per harness record,
-// the integrity flags, and Dressage's stored verdict when present. tests/upstream/offlineReward.test.ts holds it
+// the integrity flags, and Dressage's stored verdict when present. tests/monitor/offlineReward.upstream.test.ts holds it
 // against reward.py itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

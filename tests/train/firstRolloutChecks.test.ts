@@ -1,5 +1,5 @@
 // Dressage's first-rollout refusals as the console judges them (no upstream needed; the differential tier in
-// tests/upstream/firstRollout.test.ts holds the same rules against the real Python). Each case of issue 24: blocked in
+// tests/train/firstRollout.upstream.test.ts holds the same rules against the real Python). Each case of issue 24: blocked in
 // Dressage's words with a fix, or accepted as Dressage accepts it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

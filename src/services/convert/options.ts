@@ -65,7 +65,7 @@ function positiveInt(name: string, v: number, allowZero = false): void {
 
 /**
  * Checks the same rules as the converter's argparse (exit 2), in its words, plus sanity rules of ours, which say so
- * (tests/upstream/convertOptions.test.ts runs the real parse_args). Throws usage errors.
+ * (tests/convert/convertOptions.upstream.test.ts runs the real parse_args). Throws usage errors.
  */
 export function validateConvertOptions(o: ConvertOptions): void {
   if (!o.output) throw usageError('the output JSONL path is required');

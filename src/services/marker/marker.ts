@@ -4,7 +4,7 @@
 // `json.loads` (NaN and Infinity are accepted), a marker whose JSON is not an object is passed over, and the first
 // marker that is an object or is not JSON decides (an invalid first marker is not rescued by a later valid one).
 // The reward is 1 only when `resolved` is the JSON value `true`. Shared by validation (harness/agent) and the
-// monitor. Checked side by side with reward.py in tests/upstream/marker.test.ts.
+// monitor. Checked side by side with reward.py in tests/marker/marker.upstream.test.ts.
 import { StringDecoder } from 'node:string_decoder';
 import { parsePyJson } from './pyjson.js';
 

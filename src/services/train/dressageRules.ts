@@ -1,7 +1,7 @@
 // What Dressage's Python code does at the first rollout with the values the launcher forwards (its runtime env), as
 // pure functions: the same parse (Python's int(), str.strip(), urllib.parse.urlsplit's hostname) and the same words.
 // The launcher's shell checks run first and are in checks.ts/checkParts.ts; these are the refusals that come after
-// Ray, Megatron and SGLang are up. Each function names the upstream file it follows; tests/upstream/firstRollout.test.ts
+// Ray, Megatron and SGLang are up. Each function names the upstream file it follows; tests/train/firstRollout.upstream.test.ts
 // holds them against that code, run by python3, on generated values.
 import { isIPv4, isIPv6 } from 'node:net';
 

@@ -1,7 +1,7 @@
 // Python text semantics that Dressage's rules depend on, so our copies of those rules read text the way Python does:
 // `str.splitlines()` (more line breaks than `\n`), `shlex.split()` (POSIX words, quotes and backslashes) and
 // `float()` for numeric settings. Behaviour follows CPython 3.11's documentation and is checked side by side with
-// python3 in tests/upstream/.
+// python3 in the `.upstream` tests.
 
 /** The line boundaries of `str.splitlines()`: \n, \r, \r\n, \v, \f, \x1c–\x1e, \x85, U+2028, U+2029. */
 export const PY_LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;

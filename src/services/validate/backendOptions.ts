@@ -3,7 +3,7 @@
 // DRESSAGE_BLACKBOX_MAX_STEPS as proxy.max_steps, then defaults derived from the rollout arguments (context window,
 // DRESSAGE_BLACKBOX_COMPACT_THRESHOLD as a percentage, temperature), then the row's own options on top, deep-merged.
 // A SWE-Gym rollout merges twice: once with the rollout arguments (blackbox_dispatch_swegym) and once more without
-// them when the paddock registers the agent. Checked against the real function in tests/upstream/backendOptions.test.ts.
+// them when the paddock registers the agent. Checked against the real function in tests/validate/backendOptions.upstream.test.ts.
 import { ConsoleError, ExitCode } from '../errors.js';
 import { pyFloat, pyInt, pyRepr } from '../util/python.js';
 

@@ -1,7 +1,7 @@
 // The trajectory integrity scan of Dressage's stable SWE-Gym recipe (dressage/recipes/swegym/integrity.py), applied
 // before a reward is reported: a tool call that reaches the task repository on the web (`invalid_tool_call`) or
 // writes a pytest-sensitive path (`invalid_pytest_write`) zeroes the reward. The rules are Dressage's; they are
-// checked side by side with integrity.py in tests/upstream/integrity.test.ts.
+// checked side by side with integrity.py in tests/validate/integrity.upstream.test.ts.
 //
 // Dressage scans the trajectory its proxy recorded. `validate agent` may run against any compatible router, so it
 // scans the agent's tool calls from Claude Code's stream-json log instead, converted to the same messages the

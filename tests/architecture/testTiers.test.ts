@@ -1,0 +1,45 @@
+// One layout for the tests: tests/<domain>/<name>[.<tier>].test.ts(x), the tier word saying what the file needs
+// (scripts/test-tiers.mjs). The fast tier (`npm run test:fast`) must stay fast: a file without a tier word imports
+// nothing that runs the built binary, tmux, the real Claude Code CLI, bubblewrap sandboxes or upstream's code.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { tierOf } from '../../scripts/test-tiers.mjs';
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? testFiles(p) : /\.test\.tsx?$/.test(e.name) ? [p] : [];
+  });
+}
+
+const FILES = testFiles('tests');
+const imports = (file: string) => [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+
+/** What only a slow tier may import, by the tier that it implies. */
+const SLOW_IMPORTS: [RegExp, string][] = [
+  [/helpers\/tmux\.js$/, 'tmux'],
+  [/helpers\/(builtCli|shipped)\.js$/, 'shipped'],
+  [/helpers\/claudeCode\.js$/, 'shipped'],
+  [/helpers\/upstream[A-Za-z]*\.js$/, 'upstream'],
+  [/services\/sandbox\/local\.js$/, 'sandbox'],
+];
+
+test('every test file is tests/<domain>/<name>[.<tier>].test.ts(x), with no tier folders', () => {
+  const wrong = FILES.filter((f) => f.split(path.sep).length !== 3 || /^tests\/(e2e|shipped|faults|upstream|services)\//.test(f));
+  assert.deepEqual(wrong, [], 'move these to tests/<domain>/ and name their tier');
+  assert.ok(FILES.length > 100, `${FILES.length} test files found`);
+});
+
+test('the fast tier imports nothing that runs the built binary, tmux, the real CLI, sandboxes or upstream code', () => {
+  const offenders = FILES.filter((f) => tierOf(f) === undefined).flatMap((f) =>
+    imports(f).flatMap((spec) => SLOW_IMPORTS.filter(([re]) => re.test(spec)).map(([, tier]) => `${f} imports ${spec}: name it .${tier}.test.ts`)),
+  );
+  assert.deepEqual(offenders, []);
+});
+
+test('a .tmux file drives a terminal', () => {
+  const idle = FILES.filter((f) => tierOf(f) === 'tmux' && !imports(f).some((s) => /helpers\/tmux\.js$/.test(s)));
+  assert.deepEqual(idle, []);
+});
