@@ -247,13 +247,24 @@ export function normaliseTranscript(raw: string, o: { cwd: string; home: string;
   const cut = raw.length > 0 && !raw.endsWith('\n');
   const whole = cut ? raw.slice(0, raw.lastIndexOf('\n') + 1) : raw;
   const partial = cut ? raw.slice(raw.lastIndexOf('\n') + 1) : '';
+  // Background tasks' ids (task, agent, run) and the session id also appear inside texts and paths: numbered by
+  // first appearance, so a re-run compares equal.
+  const ids = new Map<string, string>();
+  for (const [kind, re] of [['task', /"(?:task_id|agent_id|agentId)":"([^"<]+)"/g], ['run', /"(?:run_id|runId)":"([^"<]+)"/g]] as const) {
+    for (const m of raw.matchAll(re)) if (m[1] && !ids.has(m[1])) ids.set(m[1], `<${kind}-${[...ids.values()].filter((v) => v.startsWith(`<${kind}-`)).length + 1}>`);
+  }
+  const session = /"session_id":"([^"<]+)"/.exec(raw)?.[1];
   const events = whole
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => {
       // The CLI names a project's folder after its path with every other character as '-'.
       const slug = o.cwd.replace(/[^A-Za-z0-9]/g, '-');
-      const s = l.replaceAll(o.cwd, '<cwd>').replaceAll(o.home, '<home>').replaceAll(path.dirname(o.cwd), '<root>').replaceAll(slug, '<cwd-slug>').replaceAll(o.api, '<api>');
+      let t = l;
+      for (const [id, name] of ids) t = t.replaceAll(id, name);
+      if (session && ids.size) t = t.replaceAll(session, '<session>');
+      t = t.replace(/\/tmp\/claude-\d+\//g, '<tmp-claude>/');
+      const s = t.replaceAll(o.cwd, '<cwd>').replaceAll(o.home, '<home>').replaceAll(path.dirname(o.cwd), '<root>').replaceAll(slug, '<cwd-slug>').replaceAll(o.api, '<api>');
       try {
         return scrub(JSON.parse(s));
       } catch {
@@ -277,6 +288,7 @@ function scrub(v: any, key = ''): any {
   if (key === 'session_id' && typeof v === 'string') return '<session>';
   if ((key === 'uuid' || key === 'parent_uuid') && typeof v === 'string') return '<uuid>';
   if (key === 'timestamp' && typeof v === 'string') return '<ts>';
+  if (key === 'end_time' && typeof v === 'number') return 0;
   if (key === 'messaging_socket_path' && typeof v === 'string') return '<socket>';
   // Timings (duration_ms, ttft_ms, retry_delay_ms with its jitter, …).
   if (key.endsWith('_ms') && typeof v === 'number') return 0;
