@@ -111,6 +111,9 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
+/** A reply with the usage the server reports for it (prompt-cache tokens). */
+const withUsage = (step: Step, usage: NonNullable<Extract<Step, { kind: 'reply' }>['usage']>): Step => (step.kind === 'reply' ? { ...step, usage } : step);
+
 // A long final answer (the last line of its log is ~300 KB): deterministic text, a line per finding.
 const LONG_ANSWER = Array.from({ length: 3300 }, (_, i) => `Finding ${String(i + 1).padStart(4, '0')}: add() in calc.py returns a - b where the test expects a + b; checked case ${i}.`).join('\n');
 // Big tool inputs, so that a log passes 2 MB in a few turns (each Write's content is in its assistant event).
@@ -127,10 +130,10 @@ Object.assign(SCENARIOS, {
   'structured-inputs': {
     about: 'tool calls whose first input is a list or object: TodoWrite (enabled by CLAUDE_CODE_ENABLE_TASKS=false), MultiEdit (a tool 2.1.332 no longer has: refused), an Edit; replies with prompt-cache tokens',
     script: [
-      { ...toolUse([{ name: 'TodoWrite', input: { todos: [{ content: 'Read calc.py', status: 'completed', activeForm: 'Reading calc.py' }, { content: 'Fix add()', status: 'in_progress', activeForm: 'Fixing add()' }, { content: 'Run the test', status: 'pending', activeForm: 'Running the test' }] } }]), usage: { input_tokens: 1200, cache_creation_input_tokens: 4000, cache_read_input_tokens: 0 } },
-      { ...toolUse([{ name: 'MultiEdit', input: { file_path: '{cwd}/calc.py', edits: [{ old_string: 'return a - b', new_string: 'return a + b' }, { old_string: 'def add', new_string: 'def add' }] } }]), usage: { input_tokens: 300, cache_read_input_tokens: 4000, cache_creation_input_tokens: 200 } },
-      { ...toolUse([{ name: 'Edit', input: { file_path: '{cwd}/calc.py', old_string: 'return a - b', new_string: 'return a + b' } }]), usage: { input_tokens: 250, cache_read_input_tokens: 4200, cache_creation_input_tokens: 150 } },
-      { ...text('Fixed add(); MultiEdit is not available, Edit did it.'), usage: { input_tokens: 200, cache_read_input_tokens: 4350, cache_creation_input_tokens: 100 } },
+      withUsage(toolUse([{ name: 'TodoWrite', input: { todos: [{ content: 'Read calc.py', status: 'completed', activeForm: 'Reading calc.py' }, { content: 'Fix add()', status: 'in_progress', activeForm: 'Fixing add()' }, { content: 'Run the test', status: 'pending', activeForm: 'Running the test' }] } }]), { input_tokens: 1200, cache_creation_input_tokens: 4000, cache_read_input_tokens: 0 }),
+      withUsage(toolUse([{ name: 'MultiEdit', input: { file_path: '{cwd}/calc.py', edits: [{ old_string: 'return a - b', new_string: 'return a + b' }, { old_string: 'def add', new_string: 'def add' }] } }]), { input_tokens: 300, cache_read_input_tokens: 4000, cache_creation_input_tokens: 200 }),
+      withUsage(toolUse([{ name: 'Edit', input: { file_path: '{cwd}/calc.py', old_string: 'return a - b', new_string: 'return a + b' } }]), { input_tokens: 250, cache_read_input_tokens: 4200, cache_creation_input_tokens: 150 }),
+      withUsage(text('Fixed add(); MultiEdit is not available, Edit did it.'), { input_tokens: 200, cache_read_input_tokens: 4350, cache_creation_input_tokens: 100 }),
     ],
     maxTurns: 10,
     permissionMode: 'default',
