@@ -126,6 +126,25 @@ test('agent-log SANDBOX_ID reads the newest runtime\'s claude_code.stdout.log th
     const r = await runShipped(['agent-log', sb.id, '--provider', 'local', '--workspace', ws, '--json']);
     assert.equal(r.code, 1, explain(r));
     assert.deepEqual([JSON.parse(r.out).status, JSON.parse(r.out).model_turns], ['max_turns', 2]);
+    // --follow: a result is in the log, but the CLI's process (Blackbox Server's run/claude_code.pid) still runs, so
+    // the stream has not ended; once the process is gone, it has.
+    const rt = '/workspace_sandbox/blackbox_server_runtime/bbs-new';
+    await sb.run(`mkdir -p ${rt}/run; (setsid sleep 120 >/dev/null 2>&1 &); sleep 0.2; pgrep -n sleep > ${rt}/run/claude_code.pid`, { timeoutMs: 10_000 });
+    const run = following(['agent-log', sb.id, '--provider', 'local', '--workspace', ws, '--follow', '--json']);
+    await waitFor(() => run.r.out.includes('"status":"max_turns"'), { timeoutMs: 20_000, message: () => `a first update; out: ${run.r.out} err: ${run.r.err}` });
+    assert.equal(run.r.code, undefined, 'the CLI still runs: still following');
+    // It goes on after its result (a resumed turn, a background task's report): the follow reads it.
+    const maxTurns = fs.readFileSync(rec('max-turns'), 'utf8').trim().split('\n');
+    const reply = JSON.parse(maxTurns.find((l) => l.startsWith('{"type":"assistant"')) ?? '{}');
+    reply.message.id = 'msg_after_the_result';
+    await sb.run(`printf '%s\\n' '${JSON.stringify(reply).replace(/'/g, `'\\''`)}' >> ${rt}/logs/claude_code.stdout.log`, { timeoutMs: 10_000 });
+    await waitFor(() => run.r.out.includes('"status":"running"'), { timeoutMs: 20_000, message: () => `the reply after the result; out: ${run.r.out} err: ${run.r.err}` });
+    assert.equal(run.r.code, undefined);
+    await sb.run(`kill $(cat ${rt}/run/claude_code.pid)`, { timeoutMs: 10_000 });
+    const done = await run.done;
+    // Gone without a result for its last turn: still "running" as the log says, the follow over.
+    assert.equal(done.code, 0, done.err);
+    assert.deepEqual([JSON.parse(done.out.trim().split('\n').at(-1) ?? '{}').status, JSON.parse(done.out.trim().split('\n').at(-1) ?? '{}').model_turns], ['running', 3]);
     const gone = await runShipped(['agent-log', 'sbx-gone', '--provider', 'local', '--workspace', ws]);
     assert.equal(gone.code, 3);
     assert.match(gone.err, /sbx-gone is neither a file here nor a running local sandbox/);
