@@ -354,7 +354,8 @@ function summarizeEvent(e: any): StreamEventView | undefined {
         tools.push(t);
         return t;
       }
-      if (b?.type === 'text') return oneLine(String(b.text ?? ''));
+      // Kept views are bounded: a ~300 KB final answer is shown by its head (the result holds it whole).
+      if (b?.type === 'text') return clip(oneLine(String(b.text ?? '')), VIEW_TEXT_MAX);
       if (b?.type === 'thinking') return '(thinking)';
       return '';
     });
@@ -392,6 +393,8 @@ function parse(line: string): any {
   }
 }
 
+const VIEW_TEXT_MAX = 4000;
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 const firstLine = (s: string) => (s.split('\n')[0] ?? '').trim().slice(0, 200);

@@ -146,3 +146,10 @@ test('--follow: not over at the first result; over when nothing follows the last
   assert.equal(streamEnded(readStreamJson(''), { idleMs: 0, settleMs: 1000, writerAlive: false }), true, 'killed: the process is gone, no result will come');
   assert.equal(streamEnded(readStreamJson(rec('two-results').split('\n').slice(0, 5).join('\n') + '\n'), { idleMs: 1e9, settleMs: 1000, writerAlive: undefined }), false, 'no result yet');
 });
+
+test('kept views are bounded: the ~300 KB final answer is shown by its head, the result text stays whole', () => {
+  const r = new StreamJsonReader().push(rec('long-last-line'));
+  const answer = r.views.find((v) => v.type === 'assistant' && v.text.startsWith('Finding 0001'));
+  assert.ok(answer && answer.text.length <= 4000 && answer.text.endsWith('…'), answer?.text.slice(-50));
+  assert.ok((r.progress().resultText?.length ?? 0) > 300_000);
+});
