@@ -78,7 +78,20 @@ export interface SandboxStreamView {
   steps: number | undefined;
   error: string | undefined;
   /** From the log's tail: how it is going or how it ended (AgentStatus of services/agent/streamJson). */
-  agent: { status: 'running' | 'success' | 'max_turns' | 'api_error' | 'error'; cause: string | undefined; apiRetries: number; lastRetryStatus: number | null | undefined; apiErrorStatus: number | null; permissionDenials: number } | undefined;
+  agent:
+    | {
+        status: 'running' | 'success' | 'max_turns' | 'api_error' | 'error';
+        cause: string | undefined;
+        apiRetries: number;
+        lastRetryStatus: number | null | undefined;
+        apiErrorStatus: number | null;
+        permissionDenials: number;
+        /** What agent-log says of the same log: `model turns 4 · tool calls 4 (1 failed) · tokens in … out …`. */
+        counts?: string;
+        results?: number;
+        openTasks?: number;
+      }
+    | undefined;
   transcript: TrajectoryView | undefined;
 }
 

@@ -32,6 +32,14 @@ export interface Scenario {
   env?: Record<string, string>;
   /** More CLI flags (after Dressage's). */
   args?: string[];
+  /** Scripts for a subagent's requests (the scripted server's lanes), by a text of its prompt. */
+  lanes?: { match: string; script: Step[] }[];
+  /** The settings' deny list (default: the Agent tool, as Dressage's settings). */
+  deny?: string[];
+  /** SIGKILL the CLI once this many stdout bytes came and the last chunk ended mid-line; keep what came until then. */
+  killMidLineAfterBytes?: number;
+  /** The transcript differs run to run (a kill's timing): recorded, not compared with a re-run. */
+  notReproducible?: string;
 }
 
 // The allow list of Dressage's settings, less the tools this CLI version no longer has (Glob, Grep).
@@ -103,6 +111,77 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
+/** A reply with the usage the server reports for it (prompt-cache tokens). */
+const withUsage = (step: Step, usage: NonNullable<Extract<Step, { kind: 'reply' }>['usage']>): Step => (step.kind === 'reply' ? { ...step, usage } : step);
+
+// A long final answer (the last line of its log is ~300 KB): deterministic text, a line per finding.
+const LONG_ANSWER = Array.from({ length: 3300 }, (_, i) => `Finding ${String(i + 1).padStart(4, '0')}: add() in calc.py returns a - b where the test expects a + b; checked case ${i}.`).join('\n');
+// Big tool inputs, so that a log passes 2 MB in a few turns (each Write's content is in its assistant event).
+const BIG_CONTENT = (n: number) => Array.from({ length: 2500 }, (_, i) => `# block ${n}.${i}: ${'pad '.repeat(20)}`).join('\n');
+
+Object.assign(SCENARIOS, {
+  'long-last-line': {
+    about: 'a success whose final answer is ~300 KB: the result event (the last line) is longer than any tail window',
+    script: [toolUse([{ name: 'Read', input: { file_path: '{cwd}/calc.py' } }]), text(LONG_ANSWER)],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+  },
+  'structured-inputs': {
+    about: 'tool calls whose first input is a list or object: TodoWrite (enabled by CLAUDE_CODE_ENABLE_TASKS=false), MultiEdit (a tool 2.1.332 no longer has: refused), an Edit; replies with prompt-cache tokens',
+    script: [
+      withUsage(toolUse([{ name: 'TodoWrite', input: { todos: [{ content: 'Read calc.py', status: 'completed', activeForm: 'Reading calc.py' }, { content: 'Fix add()', status: 'in_progress', activeForm: 'Fixing add()' }, { content: 'Run the test', status: 'pending', activeForm: 'Running the test' }] } }]), { input_tokens: 1200, cache_creation_input_tokens: 4000, cache_read_input_tokens: 0 }),
+      withUsage(toolUse([{ name: 'MultiEdit', input: { file_path: '{cwd}/calc.py', edits: [{ old_string: 'return a - b', new_string: 'return a + b' }, { old_string: 'def add', new_string: 'def add' }] } }]), { input_tokens: 300, cache_read_input_tokens: 4000, cache_creation_input_tokens: 200 }),
+      withUsage(toolUse([{ name: 'Edit', input: { file_path: '{cwd}/calc.py', old_string: 'return a - b', new_string: 'return a + b' } }]), { input_tokens: 250, cache_read_input_tokens: 4200, cache_creation_input_tokens: 150 }),
+      withUsage(text('Fixed add(); MultiEdit is not available, Edit did it.'), { input_tokens: 200, cache_read_input_tokens: 4350, cache_creation_input_tokens: 100 }),
+    ],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: [...DRESSAGE_ALLOW, 'TodoWrite(*)'],
+    env: { CLAUDE_CODE_ENABLE_TASKS: 'false' },
+  },
+  'two-results': {
+    about: 'a background subagent (the Agent tool\'s default): the main agent ends its turn, the subagent reports, a second turn: two result events',
+    script: [
+      toolUse([{ name: 'Agent', input: { description: 'Check calc', prompt: 'Read calc.py and report what add() does', subagent_type: 'general-purpose', run_in_background: true } }]),
+      text('Started a background agent to check calc.py.'),
+      toolUse([{ name: 'Edit', input: { file_path: '{cwd}/calc.py', old_string: 'return a - b', new_string: 'return a + b' } }]),
+      text('The agent found the bug; add() is fixed.'),
+    ],
+    // The subagent works for a second (a slow command), so the main agent's first turn ends before it reports.
+    lanes: [{ match: 'Read calc.py and report what add() does', script: [toolUse([{ name: 'Bash', input: { command: 'sleep 1; cat calc.py', description: 'Read calc.py' } }]), text('add() returns a - b.')] }],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: [...DRESSAGE_ALLOW, 'Agent(*)'],
+    deny: [],
+  },
+  'api-500-no-retries': {
+    about: 'a 500 with CLAUDE_CODE_MAX_RETRIES=0: the API error ending after one HTTP attempt, and no api_retry event',
+    script: [toolUse([{ name: 'Bash', input: { command: 'ls', description: 'List files' } }]), apiError(500, 5)],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    env: { CLAUDE_CODE_MAX_RETRIES: '0' },
+  },
+  'api-429-exhausted': {
+    about: '429 rate_limit_error on every attempt (CLAUDE_CODE_MAX_RETRIES=1): the API error ending after one retry',
+    script: [apiError(429, 5)],
+    maxTurns: 10,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    env: { CLAUDE_CODE_MAX_RETRIES: '1' },
+  },
+  'killed-mid-line': {
+    about: 'a log past 2 MB (big Write inputs) whose CLI is killed with SIGKILL while a line is half-written: no result, a cut last line',
+    script: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((n) => toolUse([{ name: 'Write', input: { file_path: `{cwd}/notes_${n}.txt`, content: BIG_CONTENT(n) } }])),
+    maxTurns: 20,
+    permissionMode: 'default',
+    allow: DRESSAGE_ALLOW,
+    killMidLineAfterBytes: 2_200_000,
+    notReproducible: 'where the kill cuts depends on how the pipe split the output',
+  },
+} satisfies Record<string, Scenario>);
+
 const PROMPT = 'Fix the bug in calc.py so that test_calc.py passes.';
 
 /** Runs one scenario with the real CLI in a fresh temp project; returns its raw stdout and the paths to normalise. */
@@ -117,16 +196,27 @@ export async function runScenario(name: string, o: { timeoutMs?: number } = {}):
   fs.writeFileSync(path.join(cwd, 'calc.py'), BUGGY);
   fs.writeFileSync(path.join(cwd, 'test_calc.py'), TEST);
   const settings = path.join(root, 'settings.json');
-  fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: sc.allow, deny: ['Agent'] }, env: {} }));
+  fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: sc.allow, deny: sc.deny ?? ['Agent'] }, env: {} }));
   const script = JSON.parse(JSON.stringify(sc.script).replaceAll('{cwd}', cwd)) as Step[];
-  const api = await startAnthropicServer({ script, model: SCRIPTED_MODEL });
+  const lanes = sc.lanes ? (JSON.parse(JSON.stringify(sc.lanes).replaceAll('{cwd}', cwd)) as Scenario['lanes']) : undefined;
+  const api = await startAnthropicServer({ script, model: SCRIPTED_MODEL, lanes });
   try {
     const args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--model', SCRIPTED_MODEL, '--max-turns', String(sc.maxTurns), '--permission-mode', sc.permissionMode, '--settings', settings, '--setting-sources', 'user', ...(sc.args ?? [])];
     const env = claudeCodeEnv({ baseUrl: api.url, home, extra: sc.env });
     const child = spawn(CLI, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let raw = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (raw += d));
+    let killed = false;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      if (killed) return;
+      raw += d;
+      // kill -9 mid-line: what the log holds is what the pipe had delivered when the process died.
+      if (sc.killMidLineAfterBytes !== undefined && Buffer.byteLength(raw) >= sc.killMidLineAfterBytes && !raw.endsWith('\n')) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    });
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 120_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
@@ -156,13 +246,28 @@ export function claudeCodeEnv(o: { baseUrl: string; home: string; extra?: Record
 
 /** Replaces what differs between two runs of the same scenario; keeps everything else byte for byte. */
 export function normaliseTranscript(raw: string, o: { cwd: string; home: string; api: string }): string {
-  const events = raw
+  // A log cut mid-line (a killed writer) keeps its cut: the last line stays as it came, with no newline added.
+  const cut = raw.length > 0 && !raw.endsWith('\n');
+  const whole = cut ? raw.slice(0, raw.lastIndexOf('\n') + 1) : raw;
+  const partial = cut ? raw.slice(raw.lastIndexOf('\n') + 1) : '';
+  // Background tasks' ids (task, agent, run) and the session id also appear inside texts and paths: numbered by
+  // first appearance, so a re-run compares equal.
+  const ids = new Map<string, string>();
+  for (const [kind, re] of [['task', /"(?:task_id|agent_id|agentId)":"([^"<]+)"/g], ['run', /"(?:run_id|runId)":"([^"<]+)"/g]] as const) {
+    for (const m of raw.matchAll(re)) if (m[1] && !ids.has(m[1])) ids.set(m[1], `<${kind}-${[...ids.values()].filter((v) => v.startsWith(`<${kind}-`)).length + 1}>`);
+  }
+  const session = /"session_id":"([^"<]+)"/.exec(raw)?.[1];
+  const events = whole
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => {
       // The CLI names a project's folder after its path with every other character as '-'.
       const slug = o.cwd.replace(/[^A-Za-z0-9]/g, '-');
-      const s = l.replaceAll(o.cwd, '<cwd>').replaceAll(o.home, '<home>').replaceAll(path.dirname(o.cwd), '<root>').replaceAll(slug, '<cwd-slug>').replaceAll(o.api, '<api>');
+      let t = l;
+      for (const [id, name] of ids) t = t.replaceAll(id, name);
+      if (session && ids.size) t = t.replaceAll(session, '<session>');
+      t = t.replace(/\/tmp\/claude-\d+\//g, '<tmp-claude>/');
+      const s = t.replaceAll(o.cwd, '<cwd>').replaceAll(o.home, '<home>').replaceAll(path.dirname(o.cwd), '<root>').replaceAll(slug, '<cwd-slug>').replaceAll(o.api, '<api>');
       try {
         return scrub(JSON.parse(s));
       } catch {
@@ -176,7 +281,8 @@ export function normaliseTranscript(raw: string, o: { cwd: string; home: string;
     if (j - i > 1) events.splice(i, j - i, ...events.slice(i, j).sort((a, b) => toolResultId(a).localeCompare(toolResultId(b))));
     i = j;
   }
-  return events.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('\n') + '\n';
+  const text = events.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('\n') + '\n';
+  return cut ? text + partial.replaceAll(o.cwd, '<cwd>').replaceAll(o.home, '<home>').replaceAll(path.dirname(o.cwd), '<root>') : text;
 }
 
 function scrub(v: any, key = ''): any {
@@ -185,6 +291,7 @@ function scrub(v: any, key = ''): any {
   if (key === 'session_id' && typeof v === 'string') return '<session>';
   if ((key === 'uuid' || key === 'parent_uuid') && typeof v === 'string') return '<uuid>';
   if (key === 'timestamp' && typeof v === 'string') return '<ts>';
+  if (key === 'end_time' && typeof v === 'number') return 0;
   if (key === 'messaging_socket_path' && typeof v === 'string') return '<socket>';
   // Timings (duration_ms, ttft_ms, retry_delay_ms with its jitter, …).
   if (key.endsWith('_ms') && typeof v === 'number') return 0;

@@ -3,6 +3,10 @@
 import assert from 'node:assert/strict';
 import React from 'react';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { RUNTIME_ROOT } from '../../src/services/monitor/sandboxes.js';
 import path from 'node:path';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
@@ -18,14 +22,25 @@ const FIX = path.join(import.meta.dirname, '..', 'fixtures', 'nvidia-smi');
 
 /** A tiny provider double: lists what it is given, connects to a sandbox whose command prints a Claude Code log. */
 function providerDouble(list: SandboxInfo[], agentLog: string | (() => string), gone: boolean | (() => boolean) = false): SandboxProvider {
+  let runtimeRoot: string | undefined;
   const sandbox = {
     id: list[0]?.id ?? 'x',
     provider: 'memory',
     template: 't',
-    run: async () => {
+    run: async (script: string) => {
       // A sandbox that was killed (its sample finished) fails every command, as E2B does.
       if (typeof gone === 'function' && gone()) throw new Error('sandbox not found (killed or expired)');
-      return { exitCode: 0, stdout: typeof agentLog === 'function' ? agentLog() : agentLog, stderr: '', timedOut: false };
+      // The console's own command runs with bash against a runtime folder here: `STEPS=N` then the log's text
+      // become N tool_summary files and claude_code.stdout.log (rewritten each time; a growing log keeps its prefix).
+      const [stepsLine = '', ...log] = (typeof agentLog === 'function' ? agentLog() : agentLog).split('\n');
+      const root = (runtimeRoot ??= mkdtempSync(path.join(tmpdir(), 'sbx-double-')));
+      const logs = path.join(root, 'bbs-double', 'logs');
+      mkdirSync(logs, { recursive: true });
+      const steps = Number(/^STEPS=(\d+)/.exec(stepsLine)?.[1] ?? 0);
+      for (let i = 0; i < steps; i++) writeFileSync(path.join(logs, `tool_summary.${i}.json`), '{}');
+      writeFileSync(path.join(logs, 'claude_code.stdout.log'), log.join('\n'));
+      const r = spawnSync('bash', ['-c', script.replaceAll(RUNTIME_ROOT, root)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      return { exitCode: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, timedOut: false };
     },
   } as unknown as Sandbox;
   return {

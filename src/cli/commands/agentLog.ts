@@ -1,11 +1,12 @@
 // `agent-log FILE|SANDBOX_ID [--follow] [--json]`: Claude Code's progress from its stream-json log, read by the
 // one reader (services/agent/streamJson.ts). --json prints the progress document; with --follow, one compact
-// document per update (JSON lines), the last one once the result event is there.
+// document per update (JSON lines), the last one once the CLI's stream has ended (agentLog.ts streamEnded: the
+// process gone, or a last result with no background task open and nothing written since).
 import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
 import { ExitCode, usageError } from '../../services/errors.js';
 import { createProvider } from '../../services/sandbox/index.js';
 import { readAgentLog, resolveLogSource } from '../../services/agent/agentLog.js';
-import { progressJson, type StreamJsonProgress } from '../../services/agent/streamJson.js';
+import { progressJson, tokensText, type StreamJsonProgress } from '../../services/agent/streamJson.js';
 import { redact } from '../../services/secrets.js';
 
 export async function agentLogCommand(ctx: CommandContext): Promise<number> {
@@ -13,10 +14,13 @@ export async function agentLogCommand(ctx: CommandContext): Promise<number> {
   if (!target || rest.length) throw usageError('agent-log needs one FILE or SANDBOX_ID', 'swegym-console agent-log logs/claude_code.stdout.log, or agent-log <sandbox id> --provider e2b');
   const follow = optFlag(ctx, 'follow');
   const source = await resolveLogSource(target, () => createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env }), ctx.signal);
-  if (follow && !ctx.global.json) note(ctx, `following ${source.label} until Claude Code's result event (Ctrl-C stops)`);
+  if (follow && !ctx.global.json) note(ctx, `following ${source.label} until Claude Code's stream ends: its process exits, or its last result is followed by nothing for a few seconds (Ctrl-C stops)`);
   const final = await readAgentLog(source, {
     follow,
     intervalMs: source.label.startsWith('sandbox ') ? 2000 : 500,
+    // The CLI writes held-back results together (milliseconds apart): quiet this long after a result is the end
+    // where nothing else can tell (a sandbox answers whether the CLI's process still runs).
+    settleMs: source.label.startsWith('sandbox ') ? 6000 : 2000,
     signal: ctx.signal,
     onUpdate: ({ progress, newEvents }) => {
       if (!follow) return;
@@ -34,8 +38,10 @@ function summary(p: StreamJsonProgress, label: string): string {
   const errors = p.toolCalls.filter((c) => c.is_error).length;
   const lines = [
     `Claude Code (${label}): ${p.status}${p.cause ? ` — ${p.cause}` : ''}`,
-    `  model turns ${p.modelTurns} · tool calls ${p.toolCalls.length}${errors ? ` (${errors} failed)` : ''} · tokens in ${p.usage.input_tokens} out ${p.usage.output_tokens}${p.usageFinal ? '' : ' (so far; output is counted at the end)'}`,
+    `  model turns ${p.modelTurns} · tool calls ${p.toolCalls.length}${errors ? ` (${errors} failed)` : ''} · ${tokensText(p)}`,
   ];
+  if (p.results > 1) lines.push(`  ${p.results} result events (a background task or a resumed turn): the totals cover all of them`);
+  if (p.openTasks > 0) lines.push(`  ${p.openTasks} background task(s) still open`);
   if (p.lastTool) lines.push(`  last tool: ${p.lastTool}`);
   if (p.apiRetries.length) lines.push(`  API retries: ${p.apiRetries.length} (${p.apiRetries.map((r) => r.error_status ?? 'no response').join(', ')})`);
   if (p.apiErrorStatus !== null) lines.push(`  API error status: ${p.apiErrorStatus}`);
@@ -44,3 +50,4 @@ function summary(p: StreamJsonProgress, label: string): string {
   if (p.skipped) lines.push(`  ${p.skipped} line(s) were not JSON events (cut or foreign) and were skipped`);
   return redact(lines.join('\n'));
 }
+

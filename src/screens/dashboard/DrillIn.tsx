@@ -56,6 +56,8 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, push: (text: string,
     if (a.status === 'running') push(`${a.apiRetries ? '!' : '·'} Claude Code ${ended ? 'was running when last read' : 'running'}${retries}${denials}`, a.apiRetries ? 'warn' : 'plain');
     else if (a.status === 'success') push(`✓ Claude Code finished: success${retries}${denials}`, 'ok');
     else push(`✗ Claude Code ended: ${a.cause ?? a.status}${denials}`, 'fail');
+    // The counts agent-log prints for the same log, read whole (not a tail window); the calls themselves scroll below.
+    if (a.counts) push(`  ${a.counts}${a.results && a.results > 1 ? ` · ${a.results} results` : ''}${a.openTasks ? ` · ${a.openTasks} background task(s) open` : ''}`, 'dim');
   }
   if (st.error && st.events.length === 0 && row?.kind === 'agent') {
     push(`The sandbox ended before its log was read. Its row last showed: ${row.steps ?? '?'}/80 steps · ${row.ending ?? `last tool ${row.lastTool ?? '–'}`}`, 'dim');
@@ -73,7 +75,7 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, push: (text: string,
 export function drillLines(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: number): { pinned: Line[]; body: Line[] } {
   const raw = drillText(s, ui, panel, w);
   // A sandbox's identity and its agent's state stay in view while its log scrolls; elsewhere the title line.
-  const pinnedCount = panel === 'sandboxes' && s.sandboxStream && !s.sandboxStream.transcript && s.sandboxStream.agent ? 2 : 1;
+  const pinnedCount = panel === 'sandboxes' && s.sandboxStream && !s.sandboxStream.transcript && s.sandboxStream.agent ? (s.sandboxStream.agent.counts ? 3 : 2) : 1;
   return { pinned: wrapLines(raw.slice(0, pinnedCount), w), body: wrapLines(raw.slice(pinnedCount), w) };
 }
 

@@ -69,7 +69,7 @@ export function rowDetail(s: MonitorSnapshot, ui: MonitorState, panel: PanelName
           { text: `${r.kind} sandbox · template ${r.template}` },
           { text: `trajectory_id ${r.trajectoryId || '–'}` },
           { text: `age ${r.ageMs === undefined ? '?' : formatAge(r.ageMs)}${r.startedAt ? ` · started ${new Date(r.startedAt).toISOString()}` : ''}${r.endAt ? ` · ends ${new Date(r.endAt).toISOString()}` : ''}` },
-          ...(r.kind === 'agent' ? [{ text: `steps ${r.steps ?? '?'}/80 · ${r.ending ? `ended: ${r.ending}` : `last tool call: ${r.lastTool ?? '–'}`}`, tone: r.ending ? ('fail' as const) : ('plain' as const) }] : []),
+          ...(r.kind === 'agent' ? [{ text: `steps ${r.steps ?? '?'}/80 · ${r.ending ? `ended: ${r.ending}` : `last tool call: ${r.lastTool ?? '–'}`}${r.agentStatus ? ` · Claude Code ${r.agentStatus}, ${r.toolCalls ?? 0} tool call(s) in its whole log` : ''}`, tone: r.ending ? ('fail' as const) : ('plain' as const) }] : []),
           { text: '' },
           { text: 'Enter on the row: its Claude Code log, followed', tone: 'dim' },
         ],

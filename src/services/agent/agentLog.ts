@@ -4,7 +4,8 @@
 import { open, stat } from 'node:fs/promises';
 import type { Sandbox, SandboxProvider } from '../sandbox/types.js';
 import { ConsoleError, ExitCode } from '../errors.js';
-import { StreamJsonReader, type StreamEventView, type StreamJsonProgress } from './streamJson.js';
+import type { StreamEventView, StreamJsonProgress } from './streamJson.js';
+import { StreamJsonCursor } from './logCursor.js';
 import { sleep } from '../util/sleep.js';
 
 export const AGENT_RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
@@ -14,6 +15,8 @@ const CHUNK = 1 << 20;
 export interface LogSource {
   label: string;
   read(offset: number, signal?: AbortSignal): Promise<Buffer>;
+  /** Whether the CLI process that writes the log still runs; undefined (or absent) = nothing can tell. */
+  writerAlive?(signal?: AbortSignal): Promise<boolean | undefined>;
 }
 
 export function fileLogSource(file: string): LogSource {
@@ -45,6 +48,13 @@ export function sandboxLogSource(sandbox: Sandbox): LogSource {
       if (head === 'NO_RUNTIME' || head === 'NO_LOG') return Buffer.alloc(0);
       if (head !== 'LOG') throw new Error(`unexpected answer from sandbox ${sandbox.id}: ${r.stdout.slice(0, 200)}${r.stderr ? ` ${r.stderr.slice(0, 200)}` : ''}`);
       return Buffer.from(body.trim(), 'base64');
+    },
+    // Blackbox Server writes the CLI's pid to <runtime>/run/claude_code.pid when it starts it.
+    async writerAlive(signal) {
+      const script = `d=$(ls -dt ${AGENT_RUNTIME_ROOT}/bbs-* 2>/dev/null | head -n 1); p=$(cat "$d/run/claude_code.pid" 2>/dev/null); if [ -z "$p" ]; then echo UNKNOWN; elif kill -0 "$p" 2>/dev/null; then echo ALIVE; else echo GONE; fi`;
+      const r = await sandbox.run(script, { timeoutMs: 15_000, signal, maxOutputBytes: 4096 });
+      const word = r.stdout.trim();
+      return word === 'ALIVE' ? true : word === 'GONE' ? false : undefined;
     },
   };
 }
@@ -82,40 +92,62 @@ export interface AgentLogUpdate {
 }
 
 /**
- * Reads the log once (follow=false) or until its result event (follow=true), calling `onUpdate` whenever
- * something new was read. Resolves with the final progress.
+ * When a followed log's stream has ended. The writer (Dressage's Blackbox Server) reads the CLI's stdout to its end
+ * and then waits for the process; the file has no end marker, and a `result` is not one: with a background subagent
+ * the CLI prints a result per turn (2.1.332 in -p mode holds the first back until the task is done, then writes
+ * both), and a resumed session appends another process. So the stream has ended when the CLI process is gone (a
+ * sandbox's run/claude_code.pid no longer runs), or, where nothing can tell, when the last event is a result with
+ * no background task left open and no queued turn, and nothing more was written for `settleMs`.
  */
-export async function readAgentLog(source: LogSource, o: { follow?: boolean; intervalMs?: number; signal?: AbortSignal; onUpdate?: (u: AgentLogUpdate) => void } = {}): Promise<StreamJsonProgress> {
-  const reader = new StreamJsonReader({ keepViews: 200 });
-  let offset = 0;
+export function streamEnded(p: StreamJsonProgress, o: { idleMs: number; settleMs: number; writerAlive: boolean | undefined }): boolean {
+  if (o.writerAlive === false) return true;
+  const quiet = p.status !== 'running' && p.openTasks === 0 && p.queuedTurns === 0;
+  return quiet && (o.writerAlive === undefined ? o.idleMs >= o.settleMs : false);
+}
+
+/**
+ * Reads the log once (follow=false) or until its stream ends (follow=true, see streamEnded), calling `onUpdate`
+ * whenever something new was read. Resolves with the final progress.
+ */
+export async function readAgentLog(
+  source: LogSource,
+  o: { follow?: boolean; intervalMs?: number; settleMs?: number; clock?: () => number; signal?: AbortSignal; onUpdate?: (u: AgentLogUpdate) => void } = {},
+): Promise<StreamJsonProgress> {
+  const cursor = new StreamJsonCursor({ keepViews: 200 });
+  const clock = o.clock ?? Date.now;
   let shown = 0;
   let first = true;
-  let tail: Buffer = Buffer.alloc(0);
+  let lastGrowth = clock();
   for (;;) {
     let got = false;
     for (;;) {
-      const buf = await source.read(offset, o.signal);
+      const buf = await source.read(cursor.offset, o.signal);
       if (buf.length === 0) break;
-      offset += buf.length;
+      cursor.feed(buf);
       got = true;
-      const all = tail.length ? Buffer.concat([tail, buf]) : buf;
-      const nl = all.lastIndexOf(0x0a);
-      reader.push(nl < 0 ? '' : all.subarray(0, nl + 1).toString('utf8'));
-      tail = nl < 0 ? all : all.subarray(nl + 1);
       if (buf.length < CHUNK) break;
     }
-    // Not following: a last line without its newline is read too (the reader keeps it if it is not complete JSON).
-    if (!o.follow && tail.length) reader.push(tail.toString('utf8'));
-    const progress = reader.progress();
+    const progress = cursor.progress();
+    if (got) lastGrowth = clock();
     if (got || first) {
       first = false;
-      const views = reader.views;
+      const views = cursor.reader.views;
       const fresh = views.slice(Math.max(0, views.length - (progress.events - shown)));
       shown = progress.events;
       o.onUpdate?.({ progress, newEvents: fresh });
     }
-    if (!o.follow || reader.finished || o.signal?.aborted) return progress;
+    if (!o.follow || o.signal?.aborted) return progress;
+    const writerAlive = source.writerAlive ? await source.writerAlive(o.signal).catch(() => undefined) : undefined;
+    // The writer gone: whatever it wrote before exiting is read first.
+    if (writerAlive === false && !got) {
+      const more = await source.read(cursor.offset, o.signal);
+      if (more.length) {
+        cursor.feed(more);
+        continue;
+      }
+    }
+    if (streamEnded(progress, { idleMs: clock() - lastGrowth, settleMs: o.settleMs ?? 3000, writerAlive })) return progress;
     await sleep(o.intervalMs ?? 1000, o.signal).catch(() => undefined);
-    if (o.signal?.aborted) return reader.progress();
+    if (o.signal?.aborted) return cursor.progress();
   }
 }

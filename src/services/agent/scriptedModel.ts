@@ -10,7 +10,9 @@
 // The script answers the agent's requests (those carrying `tools`) in order, one step per request; a step can be
 // an error (`apiError(529)`, answered that many times in a row, so the CLI's retries consume it) or a stream cut
 // short (`brokenStream()`, cut once; the request after it gets the whole reply). Requests without tools (side queries such as a title) get a short text reply and do
-// not consume the script. When the script runs out, the server answers with a final text.
+// not consume the script. When the script runs out, the server answers with a final text. A subagent (the Agent
+// tool) asks concurrently with its parent: `lanes` give it its own script, picked by a text its first user message
+// holds (the Agent call's prompt), so the order of the two agents' requests does not decide who gets which step.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -20,7 +22,7 @@ export type Block =
   | { type: 'tool_use'; name: string; input: Record<string, unknown> };
 
 export type Step =
-  | { kind: 'reply'; blocks: Block[]; usage?: { input_tokens?: number; output_tokens?: number } }
+  | { kind: 'reply'; blocks: Block[]; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number }; /** Answer after this long (a slow model, a subagent still working). */ delayMs?: number }
   | { kind: 'error'; status: number; times: number; message?: string }
   | { kind: 'broken'; afterBlocks: number; blocks: Block[] };
 
@@ -62,8 +64,17 @@ export interface AnthropicServer {
 const ERROR_TYPE: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
 const ERROR_MESSAGE: Record<number, string> = { 429: 'Number of requests has exceeded your rate limit', 500: 'Internal server error', 529: 'Overloaded' };
 
-export async function startAnthropicServer(o: { script: Step[]; finalText?: string; model?: string; /** Listen on a Unix socket instead of 127.0.0.1 (a sandbox reaches it through a bind mount). */ socketPath?: string }): Promise<AnthropicServer> {
-  const queue = o.script.map((s) => (s.kind === 'error' ? { ...s } : s));
+export async function startAnthropicServer(o: {
+  script: Step[];
+  finalText?: string;
+  model?: string;
+  /** Listen on a Unix socket instead of 127.0.0.1 (a sandbox reaches it through a bind mount). */ socketPath?: string;
+  /** Scripts for the requests whose first user message contains `match` (a subagent's prompt). */
+  lanes?: { match: string; script: Step[] }[];
+}): Promise<AnthropicServer> {
+  const copy = (script: Step[]) => script.map((s) => (s.kind === 'error' ? { ...s } : s));
+  const main = copy(o.script);
+  const lanes = (o.lanes ?? []).map((l) => ({ match: l.match, queue: copy(l.script) }));
   const requests: RecordedRequest[] = [];
   let msgSeq = 0;
   let toolSeq = 0;
@@ -108,6 +119,8 @@ export async function startAnthropicServer(o: { script: Step[]; finalText?: stri
             .map((c: any) => ({ tool_use_id: String(c.tool_use_id), is_error: c.is_error === true, content: typeof c.content === 'string' ? c.content : JSON.stringify(c.content) }))
         : [];
       const model = typeof body.model === 'string' ? body.model : (o.model ?? 'claude-scripted');
+      const opening = firstUserText(body.messages);
+      const queue = lanes.find((l) => opening.includes(l.match))?.queue ?? main;
       const inputTokens = 1000 + 100 * (Array.isArray(body.messages) ? body.messages.length : 0);
       let step: Step = { kind: 'reply', blocks: [{ type: 'text', text: agent ? (o.finalText ?? 'Done.') : 'Scripted side reply' }] };
       if (agent && queue.length > 0) {
@@ -132,40 +145,48 @@ export async function startAnthropicServer(o: { script: Step[]; finalText?: stri
       const id = `msg_scripted_${String(++msgSeq).padStart(4, '0')}`;
       const content = step.blocks.map((b) => (b.type === 'tool_use' ? { ...b, id: `toolu_scripted_${String(++toolSeq).padStart(4, '0')}` } : b));
       const hasTool = content.some((b) => b.type === 'tool_use');
-      const usage = { input_tokens: (step.kind === 'reply' && step.usage?.input_tokens) || inputTokens, output_tokens: (step.kind === 'reply' && step.usage?.output_tokens) || 20 + 10 * content.length };
+      const cache = step.kind === 'reply' && step.usage ? { ...(step.usage.cache_read_input_tokens !== undefined ? { cache_read_input_tokens: step.usage.cache_read_input_tokens } : {}), ...(step.usage.cache_creation_input_tokens !== undefined ? { cache_creation_input_tokens: step.usage.cache_creation_input_tokens } : {}) } : {};
+      const usage = { input_tokens: (step.kind === 'reply' && step.usage?.input_tokens) || inputTokens, output_tokens: (step.kind === 'reply' && step.usage?.output_tokens) || 20 + 10 * content.length, ...cache };
       const stopReason = hasTool ? 'tool_use' : 'end_turn';
-      if (!stream) {
-        const full = content.map((b) => (b.type === 'thinking' ? { ...b, signature: 'sig-scripted' } : b));
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
-        res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: full, stop_reason: stopReason, stop_sequence: null, usage }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
-      const sse = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } });
-      content.forEach((b, index) => {
-        if (step.kind === 'broken' && index >= step.afterBlocks) return;
-        if (b.type === 'text') {
-          sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-          sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
-        } else if (b.type === 'thinking') {
-          sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-          sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } });
-          sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig-scripted' } });
-        } else {
-          sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-          sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+      // A slow reply: the CLI keeps its request open (a subagent still working, a model thinking).
+      const delayMs = step.kind === 'reply' ? (step.delayMs ?? 0) : 0;
+      const answer = step;
+      const respond = () => {
+        if (!stream) {
+          const full = content.map((b) => (b.type === 'thinking' ? { ...b, signature: 'sig-scripted' } : b));
+          res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
+          res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: full, stop_reason: stopReason, stop_sequence: null, usage }));
+          return;
         }
-        sse('content_block_stop', { type: 'content_block_stop', index });
-      });
-      if (step.kind === 'broken') {
-        // Cut the connection mid-message: what a proxy or load balancer dropping the stream looks like.
-        res.socket?.destroy();
-        return;
-      }
-      sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
-      sse('message_stop', { type: 'message_stop' });
-      res.end();
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
+        const sse = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+        content.forEach((b, index) => {
+          if (answer.kind === 'broken' && index >= answer.afterBlocks) return;
+          if (b.type === 'text') {
+            sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
+          } else if (b.type === 'thinking') {
+            sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } });
+            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig-scripted' } });
+          } else {
+            sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+          }
+          sse('content_block_stop', { type: 'content_block_stop', index });
+        });
+        if (answer.kind === 'broken') {
+          // Cut the connection mid-message: what a proxy or load balancer dropping the stream looks like.
+          res.socket?.destroy();
+          return;
+        }
+        sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+        sse('message_stop', { type: 'message_stop' });
+        res.end();
+      };
+      if (delayMs > 0) setTimeout(respond, delayMs);
+      else respond();
     });
   });
   server.on('connection', (s) => {
@@ -183,6 +204,14 @@ export async function startAnthropicServer(o: { script: Step[]; finalText?: stri
         server.close(() => resolve());
       }),
   };
+}
+
+/** The text of the conversation's first user message (a subagent's is the prompt its parent gave it). */
+function firstUserText(messages: unknown): string {
+  const first = Array.isArray(messages) ? messages.find((m: any) => m?.role === 'user') : undefined;
+  const c = first?.content;
+  if (typeof c === 'string') return c;
+  return Array.isArray(c) ? c.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n') : '';
 }
 
 function sendError(res: http.ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) {

@@ -7,7 +7,14 @@
 //   `subtype: "error_max_turns"` and `errors: [...]`; `num_turns` counts model turns + 1 there;
 // - `system` events: `init`, `thinking_tokens`, `api_retry` (attempt, max_retries, retry_delay_ms, error_status),
 //   `permission_denied`, `task_started`/`task_notification`;
-// - tool results come as `user` events, one per result (parallel calls: one each, in completion order).
+// - tool results come as `user` events, one per result (parallel calls: one each, in completion order);
+// - a process can print several `result` events (`result_index` 0, 1, …): with a background subagent (the Agent
+//   tool's default) the main agent ends its turn, the subagent's `task_notification` starts another, and each
+//   result's `usage` and `num_turns` cover only the main loop's calls since the previous result (the CLI's schema:
+//   "MAIN AGENT LOOP ONLY", "per-turn"; `model_usage_since_last_result` "sum it over a conversation's results").
+//   2.1.332 in -p mode holds a result back while a background task runs, so both come out at the end; the session's
+//   totals here are the sum over all results. Dressage's Blackbox Server also appends one process per user turn
+//   (`--resume`) to the same log.
 // The reader takes text as it grows (a live log, `tail -c` of one): a line cut at either end is skipped or kept
 // for the next chunk, never thrown on.
 import type { StreamEventView } from '../../state/types/agent.js';
@@ -42,9 +49,18 @@ export interface StreamJsonProgress {
   /** Distinct model responses (message ids), the synthetic error message excluded. */
   modelTurns: number;
   toolCalls: ToolCallRecord[];
-  /** Live: one usage per distinct message (output_tokens are the stream's placeholders); final: the result's. */
+  /** Live: one usage per distinct message (output_tokens are the stream's placeholders); final: the results' sum. */
   usage: { input_tokens: number; output_tokens: number };
+  /** Prompt-cache tokens, counted apart from input_tokens (the API's cache_read/cache_creation_input_tokens). */
+  cache: { read_input_tokens: number; creation_input_tokens: number };
+  /** Every reply is covered by a result's totals (no reply seen since the last result). */
   usageFinal: boolean;
+  /** `result` events seen (more than one with a background subagent or a resumed session). */
+  results: number;
+  /** Background tasks (subagents, background commands) started and not yet reported done (task_notification). */
+  openTasks: number;
+  /** The last result's queued_turn_count: more than 0 = another turn (and result) follows. */
+  queuedTurns: number;
   apiRetries: ApiRetry[];
   apiErrorStatus: number | null;
   permissionDenials: PermissionDenial[];
@@ -70,13 +86,24 @@ export class StreamJsonReader {
   private first = true;
   private readonly messages = new Map<string, { input: number; output: number }>();
   private readonly calls = new Map<string, ToolCallRecord>();
+  private readonly tasks = new Set<string>();
   private anonymous = 0;
+  /** Results' totals so far, and the live count of the replies since the last result. */
+  private readonly settled = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, turns: 0 };
+  private segment = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, replies: 0 };
+  private retriesBeforeResult = 0;
+  /** A result without totals (error_max_budget_usd) left its replies' live count standing. */
+  private estimated = false;
   private readonly p: StreamJsonProgress = {
     status: 'running',
     modelTurns: 0,
     toolCalls: [],
     usage: { input_tokens: 0, output_tokens: 0 },
+    cache: { read_input_tokens: 0, creation_input_tokens: 0 },
     usageFinal: false,
+    results: 0,
+    openTasks: 0,
+    queuedTurns: 0,
     apiRetries: [],
     apiErrorStatus: null,
     permissionDenials: [],
@@ -111,7 +138,12 @@ export class StreamJsonReader {
         this.apply(ev);
       }
     }
-    return { ...this.p, toolCalls: this.p.toolCalls.map((c) => ({ ...c })), usage: { ...this.p.usage }, apiRetries: [...this.p.apiRetries], permissionDenials: [...this.p.permissionDenials] };
+    return { ...this.p, toolCalls: this.p.toolCalls.map((c) => ({ ...c })), usage: { ...this.p.usage }, cache: { ...this.p.cache }, apiRetries: [...this.p.apiRetries], permissionDenials: [...this.p.permissionDenials] };
+  }
+
+  /** A line the caller could not hand over (too long to keep): counted as not read. */
+  skip(): void {
+    this.p.skipped++;
   }
 
   get finished(): boolean {
@@ -158,10 +190,12 @@ export class StreamJsonReader {
       const u = m.usage ?? {};
       this.messages.set(id, { input: num(u.input_tokens), output: num(u.output_tokens) });
       this.p.modelTurns = this.messages.size;
-      if (!this.p.usageFinal) {
-        this.p.usage.input_tokens += num(u.input_tokens);
-        this.p.usage.output_tokens += num(u.output_tokens);
-      }
+      this.segment.input += num(u.input_tokens);
+      this.segment.output += num(u.output_tokens);
+      this.segment.cacheRead += num(u.cache_read_input_tokens);
+      this.segment.cacheCreation += num(u.cache_creation_input_tokens);
+      this.segment.replies++;
+      this.resumed();
     }
     for (const b of Array.isArray(m.content) ? m.content : []) {
       if (b?.type !== 'tool_use') continue;
@@ -172,6 +206,26 @@ export class StreamJsonReader {
       this.p.toolCalls.push(rec);
       this.p.lastTool = `${rec.name}${rec.arg ? `: ${rec.arg}` : ''}`;
     }
+  }
+
+  /** A reply after a result: the session goes on (a background task's notification, the next resumed turn). */
+  private resumed(): void {
+    if (this.p.results === 0 || this.p.status === 'running') {
+      this.showUsage();
+      return;
+    }
+    this.p.status = 'running';
+    this.p.cause = undefined;
+    this.p.apiErrorStatus = null;
+    this.showUsage();
+  }
+
+  private showUsage(): void {
+    const s = this.settled;
+    const g = this.segment;
+    this.p.usage = { input_tokens: s.input + g.input, output_tokens: s.output + g.output };
+    this.p.cache = { read_input_tokens: s.cacheRead + g.cacheRead, creation_input_tokens: s.cacheCreation + g.cacheCreation };
+    this.p.usageFinal = this.p.results > 0 && g.replies === 0 && !this.estimated;
   }
 
   private user(e: any): void {
@@ -189,6 +243,14 @@ export class StreamJsonReader {
     } else if (e.subtype === 'permission_denied' && typeof e.tool_use_id === 'string') {
       this.deny({ tool_name: String(e.tool_name ?? '?'), tool_use_id: e.tool_use_id });
     } else if (e.subtype === 'init' && typeof e.model === 'string') this.p.model ??= e.model;
+    else if (e.subtype === 'task_started' && typeof e.task_id === 'string') this.tasks.add(e.task_id);
+    else if (e.subtype === 'task_notification' && typeof e.task_id === 'string') this.tasks.delete(e.task_id);
+    else if (e.subtype === 'background_tasks_changed' && Array.isArray(e.tasks)) {
+      // The CLI's own list of what still runs in the background replaces what the start/notification pairs say.
+      this.tasks.clear();
+      for (const t of e.tasks) if (typeof t?.task_id === 'string') this.tasks.add(t.task_id);
+    }
+    this.p.openTasks = this.tasks.size;
   }
 
   private deny(d: PermissionDenial): void {
@@ -197,19 +259,32 @@ export class StreamJsonReader {
 
   private result(e: any): void {
     const u = e.usage;
-    // The result's totals replace the live count, except when they are all zero after replies were seen: the CLI's
-    // error_max_budget_usd result carries an empty usage (its total_cost_usd still counts the reply).
-    const final = u && typeof u === 'object' ? { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens) } : undefined;
-    if (final && (final.input_tokens > 0 || final.output_tokens > 0 || this.p.usage.input_tokens === 0)) {
-      this.p.usage = final;
-      this.p.usageFinal = true;
+    // A result's totals replace the live count of the replies since the previous result, except when they are all
+    // zero after replies were seen: the CLI's error_max_budget_usd result carries an empty usage (its total_cost_usd
+    // still counts the reply).
+    const g = this.segment;
+    const final = u && typeof u === 'object' ? { input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cache_read_input_tokens), cacheCreation: num(u.cache_creation_input_tokens) } : undefined;
+    const use = final && (final.input > 0 || final.output > 0 || g.input === 0) ? final : g;
+    if (use === g && g.replies > 0) this.estimated = true;
+    this.settled.input += use.input;
+    this.settled.output += use.output;
+    this.settled.cacheRead += use.cacheRead;
+    this.settled.cacheCreation += use.cacheCreation;
+    this.segment = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, replies: 0 };
+    this.p.results++;
+    this.p.queuedTurns = num(e.queued_turn_count);
+    this.showUsage();
+    if (typeof e.num_turns === 'number') {
+      this.settled.turns += e.num_turns;
+      this.p.numTurns = this.settled.turns;
     }
-    if (typeof e.num_turns === 'number') this.p.numTurns = e.num_turns;
     if (typeof e.result === 'string') this.p.resultText = e.result;
     for (const d of Array.isArray(e.permission_denials) ? e.permission_denials : []) {
       if (d && typeof d.tool_use_id === 'string') this.deny({ tool_name: String(d.tool_name ?? '?'), tool_use_id: d.tool_use_id });
     }
-    const end = ending(e, this.p.apiRetries.length);
+    // The retries reported since the previous result are this one's.
+    const end = ending(e, this.p.apiRetries.length - this.retriesBeforeResult);
+    this.retriesBeforeResult = this.p.apiRetries.length;
     this.p.apiErrorStatus = end.apiErrorStatus;
     this.p.status = end.status;
     this.p.cause = end.cause;
@@ -223,7 +298,9 @@ function ending(e: any, retries?: number): { status: AgentStatus; apiErrorStatus
   const resultText = typeof e.result === 'string' ? e.result : undefined;
   if (e.subtype === 'error_max_turns') return { status: 'max_turns', apiErrorStatus, resultText, cause: `max turns${errors.length ? ` (${errors.join('; ')})` : ''}` };
   if (e.is_error === true && (apiErrorStatus !== null || e.terminal_reason === 'api_error')) {
-    const after = retries === undefined ? '' : ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}`;
+    // No api_retry event is no proof of no retry: the CLI does not report every attempt (a status it does not retry,
+    // CLAUDE_CODE_MAX_RETRIES=0, retries a proxy made); the log cannot say how many HTTP attempts were made.
+    const after = retries === undefined ? '' : retries === 0 ? ' (the log reports no retries; attempts it does not report are unknown)' : ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}`;
     return { status: 'api_error', apiErrorStatus, resultText, cause: `API error${apiErrorStatus !== null ? ` ${apiErrorStatus}` : ''}${after}${resultText ? `: ${firstLine(resultText)}` : ''}` };
   }
   if (e.is_error === true || (typeof e.subtype === 'string' && e.subtype.startsWith('error'))) {
@@ -243,12 +320,20 @@ export function progressJson(p: StreamJsonProgress) {
     status: p.status,
     model_turns: p.modelTurns,
     tool_calls: p.toolCalls.map((c) => ({ name: c.name, is_error: c.is_error ?? null })),
-    usage: { input_tokens: p.usage.input_tokens, output_tokens: p.usage.output_tokens },
+    usage: { input_tokens: p.usage.input_tokens, output_tokens: p.usage.output_tokens, cache_read_input_tokens: p.cache.read_input_tokens, cache_creation_input_tokens: p.cache.creation_input_tokens },
+    results: p.results,
     api_retries: p.apiRetries.length,
     api_error_status: p.apiErrorStatus,
     permission_denials: p.permissionDenials.length,
     last_tool: p.lastTool ?? null,
   };
+}
+
+/** Tokens as agent-log and the drill-in say them: input, the prompt cache's tokens beside it (the API counts them
+ * apart from input_tokens), output. */
+export function tokensText(p: Pick<StreamJsonProgress, 'usage' | 'cache' | 'usageFinal'>): string {
+  const cache = p.cache.read_input_tokens || p.cache.creation_input_tokens ? ` (+ cache read ${p.cache.read_input_tokens}, cache creation ${p.cache.creation_input_tokens})` : '';
+  return `tokens in ${p.usage.input_tokens}${cache} out ${p.usage.output_tokens}${p.usageFinal ? '' : ' (so far; output is counted at each result)'}`;
 }
 
 /** One line of the log summarised for the drill-in; undefined when it is not a JSON event. */
@@ -269,7 +354,8 @@ function summarizeEvent(e: any): StreamEventView | undefined {
         tools.push(t);
         return t;
       }
-      if (b?.type === 'text') return oneLine(String(b.text ?? ''));
+      // Kept views are bounded: a ~300 KB final answer is shown by its head (the result holds it whole).
+      if (b?.type === 'text') return clip(oneLine(String(b.text ?? '')), VIEW_TEXT_MAX);
       if (b?.type === 'thinking') return '(thinking)';
       return '';
     });
@@ -307,6 +393,8 @@ function parse(line: string): any {
   }
 }
 
+const VIEW_TEXT_MAX = 4000;
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 const firstLine = (s: string) => (s.split('\n')[0] ?? '').trim().slice(0, 200);
@@ -317,10 +405,40 @@ function contentText(content: unknown): string {
   return '';
 }
 
-function shortInput(input: unknown): string {
+/** A tool call's input in one short line: the command, the file, the pattern; lists and objects summarised. */
+export function shortInput(input: unknown): string {
   if (!input || typeof input !== 'object') return '';
   const o = input as Record<string, unknown>;
+  return oneLine(summariseInput(o)).slice(0, 120);
+}
+
+function summariseInput(o: Record<string, unknown>): string {
+  // TodoWrite: the list's size and the item being worked on.
+  if (Array.isArray(o['todos'])) {
+    const todos = o['todos'] as any[];
+    const doing = todos.find((t) => t?.status === 'in_progress') ?? todos[0];
+    const done = todos.filter((t) => t?.status === 'completed').length;
+    return `${todos.length} ${todos.length === 1 ? 'todo' : 'todos'}${done ? `, ${done} done` : ''}${doing ? `; ${doing.status === 'in_progress' ? 'doing' : 'first'}: ${String(doing.content ?? doing.activeForm ?? '')}` : ''}`;
+  }
+  // MultiEdit (and any call naming a file with a list of edits): the file and how many edits.
+  const edits = Array.isArray(o['edits']) ? ` (${o['edits'].length} ${o['edits'].length === 1 ? 'edit' : 'edits'})` : '';
   // Grep and Glob: the pattern says more than the folder searched.
-  const v = o['command'] ?? o['file_path'] ?? o['pattern'] ?? o['path'] ?? Object.values(o)[0];
-  return String(v ?? '').replace(/\s+/g, ' ').trim().slice(0, 120);
+  for (const key of ['command', 'file_path', 'notebook_path', 'pattern', 'path', 'url', 'query', 'description', 'prompt']) {
+    const v = o[key];
+    if (typeof v === 'string' && v.trim()) return `${v}${edits}`;
+  }
+  const text = Object.values(o).find((v) => typeof v === 'string' && v.trim());
+  if (typeof text === 'string') return `${text}${edits}`;
+  const [key, value] = Object.entries(o)[0] ?? [];
+  return key === undefined ? '' : `${key}: ${structured(value) ?? String(value)}`;
+}
+
+/** A list or object in words: `3 items: a, b, …`, `{a, b}`; undefined for a plain value. */
+function structured(v: unknown): string | undefined {
+  if (Array.isArray(v)) {
+    const names = v.slice(0, 3).map((x) => (x && typeof x === 'object' ? String(Object.values(x).find((y) => typeof y === 'string') ?? '{…}') : String(x)));
+    return `${v.length} ${v.length === 1 ? 'item' : 'items'}${names.length ? `: ${names.join(', ')}${v.length > 3 ? ', …' : ''}` : ''}`;
+  }
+  if (v && typeof v === 'object') return `{${Object.keys(v).slice(0, 4).join(', ')}${Object.keys(v).length > 4 ? ', …' : ''}}`;
+  return undefined;
 }

@@ -3,6 +3,7 @@
 // alias tells the task. Inside an agent sandbox the Claude Code stream-json log and the tool_summary files show
 // progress. Coded against the provider interface (services/sandbox/types.ts).
 import { StreamJsonReader, type StreamEventView, type StreamJsonProgress } from '../agent/streamJson.js';
+import { StreamJsonCursor } from '../agent/logCursor.js';
 import type { Sandbox, SandboxInfo, SandboxProvider } from '../sandbox/types.js';
 import type { SandboxSnapshot, SandboxRow } from '../../state/types/monitor.js';
 export type { SandboxSnapshot, SandboxRow } from '../../state/types/monitor.js';
@@ -13,7 +14,7 @@ export const RUNTIME_ROOT = '/workspace_sandbox/blackbox_server_runtime';
 export function endingOf(p: StreamJsonProgress | undefined): string | undefined {
   if (!p || p.status === 'running' || p.status === 'success') return undefined;
   if (p.status === 'max_turns') return '✗ max turns';
-  if (p.status === 'api_error') return `✗ API error${p.apiErrorStatus !== null ? ` ${p.apiErrorStatus}` : ''}${p.apiRetries.length ? ` after ${p.apiRetries.length} retries` : ''}`;
+  if (p.status === 'api_error') return `✗ API error${p.apiErrorStatus !== null ? ` ${p.apiErrorStatus}` : ''}${p.apiRetries.length ? ` after ${p.apiRetries.length} ${p.apiRetries.length === 1 ? 'retry' : 'retries'}` : ''}`;
   return `✗ ${(p.cause ?? 'error').split(' ')[0]}`;
 }
 
@@ -68,16 +69,67 @@ export interface AgentProgress {
   agent?: StreamJsonProgress;
 }
 
-/** Reads steps (tool_summary file count) and the tail of the Claude Code log in an agent sandbox (E2B commands, not BBS). */
-export async function readAgentProgress(sandbox: Sandbox, opts: { tailBytes?: number; signal?: AbortSignal } = {}): Promise<AgentProgress> {
-  const tail = opts.tailBytes ?? 65536;
-  const script = `d=$(ls -dt ${RUNTIME_ROOT}/bbs-* 2>/dev/null | head -n 1); if [ -z "$d" ]; then echo NO_RUNTIME; exit 0; fi; echo STEPS=$(ls "$d/logs" 2>/dev/null | grep -c '^tool_summary\\.'); tail -c ${tail} "$d/logs/claude_code.stdout.log" 2>/dev/null`;
+/** Where one sandbox's Claude Code log was read to: its runtime folder and the cursor (offset + folded state). */
+export interface AgentLogReadState {
+  runtime: string;
+  cursor: StreamJsonCursor;
+}
+
+/** Bytes asked for per sandbox command (base64 on the way back: 4/3 of it). */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * Reads steps (tool_summary file count) and the Claude Code log of an agent sandbox (E2B commands, not BBS) from
+ * where the last read ended (`state`), up to `maxBytes` new bytes this time: the whole log over a few reads, never
+ * a tail window. A newer runtime folder (BBS makes one per binding) or a log shorter than the offset (rewritten)
+ * starts the read again from its first byte.
+ */
+export async function readAgentLogIncrement(
+  sandbox: Sandbox,
+  opts: { state?: AgentLogReadState; maxBytes?: number; keepViews?: number; signal?: AbortSignal } = {},
+): Promise<{ progress: AgentProgress; state: AgentLogReadState | undefined; caughtUp: boolean }> {
+  let state = opts.state;
+  let steps: number | undefined;
+  let read = 0;
+  const max = opts.maxBytes ?? 4 * READ_CHUNK;
   try {
-    const r = await sandbox.run(script, { timeoutMs: 15_000, signal: opts.signal, maxOutputBytes: tail + 4096 });
-    return parseAgentProgress(r.stdout);
+    for (;;) {
+      const offset = state?.cursor.offset ?? 0;
+      const want = Math.min(READ_CHUNK, Math.max(1, max - read));
+      const script = `d=$(ls -dt ${RUNTIME_ROOT}/bbs-* 2>/dev/null | head -n 1); if [ -z "$d" ]; then echo NO_RUNTIME; exit 0; fi; f="$d/logs/claude_code.stdout.log"; echo STEPS=$(ls "$d/logs" 2>/dev/null | grep -c '^tool_summary\\.'); echo "RUNTIME=$d"; echo SIZE=$(stat -c %s "$f" 2>/dev/null || echo -1); o=${offset}; if [ "$d" != ${shellQuote(state?.runtime ?? '')} ] || [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -lt "$o" ]; then o=0; fi; echo FROM=$o; if [ -f "$f" ]; then tail -c +$((o + 1)) "$f" | head -c ${want} | base64 -w0; fi`;
+      const r = await sandbox.run(script, { timeoutMs: 30_000, signal: opts.signal, maxOutputBytes: Math.ceil(want * 1.4) + 4096 });
+      if (r.stdout.startsWith('NO_RUNTIME')) return { progress: { steps: 0, lastTool: undefined, events: [], error: 'no Blackbox Server runtime yet' }, state, caughtUp: true };
+      const lines = r.stdout.split('\n');
+      const field = (k: string) => lines.find((l) => l.startsWith(`${k}=`))?.slice(k.length + 1);
+      const stepsText = field('STEPS');
+      steps = stepsText !== undefined && /^\d+$/.test(stepsText) ? Number(stepsText) : undefined;
+      const runtime = field('RUNTIME') ?? '';
+      const from = Number(field('FROM') ?? '0');
+      const size = Number(field('SIZE') ?? '-1');
+      if (!state || state.runtime !== runtime || from !== state.cursor.offset) state = { runtime, cursor: new StreamJsonCursor({ keepViews: opts.keepViews ?? 500 }) };
+      const bodyAt = lines.findIndex((l) => l.startsWith('FROM='));
+      const buf = Buffer.from((lines[bodyAt + 1] ?? '').trim(), 'base64');
+      state.cursor.feed(buf);
+      read += buf.length;
+      const caughtUp = size < 0 || state.cursor.offset >= size || buf.length === 0;
+      if (caughtUp || read >= max) return { progress: progressOf(state, steps), state, caughtUp };
+    }
   } catch (err) {
-    return { steps: undefined, lastTool: undefined, events: [], error: (err as Error).message };
+    return { progress: { ...(state ? progressOf(state, steps) : { steps: undefined, lastTool: undefined, events: [] }), error: (err as Error).message }, state, caughtUp: false };
   }
+}
+
+function progressOf(state: AgentLogReadState, steps: number | undefined): AgentProgress {
+  const agent = state.cursor.progress();
+  const last = agent.toolCalls.at(-1);
+  return { steps, lastTool: last ? `${last.name}(${last.arg.slice(0, 80)})` : undefined, events: state.cursor.reader.views.slice(-500), agent };
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Reads steps (tool_summary file count) and the whole Claude Code log of an agent sandbox, once. */
+export async function readAgentProgress(sandbox: Sandbox, opts: { maxBytes?: number; signal?: AbortSignal } = {}): Promise<AgentProgress> {
+  return (await readAgentLogIncrement(sandbox, { maxBytes: opts.maxBytes ?? 64 << 20, signal: opts.signal })).progress;
 }
 
 export function parseAgentProgress(stdout: string): AgentProgress {

@@ -2,7 +2,7 @@
 // the task table) and of a drilled-into sandbox: bounded to what the panels can show, log text redacted.
 import type { RolloutRow, FeedRow, TaskRow, SandboxStreamView } from '../../state/monitor.js';
 import type { Sandbox } from '../sandbox/types.js';
-import type { StreamJsonProgress } from '../agent/streamJson.js';
+import { tokensText, type StreamJsonProgress } from '../agent/streamJson.js';
 import type { StreamEventView } from './sandboxes.js';
 import type { TrajectoryView } from './offline.js';
 import { zeroStdGroups, type RunModel } from './model.js';
@@ -81,6 +81,12 @@ export interface DrillStream {
   relistedAt?: number;
 }
 
+/** The agent-log summary's counts line, for the drill-in (the same words, from the same reader). */
+export function agentCounts(a: StreamJsonProgress): string {
+  const errors = a.toolCalls.filter((c) => c.is_error).length;
+  return `model turns ${a.modelTurns} · tool calls ${a.toolCalls.length}${errors ? ` (${errors} failed)` : ''} · ${tokensText(a)}`;
+}
+
 export function streamSnapshot(s: DrillStream): SandboxStreamView {
   const a = s.agent;
   const lastRetry = a?.apiRetries.at(-1);
@@ -90,7 +96,19 @@ export function streamSnapshot(s: DrillStream): SandboxStreamView {
     events: s.events.slice(-300).map((e) => ({ ...e, text: redact(e.text) })),
     steps: s.steps,
     error: s.error,
-    agent: a ? { status: a.status, cause: a.cause ? redact(a.cause) : undefined, apiRetries: a.apiRetries.length, lastRetryStatus: lastRetry ? lastRetry.error_status : undefined, apiErrorStatus: a.apiErrorStatus, permissionDenials: a.permissionDenials.length } : undefined,
+    agent: a
+      ? {
+          status: a.status,
+          cause: a.cause ? redact(a.cause) : undefined,
+          apiRetries: a.apiRetries.length,
+          lastRetryStatus: lastRetry ? lastRetry.error_status : undefined,
+          apiErrorStatus: a.apiErrorStatus,
+          permissionDenials: a.permissionDenials.length,
+          counts: agentCounts(a),
+          results: a.results,
+          openTasks: a.openTasks,
+        }
+      : undefined,
     transcript: s.transcript,
   };
 }

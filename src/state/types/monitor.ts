@@ -61,6 +61,9 @@ export interface SandboxRow {
   lastTool?: string;
   /** How Claude Code ended badly, once its log has a result: `✗ max turns`, `✗ API error 529 after 2 retries`. */
   ending?: string;
+  /** What its whole log says (the same reader as agent-log): running, success, max_turns, api_error, error. */
+  agentStatus?: string;
+  toolCalls?: number;
 }
 
 export interface SandboxSnapshot {

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RecipePaths } from '../../workspace/paths.js';
 import type { SandboxProvider, Sandbox } from '../../sandbox/types.js';
-import { endingOf, listDressageSandboxes, readAgentProgress, type AgentProgress, type SandboxSnapshot } from '../sandboxes.js';
+import { endingOf, listDressageSandboxes, readAgentLogIncrement, type AgentLogReadState, type AgentProgress, type SandboxSnapshot } from '../sandboxes.js';
 import { fetchProxyHealth, type ProxyHealth } from '../proxy.js';
 import { nvidiaSmiRunner, type GpuRunner } from '../gpu.js';
 import { fetchClusterGpus, fetchRayJobStatus, type RayClusterNode, type RayResult } from '../rayCluster.js';
@@ -34,13 +34,19 @@ export function writerFromRunView(v: RunView): WriterStatus | undefined {
   return { source: 'registry', alive: v.alive, exitCode: v.exitCode, stopped: v.status === 'stopped', pid: v.pid };
 }
 
+/** New log bytes read per sandbox per rows refresh, and per drill-in poll: a 2 MB log is whole after one poll. */
+const ROW_READ_BYTES = 4 << 20;
+const DRILL_READ_BYTES = 16 << 20;
+
 export class RealRunSources implements RunSources {
   readonly speed = 1;
   readonly localGpus: GpuRunner;
   readonly localNodeLabel = `this node (${hostname()}, nvidia-smi)`;
   private providerPromise: Promise<SandboxProvider | undefined> | undefined;
   private sandboxes: SandboxSnapshot | undefined;
-  private readonly progress = new Map<string, { steps: number | undefined; lastTool: string | undefined; ending?: string; at: number }>();
+  private readonly progress = new Map<string, { steps: number | undefined; lastTool: string | undefined; ending?: string; status?: string; toolCalls?: number; at: number }>();
+  /** Per agent sandbox: where its Claude Code log was read to (rows and drill-in share it), and the read in flight. */
+  private readonly logs = new Map<string, { state?: AgentLogReadState; busy?: Promise<unknown> }>();
   /** The registry entry that launched this log, once looked up ('' = none). */
   private registryName: string | undefined;
 
@@ -74,6 +80,7 @@ export class RealRunSources implements RunSources {
     if (!provider || rows.length === 0) return;
     const live = new Set(rows.map((r) => r.id));
     for (const id of this.progress.keys()) if (!live.has(id)) this.progress.delete(id);
+    for (const id of this.logs.keys()) if (!live.has(id) && id !== this.drilled) this.logs.delete(id);
     const batch = rows
       .slice()
       .sort((a, b) => (this.progress.get(a.id)?.at ?? 0) - (this.progress.get(b.id)?.at ?? 0))
@@ -81,8 +88,8 @@ export class RealRunSources implements RunSources {
     await Promise.all(
       batch.map(async (r) => {
         try {
-          const p = await this.agentProgress(r.id, { tailBytes: 32768 });
-          this.progress.set(r.id, { steps: p.steps, lastTool: p.lastTool, ending: endingOf(p.agent), at: this.clock() });
+          const p = await this.agentProgress(r.id, { maxBytes: ROW_READ_BYTES });
+          this.progress.set(r.id, { steps: p.steps, lastTool: p.lastTool, ending: endingOf(p.agent), status: p.agent?.status, toolCalls: p.agent?.toolCalls.length, at: this.clock() });
         } catch {
           this.progress.set(r.id, { steps: undefined, lastTool: undefined, at: this.clock() });
         }
@@ -98,15 +105,33 @@ export class RealRunSources implements RunSources {
         r.steps = p.steps;
         r.lastTool = p.lastTool;
         r.ending = p.ending;
+        r.agentStatus = p.status;
+        r.toolCalls = p.toolCalls;
       }
     }
   }
 
-  async agentProgress(id: string, opts: { tailBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }> {
+  /** The sandbox drilled into last (its log's cursor is kept while the drill-in may show it). */
+  private drilled: string | undefined;
+
+  async agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }> {
     const provider = await this.provider();
     if (!provider) throw new Error('no sandbox provider configured');
     const sandbox = opts.sandbox ?? (await provider.connect(id));
-    return { ...(await readAgentProgress(sandbox, { tailBytes: opts.tailBytes })), sandbox };
+    if (opts.maxBytes === undefined) this.drilled = id;
+    const log = this.logs.get(id) ?? {};
+    this.logs.set(id, log);
+    // One read at a time per log: the rows' refresh and the drill-in's poll advance the same cursor.
+    while (log.busy) await log.busy.catch(() => undefined);
+    const read = readAgentLogIncrement(sandbox, { state: log.state, maxBytes: opts.maxBytes ?? DRILL_READ_BYTES });
+    log.busy = read;
+    try {
+      const r = await read;
+      log.state = r.state;
+      return { ...r.progress, sandbox };
+    } finally {
+      log.busy = undefined;
+    }
   }
 
   async proxyHealth(url: string | undefined): Promise<ProxyHealth | undefined> {

@@ -21,7 +21,7 @@ export interface RunSources {
   /** Reads steps and the last tool call of a few agent sandboxes; absent when listSandboxes rows come complete. */
   refreshAgentProgress?(): Promise<void>;
   /** One agent sandbox's Claude Code log (the drill-in). */
-  agentProgress(id: string, opts: { tailBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }>;
+  agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }>;
   /** GET /health of the Dressage proxy at `url` (undefined: not known yet); undefined = nothing to ask. */
   proxyHealth(url: string | undefined): Promise<ProxyHealth | undefined>;
   /** This node's GPUs (nvidia-smi CSV). */
