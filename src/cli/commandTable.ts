@@ -193,6 +193,14 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/monitor.js')).monitorCommand,
   },
   {
+    words: ['report'],
+    args: '[RUN|RUN_DIR|LOG_FILE]',
+    summary: 'one self-contained HTML page of the run to share: curves, groups, failures, tasks, E2B cost, settings',
+    options: [{ name: 'output', type: 'string', short: 'o', arg: 'FILE', help: 'the HTML file to write (default: <run>.html)' }],
+    json: true,
+    load: async () => (await import('./commands/report.js')).reportCommand,
+  },
+  {
     words: ['agent-log'],
     args: 'FILE|SANDBOX_ID',
     summary: "Claude Code's progress from its stream-json log: a file, or a live agent sandbox's claude_code.stdout.log",
