@@ -12,8 +12,14 @@
 //   (dashboard/modules/job/pydantic_models.py, snake_case: type, job_id, submission_id, driver_info, status,
 //   entrypoint, message, error_type, start_time, end_time, metadata, runtime_env, driver_agent_http_address,
 //   driver_node_id, driver_exit_code); GET /api/jobs/{id} → one, or 404.
+// - GET /api/jobs/{id}/logs → JobLogsResponse {"logs": str} (common.py); POST /api/jobs/{id}/stop → JobStopResponse
+//   {"stopped": bool} (false when the job is not running; job_manager.stop_job); an unknown id → 404 "Job {id} does
+//   not exist" (job_head.py). WS /api/jobs/{id}/logs/tail: the log so far, then what is appended, as text messages;
+//   closed when the job ends (the agent's tail iterator ends with the job's log).
 // Everything else answers 404 as aiohttp does for an unknown route.
 import http from 'node:http';
+import { createHash } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeGpu {
@@ -39,6 +45,8 @@ export interface FakeJob {
   driver_exit_code?: number | null;
   start_time?: number;
   end_time?: number | null;
+  /** The job's log so far (GET …/logs, and the first message of a tail). */
+  logs?: string;
 }
 
 export interface FakeRayDashboard {
@@ -46,7 +54,18 @@ export interface FakeRayDashboard {
   nodes: FakeNode[];
   jobs: FakeJob[];
   requests: string[];
+  /** Appends to a job's log; open tails get it as a message. */
+  appendLog(id: string, text: string): void;
+  /** Ends a job (its tails close). */
+  endJob(id: string, status: 'STOPPED' | 'SUCCEEDED' | 'FAILED', exitCode?: number): void;
   close(): Promise<void>;
+}
+
+/** A server → client WebSocket frame (RFC 6455 §5.2: FIN, opcode, unmasked payload length). */
+function wsFrame(opcode: number, payload: Buffer): Buffer {
+  const n = payload.length;
+  const head = n < 126 ? Buffer.from([0x80 | opcode, n]) : n < 65536 ? Buffer.from([0x80 | opcode, 126, n >> 8, n & 255]) : Buffer.concat([Buffer.from([0x80 | opcode, 127]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(n)); return b; })()]);
+  return Buffer.concat([head, payload]);
 }
 
 /** 4 nodes × 8 H200s (Dressage's 4-node recipe), the first the head. */
@@ -127,6 +146,18 @@ function jobDetails(j: FakeJob) {
 
 export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: FakeJob[] } = {}): Promise<FakeRayDashboard> {
   const state = { nodes: init.nodes ?? fourNodeCluster(), jobs: init.jobs ?? [], requests: [] as string[] };
+  const tails = new Map<string, Set<Duplex>>();
+  const TERMINAL = new Set(['STOPPED', 'SUCCEEDED', 'FAILED']);
+  const closeTails = (id: string) => {
+    for (const sock of tails.get(id) ?? []) sock.end(wsFrame(0x8, Buffer.from([0x03, 0xe8])));
+    tails.delete(id);
+  };
+  const endJob = (j: FakeJob, status: 'STOPPED' | 'SUCCEEDED' | 'FAILED', exitCode?: number) => {
+    j.status = status;
+    j.end_time = Date.now();
+    if (exitCode !== undefined) j.driver_exit_code = exitCode;
+    closeTails(j.submission_id);
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     state.requests.push(`${req.method} ${url.pathname}${url.search}`);
@@ -138,6 +169,21 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
       return json(200, { result: true, msg: 'Node summary fetched.', data: { summary: state.nodes.map(nodeSummary), nodeLogicalResources: {} } });
     }
     if (req.method === 'GET' && (url.pathname === '/api/jobs/' || url.pathname === '/api/jobs')) return json(200, state.jobs.map(jobDetails));
+    const sub = /^\/api\/jobs\/([^/]+)\/(logs|stop)$/.exec(url.pathname);
+    if (sub) {
+      const j = state.jobs.find((x) => x.submission_id === sub[1]);
+      if (!j) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        return res.end(`Job ${sub[1]} does not exist`);
+      }
+      if (sub[2] === 'logs' && req.method === 'GET') return json(200, { logs: j.logs ?? '' });
+      if (sub[2] === 'stop' && req.method === 'POST') {
+        if (TERMINAL.has(j.status)) return json(200, { stopped: false });
+        endJob(j, 'STOPPED');
+        j.message = 'Job was intentionally stopped.';
+        return json(200, { stopped: true });
+      }
+    }
     const one = /^\/api\/jobs\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       const j = state.jobs.find((x) => x.submission_id === one[1]);
@@ -149,6 +195,30 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
     }
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('404: Not Found');
+  });
+  server.on('upgrade', (req, socket: Duplex) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    state.requests.push(`WS ${url.pathname}`);
+    const m = /^\/api\/jobs\/([^/]+)\/logs\/tail$/.exec(url.pathname);
+    const j = m ? state.jobs.find((x) => x.submission_id === m[1]) : undefined;
+    const key = req.headers['sec-websocket-key'];
+    if (!j || typeof key !== 'string') {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.on('error', () => {});
+    // Frames from the client (its close) need no answer beyond ending the socket.
+    socket.on('data', (d: Buffer) => {
+      if ((d[0]! & 0x0f) === 0x8) socket.end(wsFrame(0x8, Buffer.alloc(0)));
+    });
+    socket.on('close', () => tails.get(j.submission_id)?.delete(socket));
+    if (j.logs) socket.write(wsFrame(0x1, Buffer.from(j.logs)));
+    if (TERMINAL.has(j.status)) return void socket.end(wsFrame(0x8, Buffer.from([0x03, 0xe8])));
+    let set = tails.get(j.submission_id);
+    if (!set) tails.set(j.submission_id, (set = new Set()));
+    set.add(socket);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
@@ -167,6 +237,22 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
       state.jobs = v;
     },
     requests: state.requests,
-    close: () => new Promise((r) => server.close(() => r())),
+    appendLog(id, text) {
+      const j = state.jobs.find((x) => x.submission_id === id);
+      if (!j) throw new Error(`no job ${id}`);
+      j.logs = (j.logs ?? '') + text;
+      for (const sock of tails.get(id) ?? []) sock.write(wsFrame(0x1, Buffer.from(text)));
+    },
+    endJob(id, status, exitCode) {
+      const j = state.jobs.find((x) => x.submission_id === id);
+      if (!j) throw new Error(`no job ${id}`);
+      endJob(j, status, exitCode);
+    },
+    close: () =>
+      new Promise((r) => {
+        for (const id of [...tails.keys()]) closeTails(id);
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
   };
 }

@@ -11,6 +11,8 @@ import type { LaunchCheck } from '../../services/train/checks.js';
 import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
 import { resumePlan, runLaunchJob, runStopJob } from '../../services/train/launchJob.js';
 import { formatAge } from '../../services/util/format.js';
+import { runsWithSources, stopRunRayJob, type RunStateSource } from '../../services/train/rayState.js';
+import { SUBMISSION_ID, dashboardUrl } from '../../services/ray/jobsApi.js';
 
 const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
 
@@ -110,10 +112,14 @@ function statusText(r: RunView): string {
   return r.status;
 }
 
+function sourceJson(s: RunStateSource) {
+  return { kind: s.kind, detail: s.detail, rayJobId: s.rayJobId ?? null };
+}
+
 export async function trainList(ctx: CommandContext): Promise<number> {
-  const runs = await listRuns(ctx.paths);
+  const runs = await runsWithSources(await listRuns(ctx.paths), ctx.env);
   if (ctx.global.json) {
-    writeJson(ctx, { runs: runs.map(runJson) });
+    writeJson(ctx, { runs: runs.map((r) => ({ ...runJson(r.run), stateFrom: sourceJson(r.source) })) });
     return ExitCode.ok;
   }
   if (runs.length === 0) {
@@ -121,26 +127,31 @@ export async function trainList(ctx: CommandContext): Promise<number> {
     return ExitCode.ok;
   }
   const now = Date.now();
-  for (const r of runs) {
+  for (const { run: r, source } of runs) {
     const age = formatAge(now - Date.parse(r.startedAt ?? r.createdAt));
-    say(ctx, `${r.name.padEnd(52)} ${statusText(r).padEnd(10)} pid ${String(r.pid ?? '-').padEnd(8)} ${age} ago`);
+    const from = source.kind === 'ray-api' ? `from Ray job ${source.rayJobId}` : source.kind === 'remote' ? 'from the registry only' : 'from local processes';
+    say(ctx, `${r.name.padEnd(52)} ${statusText(source.kind === 'ray-api' ? { ...r, remote: undefined } : r).padEnd(10)} pid ${String(r.pid ?? '-').padEnd(8)} ${age} ago  (${from})`);
   }
+  const notes = [...new Set(runs.filter((r) => r.source.rayJobId && r.source.kind !== 'ray-api').map((r) => r.source.detail.split('; ').slice(1).join('; ')))];
+  for (const n of notes) if (n) note(ctx, `note: ${n}`);
   return ExitCode.ok;
 }
 
 export async function trainStatus(ctx: CommandContext): Promise<number> {
-  const run = await findRun(ctx.paths, ctx.positionals[0]);
+  const [{ run, source }] = (await runsWithSources([await findRun(ctx.paths, ctx.positionals[0])], ctx.env)) as [{ run: RunView; source: RunStateSource }];
   const [tail, printed, ckpt] = await Promise.all([tailLog(run.logFile, 15), effectiveLinesInLog(run.logFile), findLatestCheckpoint(run.checkpointDir)]);
   const mismatched = printed.length > 0 && printed.some((l) => !run.expectedEffectiveLines.includes(l));
   const resume = ckpt && run.status !== 'running' && run.status !== 'starting'
     ? { root: ckpt.root, step: ckpt.step, command: `swegym-console train launch --resume   # or --set RESUME_FROM_CKPT=1 --set RESUME_CKPT_ROOT=${ckpt.root} --set RESUME_CKPT_STEP=${ckpt.step}` }
     : undefined;
   if (ctx.global.json) {
-    writeJson(ctx, { run: runJson(run), effectiveLines: printed, expectedEffectiveLines: run.expectedEffectiveLines, effectiveMismatch: mismatched, checkpoint: ckpt ?? null, resume: resume ?? null, logTail: tail });
+    writeJson(ctx, { run: runJson(run), stateFrom: sourceJson(source), effectiveLines: printed, expectedEffectiveLines: run.expectedEffectiveLines, effectiveMismatch: mismatched, checkpoint: ckpt ?? null, resume: resume ?? null, logTail: tail });
     return ExitCode.ok;
   }
-  say(ctx, `${run.name}: ${statusText(run)}${run.alive && run.status !== 'running' && run.status !== 'starting' ? ' (processes of its group still alive)' : ''}`);
+  say(ctx, `${run.name}: ${statusText(source.kind === 'ray-api' ? { ...run, remote: undefined } : run)}${run.alive && run.status !== 'running' && run.status !== 'starting' ? ' (processes of its group still alive)' : ''}`);
   say(ctx, `  RUN_NAME ${run.runName}, pid/pgid ${run.pid ?? '-'}/${run.pgid ?? '-'} on ${run.host}, started ${run.startedAt ?? run.createdAt}`);
+  say(ctx, `  state from ${source.detail}`);
+  if (source.rayJobId) say(ctx, `  ray job ${source.rayJobId}: by hand, ray job status ${source.rayJobId} --address ${dashboardUrl(ctx.env)} (or curl ${dashboardUrl(ctx.env)}/api/jobs/${source.rayJobId})`);
   say(ctx, `  log ${run.logFile}`);
   say(ctx, `  outputs ${run.outputsLogDir}`);
   say(ctx, `  checkpoints ${run.checkpointDir}${ckpt ? ` (latest iter ${ckpt.step}, ${ckpt.count} saved)` : ' (none yet)'}`);
@@ -163,10 +174,27 @@ async function confirm(ctx: CommandContext, question: string): Promise<boolean> 
   }
 }
 
+/** `train stop raysubmit_…`: Ray's Jobs API alone (a console with a tunnel to the head and no registry entry). */
+async function stopRayJobById(ctx: CommandContext, id: string): Promise<number> {
+  if (!optFlag(ctx, 'yes')) {
+    if (!process.stdin.isTTY) throw new ConsoleError({ what: `not stopping Ray job ${id} without confirmation`, cause: 'no terminal to ask on', fix: `pass --yes: swegym-console train stop ${id} --yes`, exitCode: ExitCode.usage });
+    if (!(await confirm(ctx, `Stop Ray job ${id} through ${dashboardUrl(ctx.env)}? Checkpoints are kept.`))) {
+      say(ctx, 'not stopped');
+      return ExitCode.failed;
+    }
+  }
+  const r = await stopRunRayJob(id, ctx.env);
+  if (ctx.global.json) writeJson(ctx, { rayJob: id, ok: r.ok, stopped: r.stopped ?? null, detail: r.detail });
+  else say(ctx, r.detail);
+  if (!r.ok) throw new ConsoleError({ what: `Cannot stop Ray job ${id}.`, cause: r.detail, fix: `Open a tunnel to the head's dashboard (ssh -L 8265:127.0.0.1:8265 HEAD) or set SWEGYM_RAY_DASHBOARD; by hand on the head: ray job stop ${id}`, exitCode: ExitCode.precondition });
+  return ExitCode.ok;
+}
+
 export async function trainStop(ctx: CommandContext): Promise<number> {
   const name = ctx.positionals[0];
   if (!name) throw usageError('train stop needs the run name', 'see `swegym-console train list`');
-  const run = await findRun(ctx.paths, name);
+  if (SUBMISSION_ID.test(name)) return stopRayJobById(ctx, name);
+  const [{ run, source }] = (await runsWithSources([await findRun(ctx.paths, name)], ctx.env)) as [{ run: RunView; source: RunStateSource }];
   const rayStop = optFlag(ctx, 'ray-stop');
   const running = run.alive || run.status === 'starting' || run.status === 'running';
   if (!running && !rayStop) {
@@ -189,13 +217,22 @@ export async function trainStop(ctx: CommandContext): Promise<number> {
       return ExitCode.failed;
     }
   }
+  // The training is Ray's job: stop it there first (the launcher's `ray job submit` then sees it end), then the
+  // launcher's own processes, if any are left on this host.
+  const rayJobStop = source.kind === 'ray-api' && source.rayJobId && source.rayJob && !['STOPPED', 'SUCCEEDED', 'FAILED'].includes(source.rayJob.status) ? await stopRunRayJob(source.rayJobId, ctx.env) : undefined;
+  if (rayJobStop && !ctx.global.json) say(ctx, `ray job: ${rayJobStop.detail}`);
+  if (run.remote && rayJobStop) {
+    if (ctx.global.json) writeJson(ctx, { run: runJson(run), signal: 'none', rayJob: { id: source.rayJobId, ok: rayJobStop.ok, stopped: rayJobStop.stopped ?? null, detail: rayJobStop.detail } });
+    else say(ctx, `the launcher runs on ${run.host}: its own processes end with the job (or: swegym-console train stop ${run.name} there)`);
+    return rayJobStop.ok ? ExitCode.ok : ExitCode.failed;
+  }
   const result = await runStopJob({ paths: ctx.paths, name: run.name, rayStop, log: commandLog, env: ctx.env, onEvent: (e) => (e.type === 'progress' ? note(ctx, e.text) : undefined) });
   if (ctx.global.json) {
-    writeJson(ctx, { run: runJson(result.run), signal: result.signal, rayStop: result.rayStop ?? null });
+    writeJson(ctx, { run: runJson(result.run), signal: result.signal, rayStop: result.rayStop ?? null, ...(rayJobStop ? { rayJob: { id: source.rayJobId, ok: rayJobStop.ok, stopped: rayJobStop.stopped ?? null, detail: rayJobStop.detail } } : {}) });
   } else {
     say(ctx, result.signal === 'none' ? `${run.name} had already ended (${statusText(result.run)})` : `${run.name} stopped (${result.signal === 'KILL' ? 'needed KILL' : 'TERM'})`);
     if (result.rayStop) say(ctx, `ray: ${result.rayStop.detail}`);
-    else if (result.signal !== 'none') say(ctx, 'note: Ray (and a job it still runs) keeps going on the cluster; `swegym-console train stop RUN --ray-stop` or `ray stop --force` ends it');
+    else if (result.signal !== 'none' && !rayJobStop?.ok) say(ctx, 'note: Ray (and a job it still runs) keeps going on the cluster; `swegym-console train stop RUN --ray-stop` or `ray stop --force` ends it');
   }
-  return result.rayStop && !result.rayStop.ok ? ExitCode.failed : ExitCode.ok;
+  return (result.rayStop && !result.rayStop.ok) || (rayJobStop && !rayJobStop.ok) ? ExitCode.failed : ExitCode.ok;
 }

@@ -29,6 +29,7 @@ import {
   sharedMarkerScan,
   type MarkerScan,
 } from './markerScan.js';
+import { dashboardUrl, streamRayJobLogs } from '../ray/jobsApi.js';
 import { runProcess, type RunResult } from '../process/run.js';
 
 export type LineSink = (line: string) => void;
@@ -400,16 +401,30 @@ export class FileFollower {
 
 /**
  * Streams `ray job logs -f <job>` into a sink (the Ray job's stdout, §7 live source 5). Resolves when the child
- * exits (job finished, or aborted through `signal`).
+ * exits (job finished, or aborted through `signal`). Without a working `ray` here (not installed, or it cannot reach
+ * the cluster, and it printed no line), the same logs come from Ray's Jobs REST API on the dashboard port
+ * (services/ray/jobsApi.ts): a laptop with an SSH tunnel to the head's :8265 follows the run with no `ray`.
  */
-export async function followRayJob(jobId: string, sink: LineSink, opts: { cwd: string; address?: string; signal?: AbortSignal; rayBin?: string; follow?: boolean }): Promise<RunResult> {
+export async function followRayJob(jobId: string, sink: LineSink, opts: { cwd: string; address?: string; signal?: AbortSignal; rayBin?: string; follow?: boolean; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
   const args = ['job', 'logs', ...(opts.follow === false ? [] : ['-f']), jobId];
   if (opts.address) args.push('--address', opts.address);
-  return runProcess(opts.rayBin ?? 'ray', args, {
+  let lines = 0;
+  const cli = await runProcess(opts.rayBin ?? 'ray', args, {
     cwd: opts.cwd,
     signal: opts.signal,
     keepLines: 20,
     note: 'monitor: follow ray job logs',
-    onLine: (_stream, line) => sink(line),
+    onLine: (_stream, line) => {
+      lines++;
+      sink(line);
+    },
   });
+  if (cli.cancelled || lines > 0 || (!cli.spawnError && cli.exitCode === 0)) return cli;
+  const env = opts.env ?? process.env;
+  const base = dashboardUrl(opts.address && /^https?:\/\//.test(opts.address) ? { ...env, SWEGYM_RAY_DASHBOARD: opts.address } : env);
+  const started = Date.now();
+  const api = await streamRayJobLogs(base, jobId, sink, { follow: opts.follow !== false, signal: opts.signal });
+  const cliError = cli.spawnError ?? `ray job logs exited ${cli.exitCode ?? cli.signal}: ${cli.stderr.slice(-1)[0] ?? ''}`;
+  if (api.ok) return { exitCode: 0, signal: undefined, timedOut: false, cancelled: opts.signal?.aborted ?? false, stdout: [], stderr: [], durationMs: Date.now() - started };
+  return { ...cli, ...(cli.spawnError ? { spawnError: `${cli.spawnError}; and through Ray's Jobs API: ${api.error}` } : {}), stderr: [...cli.stderr, `${cliError}; Ray's Jobs API: ${api.error}`] };
 }
