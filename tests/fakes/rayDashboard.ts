@@ -16,6 +16,11 @@
 //   {"stopped": bool} (false when the job is not running; job_manager.stop_job); an unknown id → 404 "Job {id} does
 //   not exist" (job_head.py). WS /api/jobs/{id}/logs/tail: the log so far, then what is appended, as text messages;
 //   closed when the job ends (the agent's tail iterator ends with the job's log).
+// - With `metrics`: each node's reporter agent on its own port (its metrics export port) exports the GPU gauges
+//   of reporter_agent.py, Ray-prefixed: ray_node_gpus_utilization, ray_node_gram_used, ray_node_gram_available
+//   (MiB as gpustat gives them), labelled ip, SessionName, GpuIndex, GpuDeviceName; GET /api/prometheus/sd
+//   (metrics_head.py) lists those endpoints as [{"labels": {"job": "ray"}, "targets": ["ip:port", …]}].
+// - `summary: false`: a Ray whose private /nodes route is gone (404), for the metrics fallback.
 // Everything else answers 404 as aiohttp does for an unknown route.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
@@ -54,6 +59,8 @@ export interface FakeRayDashboard {
   nodes: FakeNode[];
   jobs: FakeJob[];
   requests: string[];
+  /** The per-node metrics endpoints (host:port), with `metrics`. */
+  metricsTargets: string[];
   /** Appends to a job's log; open tails get it as a message. */
   appendLog(id: string, text: string): void;
   /** Ends a job (its tails close). */
@@ -144,7 +151,24 @@ function jobDetails(j: FakeJob) {
   };
 }
 
-export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: FakeJob[] } = {}): Promise<FakeRayDashboard> {
+/** One node's reporter-agent gauges in the Prometheus text format. */
+function nodeMetrics(n: FakeNode): string {
+  const lines: string[] = [];
+  const gauge = (name: string, help: string, value: (g: FakeGpu) => number | null) => {
+    lines.push(`# HELP ray_${name} ${help}`, `# TYPE ray_${name} gauge`);
+    n.gpus.forEach((g, i) => {
+      const v = value(g);
+      if (v !== null) lines.push(`ray_${name}{GpuDeviceName="NVIDIA H200",GpuIndex="${i}",SessionName="session_2026-12-01_00-00-00_000000_1",ip="${n.ip}"} ${v}`);
+    });
+  };
+  gauge('node_gpus_utilization', 'Total GPUs usage on a ray node', (g) => g.util);
+  gauge('node_gram_used', 'Total GPU RAM usage on a ray node', (g) => g.memUsedMiB);
+  gauge('node_gram_available', 'Total GPU RAM available on a ray node', (g) => (g.memTotalMiB ?? 143771) - g.memUsedMiB);
+  lines.push('# HELP ray_node_cpu_utilization Total CPU usage on a ray node', '# TYPE ray_node_cpu_utilization gauge', `ray_node_cpu_utilization{SessionName="s",ip="${n.ip}"} 12.5`);
+  return lines.join('\n') + '\n';
+}
+
+export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: FakeJob[]; summary?: boolean; metrics?: boolean } = {}): Promise<FakeRayDashboard> {
   const state = { nodes: init.nodes ?? fourNodeCluster(), jobs: init.jobs ?? [], requests: [] as string[] };
   const tails = new Map<string, Set<Duplex>>();
   const TERMINAL = new Set(['STOPPED', 'SUCCEEDED', 'FAILED']);
@@ -165,7 +189,10 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(body));
     };
-    if (req.method === 'GET' && url.pathname === '/nodes' && url.searchParams.get('view') === 'summary') {
+    if (req.method === 'GET' && url.pathname === '/api/prometheus/sd' && init.metrics) {
+      return json(200, [{ labels: { job: 'ray' }, targets: metricsTargets }]);
+    }
+    if (req.method === 'GET' && url.pathname === '/nodes' && url.searchParams.get('view') === 'summary' && init.summary !== false) {
       return json(200, { result: true, msg: 'Node summary fetched.', data: { summary: state.nodes.map(nodeSummary), nodeLogicalResources: {} } });
     }
     if (req.method === 'GET' && (url.pathname === '/api/jobs/' || url.pathname === '/api/jobs')) return json(200, state.jobs.map(jobDetails));
@@ -221,6 +248,26 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
     set.add(socket);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  // Each node's metrics endpoint: its own server (a node's agent serves only its own gauges).
+  const metricsServers: http.Server[] = [];
+  const metricsTargets: string[] = [];
+  if (init.metrics) {
+    for (let k = 0; k < state.nodes.length; k++) {
+      const ms = http.createServer((req, res) => {
+        state.requests.push(`METRICS ${k} ${req.url}`);
+        const n = state.nodes[k];
+        if (req.url !== '/metrics' || !n) {
+          res.writeHead(404);
+          return res.end();
+        }
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(nodeMetrics(n));
+      });
+      await new Promise<void>((r) => ms.listen(0, '127.0.0.1', r));
+      metricsServers.push(ms);
+      metricsTargets.push(`127.0.0.1:${(ms.address() as AddressInfo).port}`);
+    }
+  }
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -237,6 +284,7 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
       state.jobs = v;
     },
     requests: state.requests,
+    metricsTargets,
     appendLog(id, text) {
       const j = state.jobs.find((x) => x.submission_id === id);
       if (!j) throw new Error(`no job ${id}`);
@@ -252,6 +300,7 @@ export async function startFakeRayDashboard(init: { nodes?: FakeNode[]; jobs?: F
       new Promise((r) => {
         for (const id of [...tails.keys()]) closeTails(id);
         server.closeAllConnections?.();
+        for (const ms of metricsServers) ms.close();
         server.close(() => r());
       }),
   };

@@ -77,7 +77,7 @@ test('the monitor shows the whole cluster grouped by node from Ray, and this nod
       await waitFor(() => (svc.store.getState().snapshot?.gpuPanel.nodes.length ?? 0) === 4 && (svc.store.getState().snapshot?.gpuPanel.nodes[0]?.gpus[0]?.util.length ?? 0) > 0, { timeoutMs: 10_000 });
       const p = svc.store.getState().snapshot!.gpuPanel;
       assert.equal(p.source, 'ray');
-      assert.equal(p.label, 'Ray cluster · 4 nodes · 32 GPUs');
+      assert.equal(p.label, 'Ray cluster · 4 nodes · 32 GPUs · via node summary');
       assert.deepEqual(p.nodes.map((n) => [n.label, n.isHead]), [['gpu-node-0', true], ['gpu-node-1', false], ['gpu-node-2', false], ['gpu-node-3', false]]);
       // A hot GPU and a lost worker node, on other nodes than this one: alerts name the node.
       ray.nodes[2]!.gpus[5]!.temp = 91;
@@ -164,4 +164,40 @@ test('a static log nobody writes any more (no registry entry, days old): stalled
   } finally {
     await removeDir(ws);
   }
+});
+
+test("Ray without the private node summary: the GPUs from Ray's Prometheus metrics (service discovery, or SWEGYM_RAY_METRICS), and the panel says so", async () => {
+  const ray = await startFakeRayDashboard({ summary: false, metrics: true });
+  try {
+    const r = await fetchClusterGpus(ray.url, { env: {} });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.match(r.via ?? '', /^Prometheus 4\/4$/);
+    assert.ok(ray.requests.includes('GET /nodes?view=summary') && ray.requests.includes('GET /api/prometheus/sd'), ray.requests.join('\n'));
+    assert.deepEqual(r.value.map((n) => [n.ip, n.gpus.length]), [['10.1.0.10', 8], ['10.1.0.11', 8], ['10.1.0.12', 8], ['10.1.0.13', 8]]);
+    // The same numbers as the summary gives for that GPU (util %, MiB used, total = used + available).
+    const g = r.value[1]!.gpus[2]!;
+    assert.deepEqual({ i: g.index, u: g.util, used: g.memUsed, total: g.memTotal, name: g.name }, { i: 2, u: 93, used: 120_200, total: 143771, name: 'NVIDIA H200' });
+    // Named endpoints (a laptop's tunnels): one of them down is said, the others used.
+    const named = await fetchClusterGpus('http://127.0.0.1:1', { env: { SWEGYM_RAY_METRICS: `${ray.metricsTargets[0]}, http://${ray.metricsTargets[1]}/metrics,127.0.0.1:1` } });
+    assert.ok(named.ok, JSON.stringify(named));
+    assert.equal(named.value.length, 2);
+    assert.match(named.via ?? '', /^Prometheus 2\/3 \(1 not reachable\)$/);
+  } finally {
+    await ray.close();
+  }
+  const none = await fetchClusterGpus('http://127.0.0.1:1', { env: {} });
+  assert.equal(none.ok, false);
+  assert.match(!none.ok ? none.error : '', /Ray dashboard not reachable at http:\/\/127\.0\.0\.1:1.*; no Prometheus metrics either/);
+});
+
+test('parsePrometheusText: labels with escapes, comments, timestamps, NaN; malformed lines skipped', async () => {
+  const { parsePrometheusText } = await import('../../src/services/ray/prometheus.js');
+  const text = ['# HELP x y', '# TYPE x gauge', 'a{ip="1.2.3.4",q="say \\"hi\\"\\\\n"} 1.5 1700000000000', 'b 2', 'c{} NaN', 'd{x="1"} +Inf', 'garbage here', 'e{x="1" 3'].join('\n');
+  const s = parsePrometheusText(text);
+  assert.deepEqual(s.map((x) => [x.name, x.labels, x.value]), [
+    ['a', { ip: '1.2.3.4', q: 'say "hi"\\n' }, 1.5],
+    ['b', {}, 2],
+    ['c', {}, NaN],
+    ['d', { x: '1' }, Infinity],
+  ]);
 });

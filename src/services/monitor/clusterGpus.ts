@@ -18,6 +18,8 @@ export const STALE_POLLS = 3;
 export class ClusterGpuHistory {
   nodes: RayClusterNode[] = [];
   error: string | undefined;
+  /** Where the last good reading came from (fetchClusterGpus's `via`). */
+  via: string | undefined;
   private lastAt: number | undefined;
   private readonly rows = new Map<string, { util: NumberRing; mem: NumberRing }>();
   private pollMs = 5000;
@@ -38,6 +40,7 @@ export class ClusterGpuHistory {
     }
     this.failures = 0;
     this.error = undefined;
+    this.via = r.via;
     if (this.lastAt !== undefined && now > this.lastAt) this.pollMs = 0.8 * this.pollMs + 0.2 * (now - this.lastAt);
     this.lastAt = now;
     this.nodes = r.value;
@@ -88,7 +91,7 @@ export function gpuPanelView(cluster: ClusterGpuHistory, local: { latest: GpuSam
   if (cluster.gpuCount > 0) {
     const nodes = cluster.view(columns);
     // Through a failed poll or two the last reading stays, said to be such.
-    return { source: 'ray', label: `Ray cluster · ${nodes.length} node${nodes.length === 1 ? '' : 's'} · ${cluster.gpuCount} GPUs`, nodes, note: cluster.error ? `last reading; now ${cluster.error}` : undefined, columnSeconds: GPU_COLUMN_SECONDS };
+    return { source: 'ray', label: `Ray cluster · ${nodes.length} node${nodes.length === 1 ? '' : 's'} · ${cluster.gpuCount} GPUs${cluster.via ? ` · via ${cluster.via}` : ''}`, nodes, note: cluster.error ? `last reading; now ${cluster.error}` : undefined, columnSeconds: GPU_COLUMN_SECONDS };
   }
   const gpus = local.latest.map((g) => {
     const h = local.history.get(g.index);

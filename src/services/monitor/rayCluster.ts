@@ -18,6 +18,7 @@
 import type { GpuSample } from './gpu.js';
 import type { RayJobState, RayJobStatus } from './liveness.js';
 import { RAY_DASHBOARD_PORT } from '../recipe.js';
+import { GPU_METRICS, gpusFromMetrics, metricsUrl, parsePrometheusText, targetsFromEnv, targetsFromServiceDiscovery } from '../ray/prometheus.js';
 
 export interface RayClusterNode {
   id: string;
@@ -28,7 +29,8 @@ export interface RayClusterNode {
   gpus: GpuSample[];
 }
 
-export type RayResult<T> = { ok: true; value: T } | { ok: false; error: string };
+/** `via`: where a good answer came from, in words (the GPU panel says it). */
+export type RayResult<T> = { ok: true; value: T; via?: string } | { ok: false; error: string };
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
@@ -105,14 +107,63 @@ async function getJson(base: string, pathAndQuery: string, opts: { timeoutMs?: n
   }
 }
 
-export async function fetchClusterGpus(dashboardUrl: string, opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {}): Promise<RayResult<RayClusterNode[]>> {
+/** The panel's words for its source (short: the panel's title is half a terminal wide). */
+export const VIA_SUMMARY = 'node summary';
+export const VIA_METRICS = 'Prometheus';
+
+/**
+ * The cluster's GPUs: the dashboard's node summary (a private API, but it names the head and each node's state),
+ * else Ray's Prometheus metrics (ray/prometheus.ts) from the endpoints in SWEGYM_RAY_METRICS or, without it, those
+ * the dashboard lists for Prometheus's service discovery.
+ */
+export async function fetchClusterGpus(dashboardUrl: string, opts: { timeoutMs?: number; fetchImpl?: typeof fetch; env?: NodeJS.ProcessEnv } = {}): Promise<RayResult<RayClusterNode[]>> {
   const r = await getJson(dashboardUrl, '/nodes?view=summary', opts);
-  if (!r.ok) return r;
-  try {
-    return { ok: true, value: parseNodeSummary(r.value) };
-  } catch (err) {
-    return { ok: false, error: `Ray dashboard at ${dashboardUrl}: ${(err as Error).message}` };
+  let summaryError: string;
+  if (r.ok) {
+    try {
+      return { ok: true, value: parseNodeSummary(r.value), via: VIA_SUMMARY };
+    } catch (err) {
+      summaryError = `Ray dashboard at ${dashboardUrl}: ${(err as Error).message}`;
+    }
+  } else summaryError = r.error;
+  const m = await fetchGpusFromMetrics(dashboardUrl, opts);
+  return m.ok ? m : { ok: false, error: `${summaryError}; ${m.error}` };
+}
+
+async function fetchGpusFromMetrics(dashboardUrl: string, opts: { timeoutMs?: number; fetchImpl?: typeof fetch; env?: NodeJS.ProcessEnv }): Promise<RayResult<RayClusterNode[]>> {
+  let targets = targetsFromEnv(opts.env ?? process.env);
+  if (!targets.length) {
+    const sd = await getJson(dashboardUrl, '/api/prometheus/sd', opts);
+    if (!sd.ok) return { ok: false, error: `no Prometheus metrics either (${sd.error}; SWEGYM_RAY_METRICS names the endpoints)` };
+    try {
+      targets = targetsFromServiceDiscovery(sd.value);
+    } catch (err) {
+      return { ok: false, error: `no Prometheus metrics either (${(err as Error).message})` };
+    }
   }
+  if (!targets.length) return { ok: false, error: 'no Prometheus metrics either (no endpoint listed)' };
+  const texts = await Promise.all(
+    targets.slice(0, 256).map(async (t) => {
+      try {
+        const res = await (opts.fetchImpl ?? fetch)(metricsUrl(t), { signal: AbortSignal.timeout(opts.timeoutMs ?? 3000) });
+        return res.ok ? { ok: true as const, text: await res.text() } : { ok: false as const, error: `${t}: HTTP ${res.status}` };
+      } catch (err) {
+        return { ok: false as const, error: `${t}: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}` };
+      }
+    }),
+  );
+  const good = texts.filter((x) => x.ok);
+  if (!good.length) return { ok: false, error: `no Prometheus metrics either (${texts.map((x) => (x.ok ? '' : x.error)).join('; ')})` };
+  const nodes = gpusFromMetrics(good.flatMap((x) => parsePrometheusText(x.text, GPU_METRICS)));
+  const failed = texts.length - good.length;
+  return {
+    ok: true,
+    // Metrics name no head and no node state: nodes are listed by ip, each as alive.
+    via: `${VIA_METRICS} ${good.length}/${texts.length}${failed ? ` (${failed} not reachable)` : ''}`,
+    value: nodes
+      .map((n) => ({ id: n.ip, ip: n.ip, hostname: n.ip, state: 'ALIVE', isHead: false, gpus: n.gpus }))
+      .sort((a, b) => a.ip.localeCompare(b.ip, undefined, { numeric: true })),
+  };
 }
 
 export async function fetchRayJobStatus(dashboardUrl: string, id: string | undefined, opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {}): Promise<RayResult<RayJobStatus | undefined>> {
