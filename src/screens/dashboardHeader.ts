@@ -44,6 +44,7 @@ export function headerLines(s: MonitorSnapshot, width: number): HeaderLine[] {
     s.proxy.last ? (s.proxy.last.ok ? `proxy ${s.proxy.last.activeSessions ?? '?'} sessions` : 'proxy DOWN') : '',
     s.sandboxes?.ok ? `sandboxes ${s.sandboxes.rows.length}/${s.sandboxes.limit}` : '',
     `solved ${s.totals.reward_one}/${s.totals.total}`,
+    h.wandb ?? '',
   ].filter(Boolean);
   return [
     // A simulated run says so first, on its own line: its numbers must never pass for training output.

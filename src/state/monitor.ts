@@ -111,6 +111,8 @@ export interface MonitorSnapshot {
     lastCheckpoint: string | undefined;
     rayNodes: string | undefined;
     router: string | undefined;
+    /** The run's W&B link or offline dir (launches with USE_WANDB=1), in words. */
+    wandb?: string;
     /** Written by the console's run simulator (simulation.json beside the log): labelled, never taken for training. */
     simulated: boolean;
     /** running / stalled / finished / crashed / exited (code), from the log, the writer and Ray (liveness.ts). */

@@ -13,6 +13,8 @@ import { resumePlan, runLaunchJob, runStopJob } from '../../services/train/launc
 import { formatAge } from '../../services/util/format.js';
 import { runsWithSources, stopRunRayJob, type RunStateSource } from '../../services/train/rayState.js';
 import { SUBMISSION_ID, dashboardUrl } from '../../services/ray/jobsApi.js';
+import { wandbLinesInLog, wandbRun } from '../../services/train/wandb.js';
+import { redact } from '../../services/secrets.js';
 
 const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
 
@@ -139,19 +141,24 @@ export async function trainList(ctx: CommandContext): Promise<number> {
 
 export async function trainStatus(ctx: CommandContext): Promise<number> {
   const [{ run, source }] = (await runsWithSources([await findRun(ctx.paths, ctx.positionals[0])], ctx.env)) as [{ run: RunView; source: RunStateSource }];
-  const [tail, printed, ckpt] = await Promise.all([tailLog(run.logFile, 15), effectiveLinesInLog(run.logFile), findLatestCheckpoint(run.checkpointDir)]);
+  const [tail, printed, ckpt, wandbLines] = await Promise.all([tailLog(run.logFile, 15), effectiveLinesInLog(run.logFile), findLatestCheckpoint(run.checkpointDir), wandbLinesInLog(run.logFile)]);
+  const wandb = wandbRun({ ...run.config.effective, ...run.config.explicit }, wandbLines);
   const mismatched = printed.length > 0 && printed.some((l) => !run.expectedEffectiveLines.includes(l));
   const resume = ckpt && run.status !== 'running' && run.status !== 'starting'
     ? { root: ckpt.root, step: ckpt.step, command: `swegym-console train launch --resume   # or --set RESUME_FROM_CKPT=1 --set RESUME_CKPT_ROOT=${ckpt.root} --set RESUME_CKPT_STEP=${ckpt.step}` }
     : undefined;
   if (ctx.global.json) {
-    writeJson(ctx, { run: runJson(run), stateFrom: sourceJson(source), effectiveLines: printed, expectedEffectiveLines: run.expectedEffectiveLines, effectiveMismatch: mismatched, checkpoint: ckpt ?? null, resume: resume ?? null, logTail: tail });
+    writeJson(ctx, { run: runJson(run), stateFrom: sourceJson(source), wandb: wandb ? JSON.parse(redact(JSON.stringify(wandb))) : null, effectiveLines: printed, expectedEffectiveLines: run.expectedEffectiveLines, effectiveMismatch: mismatched, checkpoint: ckpt ?? null, resume: resume ?? null, logTail: tail });
     return ExitCode.ok;
   }
   say(ctx, `${run.name}: ${statusText(source.kind === 'ray-api' ? { ...run, remote: undefined } : run)}${run.alive && run.status !== 'running' && run.status !== 'starting' ? ' (processes of its group still alive)' : ''}`);
   say(ctx, `  RUN_NAME ${run.runName}, pid/pgid ${run.pid ?? '-'}/${run.pgid ?? '-'} on ${run.host}, started ${run.startedAt ?? run.createdAt}`);
   say(ctx, `  state from ${source.detail}`);
   if (source.rayJobId) say(ctx, `  ray job ${source.rayJobId}: by hand, ray job status ${source.rayJobId} --address ${dashboardUrl(ctx.env)} (or curl ${dashboardUrl(ctx.env)}/api/jobs/${source.rayJobId})`);
+  if (wandb) {
+    say(ctx, `  ${redact(wandb.summary)}`);
+    for (const m of wandb.manual) say(ctx, `    by hand: ${redact(m)}`);
+  }
   say(ctx, `  log ${run.logFile}`);
   say(ctx, `  outputs ${run.outputsLogDir}`);
   say(ctx, `  checkpoints ${run.checkpointDir}${ckpt ? ` (latest iter ${ckpt.step}, ${ckpt.count} saved)` : ' (none yet)'}`);

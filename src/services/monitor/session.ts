@@ -27,6 +27,8 @@ import { TrajectoryIndex } from './trajIndex.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { pollEvery } from '../util/poll.js';
 import { redact } from '../secrets.js';
+import { wandbLinesInLog, wandbRun } from '../train/wandb.js';
+import { readRun } from '../train/registry.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
 export const CHARTS: [string, string, 'step' | 'rollout'][] = [
@@ -168,6 +170,9 @@ export class MonitorService {
     this.job = job;
     this.live = live;
     await this.readCheckpoint();
+    this.wandb = undefined;
+    this.wandbDone = false;
+    await this.readWandb();
     try {
       if (target.runDir) {
         this.trajIndex = new TrajectoryIndex(target.runDir, target.runName);
@@ -220,6 +225,7 @@ export class MonitorService {
     every(p.sandboxes ?? Math.round(10_000 / sources.speed), () => this.pollSandboxes());
     every(p.cluster ?? 5000, () => this.pollCluster());
     every(p.checkpoint ?? 60_000, () => this.readCheckpoint());
+    every(p.checkpoint ?? 60_000, () => this.readWandb());
     every(p.trajectories ?? 120_000, () => this.refreshTrajectories());
     if (sources.refreshAgentProgress) every(p.agents ?? 30_000, () => this.pollAgentProgress());
     every(p.stream ?? 3000, () => this.pollStream());
@@ -400,6 +406,7 @@ export class MonitorService {
         lastCheckpoint: ck ? `iter ${ck.iteration}` : this.checkpointFromDisk,
         rayNodes: m.rayNodes ? `${m.rayNodes.count}/${m.rayNodes.expected}` : undefined,
         router: m.router ? `${m.router.host}:${m.router.port}` : undefined,
+        ...(this.wandb ? { wandb: this.wandb } : {}),
         simulated: this.simulated,
         liveness,
       },
@@ -430,6 +437,23 @@ export class MonitorService {
   }
 
   private checkpointFromDisk: string | undefined;
+  private wandb: string | undefined;
+  private wandbDone = false;
+
+  /** The W&B run of a registry run that turned W&B on: its link (or offline dir), once wandb has logged it. */
+  async readWandb(): Promise<void> {
+    const t = this.target;
+    if (this.wandbDone || !t?.registryName) return;
+    try {
+      const rec = await readRun(this.opts.paths, t.registryName);
+      if (!rec) return;
+      const lines = t.logFile ? await wandbLinesInLog(t.logFile) : {};
+      const w = wandbRun({ ...rec.config.effective, ...rec.config.explicit }, lines);
+      this.wandb = w ? redact(w.summary) : undefined;
+      // Settled once wandb named the run (or W&B is off): not read again.
+      this.wandbDone = !w || w.runUrl !== undefined || w.dir !== undefined;
+    } catch {}
+  }
 
   /** Reads latest_checkpointed_iteration.txt (Megatron layout, recipe §6.3). */
   async readCheckpoint(): Promise<void> {
