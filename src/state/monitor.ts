@@ -93,6 +93,10 @@ export interface SandboxStreamView {
       }
     | undefined;
   transcript: TrajectoryView | undefined;
+  /** The sandbox service's own CPU/memory of it (E2B's sandbox metrics), in words. */
+  usage?: string;
+  /** How it ended, once it left the list: at its timeout (endAt) or before (killed or evicted). */
+  ending?: string;
 }
 
 export interface MonitorSnapshot {

@@ -11,7 +11,9 @@
 // - control plane (what `apiUrl` points at), authenticated by `X-API-KEY` (401 otherwise):
 //   POST /v2/sandboxes, GET /v2/sandboxes (metadata filter decoded repeatedly, state filter, limit +
 //   x-next-token pagination), GET/DELETE /sandboxes/{id}, POST /sandboxes/{id}/timeout,
-//   POST /v2/sandboxes/{id}/connect, POST /v3/templates, GET /templates/{tid}/files/{hash} (+ PUT sink),
+//   POST /v2/sandboxes/{id}/connect, GET /sandboxes/{id}/metrics?start&end (SandboxMetric[]: cpuCount, cpuUsedPct,
+//   memUsed, memTotal, memCache, diskUsed, diskTotal in bytes, timestamp + timestampUnix; `sandbox.metrics` scripts
+//   them, else one modest sample now), POST /v3/templates, GET /templates/{tid}/files/{hash} (+ PUT sink),
 //   POST /v2/templates/{tid}/builds/{bid}, GET /templates/{tid}/builds/{bid}/status?logsOffset=N (≤100 entries
 //   per call), GET /templates/aliases/{name} (200 / 403 for `foreignTemplates` / 404).
 // - envd (what `sandboxUrl` points at), recognised by the `E2b-Sandbox-Id` header and authenticated by
@@ -132,6 +134,20 @@ export interface FakeSandbox {
   files: Map<string, Buffer>;
   scratch: string;
   timer?: NodeJS.Timeout;
+  /** What GET /sandboxes/{id}/metrics answers (the API's SandboxMetric entries); unset: one sample at request time. */
+  metrics?: FakeSandboxMetric[];
+}
+
+/** E2B's SandboxMetric (the API schema the SDK's getMetrics maps). */
+export interface FakeSandboxMetric {
+  timestampUnix: number;
+  cpuCount: number;
+  cpuUsedPct: number;
+  memUsed: number;
+  memTotal: number;
+  memCache: number;
+  diskUsed: number;
+  diskTotal: number;
 }
 
 export interface FakeProcess {
@@ -377,6 +393,19 @@ export async function startFakeE2b(options: FakeE2bOptions = {}): Promise<FakeE2
         arm(s);
       }
       return json(res, 200, createdResponse(s));
+    }
+    if ((m = /^\/sandboxes\/([^/]+)\/metrics$/.exec(p)) && method === 'GET') {
+      const s = sandboxes.get(m[1] as string);
+      if (!s || !s.alive) return apiError(res, 404, `sandbox ${m[1]} not found`);
+      const start = Number(url.searchParams.get('start') ?? -Infinity);
+      const end = Number(url.searchParams.get('end') ?? Infinity);
+      const now = Math.floor(Date.now() / 1000);
+      const list = s.metrics ?? [{ timestampUnix: now, cpuCount: 2, cpuUsedPct: 7.5, memUsed: 256 * 2 ** 20, memTotal: 2 ** 30, memCache: 64 * 2 ** 20, diskUsed: 2 ** 30, diskTotal: 10 * 2 ** 30 }];
+      return json(
+        res,
+        200,
+        list.filter((x) => x.timestampUnix >= start && x.timestampUnix <= end).map((x) => ({ ...x, timestamp: new Date(x.timestampUnix * 1000).toISOString() })),
+      );
     }
     if ((m = /^\/sandboxes\/([^/]+)\/timeout$/.exec(p)) && method === 'POST') {
       const s = sandboxes.get(m[1] as string);

@@ -3,9 +3,27 @@
 import { createInterface } from 'node:readline/promises';
 import { optFlag, optString, say, note, writeJson, type CommandContext } from '../context.js';
 import { ExitCode, usageError, preconditionError } from '../../services/errors.js';
-import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
+import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
 import { SESSION_TAG_KEY } from '../../services/sandbox/sessions.js';
 import { sandboxLedger } from '../../services/sandbox/ledger.js';
+import { summarizeUsage, usageLine, type SandboxUsage } from '../../services/sandbox/usage.js';
+
+/** The same in the E2B CLI's own words (`e2b sandbox list/kill … --metadata …`). */
+const E2B_CLI_LIST = `e2b sandbox list --metadata ${CONSOLE_TAG_KEY}=${CONSOLE_TAG_VALUE}`;
+const E2B_CLI_KILL_ALL = `e2b sandbox kill --all --metadata ${CONSOLE_TAG_KEY}=${CONSOLE_TAG_VALUE}`;
+
+/** Each sandbox's CPU/memory from the service's own metrics (E2B), a few at a time; none where it has none. */
+async function usageOf(p: SandboxProvider, items: SandboxInfo[], signal: AbortSignal): Promise<(SandboxUsage | undefined)[]> {
+  const metrics = p.metrics?.bind(p);
+  if (!metrics) return items.map(() => undefined);
+  return mapLimit(items, 8, async (s) => {
+    try {
+      return summarizeUsage(await metrics(s.id, { signal }));
+    } catch {
+      return undefined;
+    }
+  });
+}
 
 function provider(ctx: CommandContext): SandboxProvider {
   return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
@@ -50,17 +68,20 @@ function table(rows: string[][]): string {
 export async function listCommand(ctx: CommandContext): Promise<number> {
   const p = provider(ctx);
   const items = await listConsole(ctx, p);
+  const usage = await usageOf(p, items, ctx.signal);
   if (ctx.global.json) {
-    writeJson(ctx, { provider: p.name, count: items.length, sandboxes: items });
+    writeJson(ctx, { provider: p.name, count: items.length, sandboxes: items.map((s, i) => ({ ...s, usage: usage[i] ?? null })), ...(p.name === 'e2b' ? { e2bCli: { list: E2B_CLI_LIST, killAll: E2B_CLI_KILL_ALL } } : {}) });
     return ExitCode.ok;
   }
   if (items.length === 0) {
     say(ctx, `no ${p.name} sandboxes of this console are running`);
+    if (p.name === 'e2b') say(ctx, `by hand: ${E2B_CLI_LIST}`);
     return ExitCode.ok;
   }
-  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'SESSION', 'TAGS'], ...items.map((s) => [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), s.metadata[SESSION_TAG_KEY] ?? '-', tags(s)])];
+  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'SESSION', 'USAGE (E2B)', 'TAGS'], ...items.map((s, i) => { const u = usage[i]; return [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), s.metadata[SESSION_TAG_KEY] ?? '-', u ? usageLine(u) : '-', tags(s)]; })];
   say(ctx, table(rows));
   say(ctx, `${items.length} sandbox${items.length === 1 ? '' : 'es'} (${p.name})`);
+  if (p.name === 'e2b') say(ctx, `by hand: ${E2B_CLI_LIST}   ·   ${E2B_CLI_KILL_ALL}`);
   return ExitCode.ok;
 }
 

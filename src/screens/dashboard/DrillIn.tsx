@@ -59,6 +59,8 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, push: (text: string,
     // The counts agent-log prints for the same log, read whole (not a tail window); the calls themselves scroll below.
     if (a.counts) push(`  ${a.counts}${a.results && a.results > 1 ? ` · ${a.results} results` : ''}${a.openTasks ? ` · ${a.openTasks} background task(s) open` : ''}`, 'dim');
   }
+  if (st.usage) push(`  E2B: ${st.usage}`, /out of memory/.test(st.usage) ? 'warn' : 'dim');
+  if (st.ending) push(`  ${st.ending}`, /before its timeout/.test(st.ending) ? 'warn' : 'dim');
   if (st.error && st.events.length === 0 && row?.kind === 'agent') {
     push(`The sandbox ended before its log was read. Its row last showed: ${row.steps ?? '?'}/80 steps · ${row.ending ?? `last tool ${row.lastTool ?? '–'}`}`, 'dim');
   }

@@ -28,6 +28,7 @@ import { ConsoleError, formatError } from '../errors.js';
 import { pollEvery } from '../util/poll.js';
 import { redact } from '../secrets.js';
 import { wandbLinesInLog, wandbRun } from '../train/wandb.js';
+import { sandboxEnding, summarizeUsage, usageLine } from '../sandbox/usage.js';
 import { readRun } from '../train/registry.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
@@ -251,8 +252,23 @@ export class MonitorService {
     if (!sources) return;
     const snap = await sources.listSandboxes(this.opts.sandboxLimit ?? 100);
     if (!snap || this.sources !== sources) return;
+    this.noteEndings(this.sandboxes, snap);
     this.sandboxes = snap;
     this.dirty++;
+  }
+
+  /** How each sandbox that left the list ended (its endAt against the listings around its going), newest kept. */
+  private readonly endings = new Map<string, string>();
+
+  private noteEndings(before: SandboxSnapshot | undefined, after: SandboxSnapshot): void {
+    if (!before?.ok || !after.ok) return;
+    const now = new Set(after.rows.map((r) => r.id));
+    for (const r of before.rows) {
+      if (now.has(r.id)) continue;
+      this.endings.set(r.id, sandboxEnding({ endAt: r.endAt, seenAt: before.at, goneAt: after.at }).detail);
+      if (this.endings.size > 2000) this.endings.delete(this.endings.keys().next().value as string);
+    }
+    if (this.stream && !this.stream.ending) this.stream.ending = this.endings.get(this.stream.id);
   }
 
   /** Reads steps and the last tool call of a few agent sandboxes (real runs: one E2B command each). */
@@ -310,6 +326,15 @@ export class MonitorService {
     } catch (err) {
       s.error = (err as Error).message;
     }
+    // E2B's own CPU/memory of the sandbox: a task killed for memory shows its memory at the limit.
+    // Asked even when its log cannot be read yet (no runtime): a sandbox that is gone answers 404, caught.
+    if (sources.sandboxMetrics) {
+      try {
+        const u = summarizeUsage(await sources.sandboxMetrics(s.id));
+        if (this.stream === s && u) s.usage = usageLine(u);
+      } catch {}
+    }
+    s.ending ??= this.endings.get(s.id);
     if (s.error) await this.finishedTranscript(s);
     this.dirty++;
   }

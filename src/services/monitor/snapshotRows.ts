@@ -79,6 +79,9 @@ export interface DrillStream {
   agent?: StreamJsonProgress;
   transcript?: TrajectoryView;
   relistedAt?: number;
+  /** The sandbox service's CPU/memory of it (E2B metrics), in words; and how it ended once it left the list. */
+  usage?: string;
+  ending?: string;
 }
 
 /** The agent-log summary's counts line, for the drill-in (the same words, from the same reader). */
@@ -110,5 +113,7 @@ export function streamSnapshot(s: DrillStream): SandboxStreamView {
         }
       : undefined,
     transcript: s.transcript,
+    ...(s.usage ? { usage: s.usage } : {}),
+    ...(s.ending ? { ending: s.ending } : {}),
   };
 }

@@ -27,6 +27,7 @@ import {
   type RunCommandOptions,
   type Sandbox,
   type SandboxInfo,
+  type SandboxUsageSample,
   type SandboxProvider,
   type TemplateBuildOptions,
   type TemplateBuildResult,
@@ -305,6 +306,11 @@ export class E2bProvider implements SandboxProvider {
       }
     }
     return out;
+  }
+
+  async metrics(id: string, opts: { signal?: AbortSignal; start?: Date } = {}): Promise<SandboxUsageSample[]> {
+    const list = await this.call(`read the metrics of sandbox ${id}`, ({ client }) => client.Sandbox.getMetrics(id, { requestTimeoutMs: this.requestTimeoutMs, signal: opts.signal, ...(opts.start ? { start: opts.start } : {}) }), { signal: opts.signal, retry: false });
+    return list.map((m) => ({ at: m.timestamp.getTime(), cpuUsedPct: m.cpuUsedPct, cpuCount: m.cpuCount, memUsed: m.memUsed, memTotal: m.memTotal, memCache: m.memCache, diskUsed: m.diskUsed, diskTotal: m.diskTotal }));
   }
 
   async killById(id: string): Promise<boolean> {

@@ -121,6 +121,18 @@ export interface TemplateBuildOptions {
   onLog?: (line: string) => void;
 }
 
+/** One resource sample of a sandbox, as E2B's SandboxMetric gives it (bytes; CPU in percent of its cores). */
+export interface SandboxUsageSample {
+  at: number;
+  cpuUsedPct: number;
+  cpuCount: number;
+  memUsed: number;
+  memTotal: number;
+  memCache: number;
+  diskUsed: number;
+  diskTotal: number;
+}
+
 export interface SandboxProvider {
   readonly name: ProviderName;
   create(opts: CreateSandboxOptions): Promise<Sandbox>;
@@ -131,6 +143,8 @@ export interface SandboxProvider {
   /** Kill by id; false when it was already gone. */
   killById(id: string): Promise<boolean>;
   templateExists(name: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
+  /** The service's own resource samples of a sandbox (E2B: GET /sandboxes/{id}/metrics); absent where none exist. */
+  metrics?(id: string, opts?: { signal?: AbortSignal; start?: Date }): Promise<SandboxUsageSample[]>;
   buildTemplate(spec: TemplateSpec, opts?: TemplateBuildOptions): Promise<TemplateBuildResult>;
 }
 

@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RecipePaths } from '../../workspace/paths.js';
-import type { SandboxProvider, Sandbox } from '../../sandbox/types.js';
+import type { SandboxProvider, Sandbox, SandboxUsageSample } from '../../sandbox/types.js';
 import { endingOf, listDressageSandboxes, readAgentLogIncrement, type AgentLogReadState, type AgentProgress, type SandboxSnapshot } from '../sandboxes.js';
 import { fetchProxyHealth, type ProxyHealth } from '../proxy.js';
 import { nvidiaSmiRunner, type GpuRunner } from '../gpu.js';
@@ -109,6 +109,12 @@ export class RealRunSources implements RunSources {
         r.toolCalls = p.toolCalls;
       }
     }
+  }
+
+  async sandboxMetrics(id: string): Promise<SandboxUsageSample[]> {
+    const provider = await this.provider();
+    if (!provider?.metrics) return [];
+    return provider.metrics(id);
   }
 
   /** The sandbox drilled into last (its log's cursor is kept while the drill-in may show it). */

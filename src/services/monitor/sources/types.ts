@@ -3,7 +3,7 @@
 // the Ray dashboard), Ray's job status, and the writer's own word (the registry's launch wrapper). One interface,
 // two implementations: the real one (sources/real.ts) and the simulator's (simulator/runSources.ts). The
 // composition root (src/app/monitorSources.ts) picks one when a run is opened; the monitor never asks which.
-import type { Sandbox } from '../../sandbox/types.js';
+import type { Sandbox, SandboxUsageSample } from '../../sandbox/types.js';
 import type { AgentProgress, SandboxSnapshot } from '../sandboxes.js';
 import type { ProxyHealth } from '../proxy.js';
 import type { GpuRunner } from '../gpu.js';
@@ -22,6 +22,8 @@ export interface RunSources {
   refreshAgentProgress?(): Promise<void>;
   /** One agent sandbox's Claude Code log (the drill-in). */
   agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }>;
+  /** The sandbox service's own CPU/memory samples of one sandbox (E2B's metrics); absent where the service has none. */
+  sandboxMetrics?(id: string): Promise<SandboxUsageSample[]>;
   /** GET /health of the Dressage proxy at `url` (undefined: not known yet); undefined = nothing to ask. */
   proxyHealth(url: string | undefined): Promise<ProxyHealth | undefined>;
   /** This node's GPUs (nvidia-smi CSV). */
