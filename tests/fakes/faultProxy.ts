@@ -6,12 +6,26 @@
 // - `holdMs`: the request IS forwarded and completed by the server, but its answer is held back (past the client's
 //   timeout: "the create completed after we gave up", the orphan case);
 // - `drop`: the connection is reset, before forwarding or after the server did the work.
+// `kind` names the fault (docs/FAULTS.md lists the probes built on them):
+// - 'status': answer `status` (with `body`, `retryAfter`) instead of forwarding (the same as setting `status`);
+// - 'reset': reset the connection before forwarding (= drop 'before');
+// - 'drop-response': forward, let the server finish, then reset instead of answering (= drop 'after');
+// - 'reset-mid-body': forward, send the headers and the first `bytes` of the body (default: half), then reset;
+// - 'truncate': forward, answer with only the first `bytes` of the body (default: half) as a complete answer
+//   (content-length says the short length): the short body a broken middlebox or a cut stream leaves;
+// - 'corrupt': forward, answer the body with bytes flipped (every `every`th byte, default 7; length kept);
+// - 'slow': forward, pass the body on in `chunkBytes` pieces (default 16) `delayMs` apart (default 50);
+// - 'hang': accept the request and never answer (the client's timeout is all that ends it).
 // Rules match by method, path (exact, prefix with '*', or RegExp) and role (envd requests carry E2b-Sandbox-Id);
 // the first matching rule with uses left applies. Everything else is piped through unchanged, streams included.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export type FaultKind = 'status' | 'reset' | 'reset-mid-body' | 'truncate' | 'corrupt' | 'slow' | 'hang' | 'drop-response';
+
 export interface ProxyRule {
+  /** The fault; without it the older fields (`status`, `drop`, `holdMs`) say what happens. */
+  kind?: FaultKind;
   role?: 'control' | 'envd';
   method?: string;
   path?: string | RegExp;
@@ -25,8 +39,36 @@ export interface ProxyRule {
   holdMs?: number;
   /** Reset the connection: 'before' forwarding, or 'after' the server answered. */
   drop?: 'before' | 'after';
+  /** 'truncate' / 'reset-mid-body': how many bytes of the body get through (default: half of it). */
+  bytes?: number;
+  /** 'corrupt': flip every n-th byte (default 7). */
+  every?: number;
+  /** 'slow': bytes per piece (default 16); the pause between pieces is `delayMs` (default 50). */
+  chunkBytes?: number;
   /** How many matching requests this rule applies to (default: all). */
   times?: number;
+}
+
+/** The older fields said as a kind, so one code path serves both. */
+function kindOf(rule: ProxyRule | undefined): FaultKind | undefined {
+  if (!rule) return undefined;
+  if (rule.kind) return rule.kind;
+  if (rule.drop === 'before') return 'reset';
+  if (rule.drop === 'after') return 'drop-response';
+  if (rule.status !== undefined) return 'status';
+  return undefined;
+}
+
+/** Body bytes that pass for the body-altering kinds. */
+function alterBody(rule: ProxyRule, kind: FaultKind, body: Buffer): Buffer {
+  if (kind === 'truncate' || kind === 'reset-mid-body') return body.subarray(0, Math.min(body.length, rule.bytes ?? Math.floor(body.length / 2)));
+  if (kind === 'corrupt') {
+    const out = Buffer.from(body);
+    const every = Math.max(1, rule.every ?? 7);
+    for (let i = every - 1; i < out.length; i += every) out[i] = out[i]! ^ 0x5a;
+    return out;
+  }
+  return body;
 }
 
 export interface ProxiedRequest {
@@ -71,39 +113,66 @@ export async function startFaultProxy(upstream: string, rules: ProxyRule[] = [])
     if (index >= 0) active[index]!.left--;
     const record: ProxiedRequest = { method, path: pathname, role, ...(index >= 0 ? { rule: index } : {}) };
     requests.push(record);
+    const kind = kindOf(rule);
     void (async () => {
-      if (rule?.delayMs) await wait(rule.delayMs);
+      if (kind === 'hang') {
+        // Read the request so the client's write completes, then say nothing until the client gives up.
+        req.resume();
+        return;
+      }
+      const preDelay = kind === 'slow' ? 0 : rule?.delayMs;
+      if (preDelay) await wait(preDelay);
       // The client gave up during the delay: like a real network, the request never reaches the server.
-      if (rule?.delayMs && req.socket.destroyed) return;
-      if (rule?.drop === 'before') {
+      if (preDelay && req.socket.destroyed) return;
+      if (kind === 'reset') {
         req.socket.destroy();
         return;
       }
-      if (rule?.status !== undefined) {
-        record.status = rule.status;
+      if (kind === 'status' && rule) {
+        const status = rule.status ?? 500;
+        record.status = status;
         req.resume();
         const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
         if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
-        res.writeHead(rule.status, headers);
-        res.end(rule.body ?? JSON.stringify({ code: rule.status, message: `injected ${rule.status}` }));
+        res.writeHead(status, headers);
+        res.end(rule.body ?? JSON.stringify({ code: status, message: `injected ${status}` }));
         return;
       }
       const headers = { ...req.headers, host: target.host };
       const up = http.request({ host: target.hostname, port: target.port, method, path: req.url, headers, agent }, (upRes) => {
         record.status = upRes.statusCode;
         void (async () => {
-          if (rule?.holdMs || rule?.drop === 'after') {
+          if (rule && (rule.holdMs || kind)) {
             // The server's answer is complete before we decide what the client sees.
             const chunks: Buffer[] = [];
             for await (const c of upRes) chunks.push(c as Buffer);
-            if (rule.drop === 'after') {
+            const whole = Buffer.concat(chunks);
+            if (kind === 'drop-response') {
               req.socket.destroy();
               return;
             }
             await wait(rule.holdMs ?? 0);
             if (res.destroyed) return;
-            res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-            res.end(Buffer.concat(chunks));
+            const outHeaders = { ...upRes.headers };
+            delete outHeaders['transfer-encoding'];
+            const body = kind ? alterBody(rule, kind, whole) : whole;
+            if (kind === 'reset-mid-body') {
+              // Headers promise the whole body; part of it arrives, then the connection breaks.
+              res.writeHead(upRes.statusCode ?? 502, { ...outHeaders, 'content-length': String(whole.length) });
+              res.write(body, () => setTimeout(() => req.socket.destroy(), 5));
+              return;
+            }
+            res.writeHead(upRes.statusCode ?? 502, { ...outHeaders, 'content-length': String(body.length) });
+            if (kind === 'slow') {
+              const step = Math.max(1, rule.chunkBytes ?? 16);
+              for (let i = 0; i < body.length && !res.destroyed; i += step) {
+                res.write(body.subarray(i, i + step));
+                await wait(rule.delayMs ?? 50);
+              }
+              res.end();
+              return;
+            }
+            res.end(body);
             return;
           }
           res.writeHead(upRes.statusCode ?? 502, upRes.headers);

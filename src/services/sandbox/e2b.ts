@@ -115,6 +115,10 @@ export function mapE2bError(err: unknown, what: string, signal?: AbortSignal): S
     default:
       break;
   }
+  // A body cut short (or garbled) on the way: the same transient fault as a reset, so retried like one.
+  if (name === 'SyntaxError' && /JSON/.test(message)) {
+    return new SandboxError('network', `${what}: the answer was cut short or garbled (${message})`, { cause: err });
+  }
   if (status === 401 || status === 403) return new SandboxError('unauthorized', msg, { status, cause: err });
   if (status === 404) return new SandboxError('not_found', msg, { status, cause: err });
   if (status === 429) return new SandboxError('rate_limited', msg, { status, cause: err });
