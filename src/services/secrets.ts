@@ -1,6 +1,10 @@
 // Secrets (E2B, HF, W&B, Anthropic keys) never reach the screen, logs, journals or the command log.
 // Everything the console prints or persists that could contain process text goes through `redact`.
 
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
 export const KNOWN_SECRET_ENV = [
   'E2B_API_KEY',
   'DRESSAGE_E2B_API_KEY',
@@ -36,22 +40,230 @@ const TOKEN_PATTERNS: RegExp[] = [
 const ASSIGNMENT = /\b([A-Za-z_][A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|_KEY))(=|%3D)("[^"]*"|'[^']*'|[^\s"'&]+)/gi;
 // "api_key": "value" (JSON, Python reprs), any case.
 const JSON_PAIR = /(["']([A-Za-z0-9_-]*(?:api_?key|token|secret|password|_key))["']\s*:\s*)(["'])([^"'\\]*)\3/gi;
-// Runs of key-like characters: a run that is part of a secret value (its first or last 20 characters, say) is
-// masked too, so a truncated or wrapped key is never shown in part.
-// Only runs that look like key material (12+ characters with a digit, or 16+) count, so that words a secret
-// happens to contain ("training" in a pass phrase) stay readable.
-const TOKEN_RUN = /[A-Za-z0-9_+/=.-]{12,}/g;
-const PARTIAL_MIN = 12;
-const looksLikeKeyMaterial = (run: string) => run.length >= 16 || /\d/.test(run);
 const HEADER = /\b(X-API-Key|Authorization|X-Access-Token)(:\s*)(Bearer\s+)?[^\s,"']+/gi;
+
+// Fragments: any run of FRAGMENT_MIN or more characters of a known secret value is masked, whatever surrounds it,
+// in any case, URL-encoded (%xx), JSON- or Python-escaped (\uXXXX, \xXX, escaped backslashes too) or wrapped over
+// lines. Every window of FRAGMENT_MIN characters of every secret is hashed once per set of secrets; the text is
+// decoded on the fly and scanned with a rolling hash, so a line costs a few operations per character.
+export const FRAGMENT_MIN = 8;
+const GRAM = FRAGMENT_MIN;
+const BASE = 0x01000193;
+let BASE_POW = 1; // BASE^(GRAM-1) mod 2^32
+for (let i = 1; i < GRAM; i++) BASE_POW = Math.imul(BASE_POW, BASE);
+
+interface FragmentMatcher {
+  /** One bit per low 16 bits of a gram's hash: most windows are ruled out by one table read. */
+  filter: Uint8Array;
+  hashes: Set<number>;
+  grams: Set<string>;
+  /** Secrets too short to have fragments (6–7 characters): matched whole. */
+  shortPatterns: RegExp[];
+}
+
+const PATH_SHAPE = /^~?\/[^\s:]*$/;
+/** A value shaped like a path whose folder exists here: a path, not key material (a key with a '/' names no folder). */
+function isExistingPath(value: string): boolean {
+  if (!PATH_SHAPE.test(value)) return false;
+  const expanded = value.startsWith('~/') ? path.join(homedir(), value.slice(2)) : value;
+  const dir = path.dirname(path.resolve(expanded));
+  return dir !== path.parse(dir).root && existsSync(dir);
+}
+const lower = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+
+function gramHash(codes: ArrayLike<number>, from: number): number {
+  let h = 0;
+  for (let i = 0; i < GRAM; i++) h = (Math.imul(h, BASE) + codes[from + i]!) | 0;
+  return h;
+}
+
+function buildMatcher(values: string[]): FragmentMatcher {
+  const filter = new Uint8Array(1 << 13);
+  const hashes = new Set<number>();
+  const grams = new Set<string>();
+  const shortPatterns: RegExp[] = [];
+  for (const value of values) {
+    // A file path in a secret-named variable (GOOGLE_APPLICATION_CREDENTIALS=/home/…) is masked whole only: its
+    // fragments are every other path of the same home.
+    if (value.length < GRAM || isExistingPath(value)) {
+      shortPatterns.push(valuePattern(value));
+      continue;
+    }
+    const codes = Array.from(value, (ch) => lower(ch.charCodeAt(0)));
+    for (let i = 0; i + GRAM <= codes.length; i++) {
+      const h = gramHash(codes, i);
+      hashes.add(h);
+      filter[(h & 0xffff) >>> 3]! |= 1 << (h & 7);
+      grams.add(String.fromCharCode(...codes.slice(i, i + GRAM)));
+    }
+  }
+  return { filter, hashes, grams, shortPatterns };
+}
+
+const hexValue = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1);
+
+function hexAt(text: string, at: number, n: number): number {
+  if (at + n > text.length) return -1;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const d = hexValue(text.charCodeAt(at + i));
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// decodeAt's second result: how many source characters the character it returned took (a module variable, not a
+// tuple: this runs once per character of every log line).
+let decodedLength = 1;
+
+/**
+ * The character that starts at `i` (decoded when `decode`), its source length in `decodedLength`. -1 is a line
+ * break with its indent, which a fragment may span (a wrapped key) but which is no character of it.
+ */
+function decodeAt(text: string, i: number, c: number, decode: boolean): number {
+  if (decode && c === 37 /* % */) {
+    const v = hexAt(text, i + 1, 2);
+    if (v >= 0) {
+      decodedLength = 3;
+      return v;
+    }
+  } else if (decode && c === 92 /* \ */) {
+    let j = i;
+    while (text.charCodeAt(j) === 92) j++;
+    const kind = text.charCodeAt(j);
+    if (kind === 117 /* u */) {
+      const v = hexAt(text, j + 1, 4);
+      if (v >= 0) {
+        decodedLength = j + 5 - i;
+        return v;
+      }
+    } else if (kind === 120 /* x */) {
+      const v = hexAt(text, j + 1, 2);
+      if (v >= 0) {
+        decodedLength = j + 3 - i;
+        return v;
+      }
+    }
+  } else if (c === 10 || c === 13) {
+    let j = i + 1;
+    if (c === 13 && text.charCodeAt(j) === 10) j++;
+    while (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9) j++;
+    decodedLength = j - i;
+    return -1;
+  }
+  decodedLength = 1;
+  return c;
+}
+
+/**
+ * Source ranges [start, end) that hold a fragment of a secret, in order. Read twice when the text has escapes: as
+ * written and decoded, since an escape can swallow a fragment's first characters ("%" + "ab12…" reads as "«12…").
+ */
+function fragmentRanges(text: string, m: FragmentMatcher): [number, number][] {
+  if (m.hashes.size === 0 || text.length < GRAM) return [];
+  const raw = scanFragments(text, m, false);
+  if (text.indexOf('%') < 0 && text.indexOf('\\') < 0) return raw;
+  return mergeRanges([...raw, ...scanFragments(text, m, true)]);
+}
+
+function mergeRanges(ranges: [number, number][]): [number, number][] {
+  ranges.sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
+function scanFragments(text: string, m: FragmentMatcher, decode: boolean): [number, number][] {
+  const ranges: [number, number][] = [];
+  const filter = m.filter;
+  // A ring of the last GRAM decoded characters and where each began in the source.
+  const codes = new Int32Array(GRAM);
+  const starts = new Int32Array(GRAM);
+  let count = 0;
+  let h = 0;
+  for (let i = 0; i < text.length; ) {
+    const raw = text.charCodeAt(i);
+    // Plain characters (the bulk of any log) skip the decoder.
+    let code = raw;
+    let len = 1;
+    if (raw === 37 || raw === 92 || raw === 10 || raw === 13) {
+      code = decodeAt(text, i, raw, decode);
+      len = decodedLength;
+      if (code < 0) {
+        i += len;
+        continue;
+      }
+    }
+    const slot = count % GRAM;
+    const c = code >= 65 && code <= 90 ? code + 32 : code;
+    if (count >= GRAM) h = (h - Math.imul(codes[slot]!, BASE_POW)) | 0;
+    h = (Math.imul(h, BASE) + c) | 0;
+    codes[slot] = c;
+    starts[slot] = i;
+    count++;
+    i += len;
+    if (count >= GRAM && (filter[(h & 0xffff) >>> 3]! & (1 << (h & 7))) !== 0 && m.hashes.has(h)) {
+      let gram = '';
+      for (let k = 0; k < GRAM; k++) gram += String.fromCharCode(codes[(count + k) % GRAM]!);
+      if (m.grams.has(gram)) {
+        const from = starts[count % GRAM]!;
+        const last = ranges[ranges.length - 1];
+        if (last && from <= last[1]) last[1] = i;
+        else ranges.push([from, i]);
+      }
+    }
+  }
+  return ranges;
+}
+
+function maskRanges(text: string, ranges: [number, number][]): string {
+  if (ranges.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const [from, to] of ranges) {
+    out += text.slice(at, from) + MASK;
+    at = to;
+  }
+  return out + text.slice(at);
+}
+
+// process.env is a live view of the environment, slow to enumerate (tens of µs): its secret names are re-read at most
+// once a second; the values of the names found, and of the known names, are read on every call.
+const ENV_RESCAN_MS = 1000;
+let envNames: { at: number; names: string[] } | undefined;
+
+function secretNamesOf(env: NodeJS.ProcessEnv): string[] {
+  if (env !== process.env) return Object.keys(env).filter(isSecretName);
+  const now = Date.now();
+  if (!envNames || now - envNames.at > ENV_RESCAN_MS) envNames = { at: now, names: [...new Set([...KNOWN_SECRET_ENV, ...Object.keys(env).filter(isSecretName)])] };
+  return envNames.names;
+}
 
 function secretValues(env: NodeJS.ProcessEnv): string[] {
   const values: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 6 && isSecretName(name)) values.push(value);
+  for (const name of secretNamesOf(env)) {
+    const value = env[name];
+    if (value && value.length >= 6 && !isPlaceholder(value)) values.push(value);
   }
   // Longest first so that a value containing another is masked whole.
   return values.sort((a, b) => b.length - a.length);
+}
+
+const matchers = new Map<string, FragmentMatcher>();
+function matcherFor(values: string[]): FragmentMatcher {
+  const key = values.join('\0');
+  let m = matchers.get(key);
+  if (!m) {
+    if (matchers.size >= 16) matchers.delete(matchers.keys().next().value!);
+    m = buildMatcher(values);
+    matchers.set(key, m);
+  }
+  return m;
 }
 
 // Placeholders in help text ("E2B_API_KEY=<your key>", "=$E2B_API_KEY", "=e2b_…") are not secrets.
@@ -69,17 +281,14 @@ function valuePattern(value: string): RegExp {
   return new RegExp([...value].map(char).join('(?:\\r?\\n[ \\t]*)?'), 'gi');
 }
 
-/** Masks every secret in `text`: values of secret env vars (whole or in part), token shapes, NAME=value, auth headers. */
+/** Masks every secret in `text`: values of secret env vars (whole or any fragment of 8+ characters, in any encoding), token shapes, NAME=value, auth headers. */
 export function redact(text: string, env: NodeJS.ProcessEnv = process.env): string {
   let out = text;
   const values = secretValues(env);
-  for (const value of values) out = out.replace(valuePattern(value), MASK);
-  const lowered = values.filter((v) => v.length >= 16).map((v) => v.toLowerCase());
-  if (lowered.length > 0) {
-    out = out.replace(TOKEN_RUN, (run) => {
-      const r = run.toLowerCase();
-      return r.length >= PARTIAL_MIN && looksLikeKeyMaterial(r) && lowered.some((v) => v.includes(r)) ? MASK : run;
-    });
+  if (values.length > 0) {
+    const m = matcherFor(values);
+    out = maskRanges(out, fragmentRanges(out, m));
+    for (const re of m.shortPatterns) out = out.replace(re, MASK);
   }
   for (const re of TOKEN_PATTERNS) out = out.replace(re, MASK);
   out = out.replace(ASSIGNMENT, (whole, name: string, sep: string, value: string) => (isPlaceholder(value) ? whole : `${name}${sep}${MASK}`));

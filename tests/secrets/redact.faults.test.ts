@@ -2,6 +2,7 @@
 // made up, assembled at run time so that no key-shaped literal sits in the repo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { redact, redactEnv, isSecretName, MASK } from '../../src/services/secrets.js';
 
 const hex = (seed: string, n: number) => Array.from({ length: n }, (_, i) => '0123456789abcdef'[(seed.charCodeAt(i % seed.length) + i * 7) % 16]).join('');
@@ -52,6 +53,14 @@ test('no over-masking: TOKEN_BUILD_MODE is a setting, and words a secret contain
   assert.equal(isSecretName('HF_TOKEN'), true);
   assert.equal(redactEnv(env).TOKEN_BUILD_MODE, 'fast');
   assert.equal(redact('TOKEN_BUILD_MODE=fast', env), 'TOKEN_BUILD_MODE=fast');
-  const phrase = { MY_SECRET: 'zz-training-key-abcdef' };
-  assert.equal(redact('training run started', phrase), 'training run started');
+  // Words shorter than a fragment (8 characters) that a pass phrase contains stay readable; 8 and more do not
+  // (issue 25: every fragment of 8+ characters is masked).
+  const phrase = { MY_SECRET: 'zz-train-key-abcdef' };
+  assert.equal(redact('train run started', phrase), 'train run started');
+  assert.equal(redact('key-abcdef rotated', phrase), `${MASK} rotated`);
+  // A file path in a secret-named variable is masked whole, not by fragment (its fragments are other paths).
+  const creds = { GOOGLE_APPLICATION_CREDENTIALS: path.join(process.cwd(), 'tests', 'service.json') };
+  const other = path.join(process.cwd(), 'data', 'train.parquet');
+  assert.equal(redact(`reading ${other}`, creds), `reading ${other}`);
+  assert.equal(redact(`opened ${creds.GOOGLE_APPLICATION_CREDENTIALS}`, creds), `opened ${MASK}`);
 });

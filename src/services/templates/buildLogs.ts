@@ -1,9 +1,10 @@
 // Build logs kept per template image in <workspace>/.swegym-console/build-logs/, so a build's whole output can be
 // read after the console that ran it has exited (the journal keeps only a tail). One file per image, rewritten by
 // each new build of it; lines arrive redacted.
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureDirSync, fileModeFor } from '../workspace/atomic.js';
 
 export const TEMPLATE_LOG_DIR = '.swegym-console/build-logs';
 
@@ -24,8 +25,11 @@ export class BuildLogs {
   /** Starts a new log for `image` (truncating the previous build's). */
   start(image: string): void {
     this.end(image);
-    mkdirSync(path.join(this.consoleDir, 'build-logs'), { recursive: true });
-    const stream = createWriteStream(buildLogPath(this.consoleDir, image), { flags: 'w' });
+    ensureDirSync(path.join(this.consoleDir, 'build-logs'));
+    const file = buildLogPath(this.consoleDir, image);
+    // Removed, not truncated: a log an older console left 0644 is made anew with the private mode.
+    rmSync(file, { force: true });
+    const stream = createWriteStream(file, { flags: 'w', mode: fileModeFor(file) });
     // A log that cannot be written must not fail the build: the in-memory ring still has the lines.
     stream.on('error', () => this.open.delete(image));
     this.open.set(image, stream);

@@ -1,12 +1,74 @@
 // Atomic file writes: write a temp file in the same directory, fsync, rename. A reader never sees a half file.
-import { open, rename, mkdir, rm, readFile, link } from 'node:fs/promises';
+import { open, rename, mkdir, rm, readFile, link, chmod } from 'node:fs/promises';
 import path from 'node:path';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConsoleError } from '../errors.js';
 
 export interface AtomicWriteOptions {
   mode?: number;
+}
+
+// The console's own state (<workspace>/.swegym-console/: journals, the run registry, locks, build logs) may hold
+// process text: its files are 0600 and its folders 0700, whatever the umask, and also when an older console made
+// them 0644/0755.
+const CONSOLE_DIR_NAME = '.swegym-console';
+export const PRIVATE_FILE_MODE = 0o600;
+export const PRIVATE_DIR_MODE = 0o700;
+
+/** The `.swegym-console` folder `file` is inside, if any. */
+function consoleStateRoot(file: string): string | undefined {
+  const parts = path.resolve(file).split(path.sep);
+  const at = parts.lastIndexOf(CONSOLE_DIR_NAME);
+  return at > 0 ? parts.slice(0, at + 1).join(path.sep) : undefined;
+}
+
+/** True for paths inside a workspace's `.swegym-console/`. */
+export function isConsoleState(file: string): boolean {
+  return consoleStateRoot(file) !== undefined;
+}
+
+/** The mode a new file at `file` gets: private inside `.swegym-console/`, else `fallback`. */
+export function fileModeFor(file: string, fallback = 0o644): number {
+  return isConsoleState(file) ? PRIVATE_FILE_MODE : fallback;
+}
+
+const privateDirs = new Set<string>();
+
+/** The folders from `.swegym-console/` down to `dir`, to be made 0700 (once per process each). */
+function privateChain(dir: string): string[] {
+  const root = consoleStateRoot(path.join(dir, 'x'));
+  if (!root) return [];
+  const chain: string[] = [];
+  for (let d = path.resolve(dir); d.length >= root.length; d = path.dirname(d)) {
+    if (!privateDirs.has(d)) chain.push(d);
+    if (d === root) break;
+  }
+  return chain;
+}
+
+/** mkdir -p `dir`; inside `.swegym-console/` its folders are 0700 (new and existing ones). */
+export async function ensureDir(dir: string): Promise<void> {
+  const chain = privateChain(dir);
+  await mkdir(dir, { recursive: true, ...(chain.length > 0 || isConsoleState(path.join(dir, 'x')) ? { mode: PRIVATE_DIR_MODE } : {}) });
+  for (const d of chain) {
+    await chmod(d, PRIVATE_DIR_MODE).catch(() => undefined);
+    privateDirs.add(d);
+  }
+}
+
+/** ensureDir, synchronously (for writers that open streams synchronously). */
+export function ensureDirSync(dir: string): void {
+  const chain = privateChain(dir);
+  mkdirSync(dir, { recursive: true, ...(isConsoleState(path.join(dir, 'x')) ? { mode: PRIVATE_DIR_MODE } : {}) });
+  for (const d of chain) {
+    try {
+      chmodSync(d, PRIVATE_DIR_MODE);
+    } catch {
+      // Not ours to change (another user's checkout): the files inside are still 0600.
+    }
+    privateDirs.add(d);
+  }
 }
 
 const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM']);
@@ -50,9 +112,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 
 async function writeFileAtomicRaw(file: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
   const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true });
+  await ensureDir(dir);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w', opts.mode ?? 0o644);
+  const handle = await open(tmp, 'w', opts.mode ?? fileModeFor(file));
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -77,7 +139,7 @@ async function writeFileAtomicRaw(file: string, data: string | Uint8Array, opts:
  */
 export async function createFileExclusive(file: string, data: string): Promise<boolean> {
   const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true }).catch((err: unknown) => {
+  await ensureDir(dir).catch((err: unknown) => {
     throw notWritableError(file, err);
   });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

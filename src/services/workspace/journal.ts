@@ -5,9 +5,13 @@
 // atomically and the log removed: replaying a log over a snapshot that already holds it gives the same items, so a
 // crash between the two steps loses nothing. An interrupted append leaves at most one partial last line, which
 // readers skip. Read journals with readJournalItems, never the snapshot alone.
-import { appendFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, chmod, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { readJsonFile, writeFileAtomic, WriteQueue } from './atomic.js';
+import { redact } from '../secrets.js';
+import { ensureDir, fileModeFor, readJsonFile, writeFileAtomic, WriteQueue } from './atomic.js';
+
+// Journals hold process text (errors, log tails): every string is redacted on its way to disk, whoever wrote it.
+const redactStrings = (_key: string, value: unknown): unknown => (typeof value === 'string' ? redact(value) : value);
 
 interface JournalFile<T> {
   version: 1;
@@ -131,13 +135,15 @@ export class Journal<T extends object> {
 
   private append(lines: LogLine<T>[]): Promise<void> {
     if (lines.length === 0) return this.queue.idle();
-    const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const text = lines.map((l) => JSON.stringify(l, redactStrings)).join('\n') + '\n';
     return this.queue.run(async () => {
       if (!this.dirReady) {
-        await mkdir(path.dirname(this.logFile), { recursive: true });
+        await ensureDir(path.dirname(this.logFile));
+        // A log an older console left 0644 becomes private before anything more is appended to it.
+        await chmod(this.logFile, fileModeFor(this.logFile)).catch(() => undefined);
         this.dirReady = true;
       }
-      await appendFile(this.logFile, text);
+      await appendFile(this.logFile, text, { mode: fileModeFor(this.logFile) });
       const n = Buffer.byteLength(text);
       this.logBytes += n;
       this.bytesWritten += n;
@@ -153,7 +159,7 @@ export class Journal<T extends object> {
 
   private async compactNow(): Promise<void> {
     const body: JournalFile<T> = { version: 1, updatedAt: new Date().toISOString(), items: Object.fromEntries(this.items) };
-    const text = JSON.stringify(body, null, 2) + '\n';
+    const text = JSON.stringify(body, redactStrings, 2) + '\n';
     await writeFileAtomic(this.file, text);
     await rm(this.logFile, { force: true });
     this.snapshotBytes = Buffer.byteLength(text);
