@@ -55,7 +55,26 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
     services.whenReady().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
   const instance = render(<App services={services} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, CONSOLE_RENDER_OPTIONS);
-  await instance.waitUntilExit();
+  // kill, a closed terminal or SSH: quit as `q` does (jobs cancelled, sandboxes swept by the caller), exit 128+N.
+  // Ctrl-C is a key here (raw mode), so SIGINT only comes from `kill -INT`.
+  const SIGNAL_NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+  let signalled: keyof typeof SIGNAL_NUMBER | undefined;
+  const onSignal = (sig: keyof typeof SIGNAL_NUMBER) => {
+    if (signalled) return;
+    signalled = sig;
+    services.app.getState().requestExit('end');
+  };
+  const ending = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const;
+  for (const sig of ending) process.on(sig, onSignal);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    for (const sig of ending) process.off(sig, onSignal);
+  }
+  if (signalled) {
+    finishCodeCache();
+    return 128 + SIGNAL_NUMBER[signalled];
+  }
   // A no-op when this start used a valid cache.
   finishCodeCache();
   if (services.app.getState().exitRequest?.then === 'demo') return runDemoInstead(global);

@@ -99,6 +99,9 @@ async function main(argv: string[]): Promise<number> {
       const controller = new AbortController();
       let interrupts = 0;
       let interrupted = false;
+      // The first signal decides the exit code (128+N), also when the command winds down in time: a stopped
+      // command did not succeed, and a supervisor reads the code.
+      let firstSignal: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | undefined;
       let ending = false;
       // Ends the process now, whatever the command is doing: kill its sandboxes (bounded), drop its locks.
       const endNow = (code: number) => {
@@ -118,6 +121,7 @@ async function main(argv: string[]): Promise<number> {
       const onSignal = (sig: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => {
         interrupts++;
         interrupted = true;
+        firstSignal ??= sig;
         if (interrupts === 1) {
           tryWrite(process.stderr, `\n${sig === 'SIGINT' ? 'interrupted' : `got ${sig}`}: stopping (Ctrl-C again to exit at once)\n`);
           controller.abort(new ConsoleError({ what: 'interrupted', exitCode: ExitCode.failed }));
@@ -162,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
       } finally {
         for (const [sig, h] of handlers) process.off(sig, h);
       }
-      return code;
+      return firstSignal ? SIGNAL_EXIT[firstSignal] : code;
     }
   }
 }

@@ -22,7 +22,8 @@ export interface AppState {
   /** What the detail overlay shows (set with openDetail). */
   detail?: DetailContent;
   /** Set when a key asks the console to close and hand over to a headless command (the offline demo). */
-  exitRequest?: { then: 'demo' };
+  /** 'demo': start the demo after quitting; 'end': just quit (a signal asked the console to end). */
+  exitRequest?: { then: 'demo' | 'end' };
   go(screen: string): void;
   back(): void;
   setOverlay(overlay: Overlay): void;
@@ -30,7 +31,7 @@ export interface AppState {
   cycleFocus(panels: number, delta?: number): void;
   setInputCaptured(on: boolean): void;
   setFlash(text: string, tone?: 'info' | 'warn' | 'error'): void;
-  requestExit(then: 'demo'): void;
+  requestExit(then: 'demo' | 'end'): void;
 }
 
 export function createAppStore(initialScreen = 'home') {

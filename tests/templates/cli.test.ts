@@ -110,7 +110,7 @@ test('kill -9 in the middle, then resume: the map and journal are valid JSON thr
   }
 });
 
-test('Ctrl-C stops launching, waits for running builds, exits 1; the next run finishes the rest', { timeout: 120_000 }, async () => {
+test('Ctrl-C stops launching, waits for running builds, exits 130; the next run finishes the rest', { timeout: 120_000 }, async () => {
   const images = imageNames(9);
   const { ws, paths } = await templateWorkspace(images);
   const stateFile = path.join(ws, 'fake-e2b.json');
@@ -121,7 +121,7 @@ test('Ctrl-C stops launching, waits for running builds, exits 1; the next run fi
     await waitFor(() => builds(log1, 'start').length === 2, { timeoutMs: 60_000, message: () => run1.err() });
     run1.child.kill('SIGINT');
     const code = await run1.exited;
-    assert.equal(code, 1, run1.err());
+    assert.equal(code, 130, run1.err());
     assert.match(run1.err(), /stopping: no new builds; waiting for 2 running build/);
     const started = builds(log1, 'start');
     assert.equal(started.length, 2, 'nothing new was launched after Ctrl-C');
