@@ -146,6 +146,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
 
 export async function templatesStatusCommand(ctx: CommandContext): Promise<number> {
   const status = await templatesStatus(ctx.paths);
+  if (status.mapRefusal) throw status.mapRefusal;
   if (ctx.global.json) {
     writeJson(ctx, {
       templates: status.templates.map((r) => ({ image: r.image, template: r.template, state: r.state, smoke: r.smoke, error: r.error })),

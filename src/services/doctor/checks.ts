@@ -10,7 +10,6 @@ import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
 import type { DoctorProbe, NoAnswer, ProbePackage } from './probe.js';
 import { describeSecret } from '../secrets.js';
-import { readJsonFile } from '../workspace/atomic.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
 import { leftoverSandboxesCheck } from './leftovers.js';
 
@@ -311,15 +310,13 @@ export const CHECKS: CheckDef[] = [
       } catch {
         return { status: 'skip', detail: 'no image list yet (data/swegym-images.txt)' };
       }
-      let map: Record<string, unknown> | undefined;
-      try {
-        map = await readJsonFile<Record<string, unknown>>(ctx.paths.templateMap);
-      } catch (err) {
-        return { status: 'fail', detail: `data/e2b-template-map.json is not valid JSON`, fix: 'rebuild it with swegym-console templates build (it rewrites the map atomically)' };
-      }
-      if (!map) return { status: 'warn', detail: `0/${images.length} images have a template`, fix: 'swegym-console templates build' };
-      if (typeof map !== 'object' || Array.isArray(map)) return { status: 'fail', detail: 'the map is not a JSON object', fix: 'rebuild it with swegym-console templates build' };
-      const missing = images.filter((i) => typeof map[i] !== 'string' || map[i] === '');
+      const { inspectTemplateMap, damagedMapError } = await import('../templates/map.js');
+      const check = await inspectTemplateMap(ctx.paths.templateMap);
+      const refusal = damagedMapError(check, ctx.paths.templateMap);
+      if (refusal) return { status: 'fail', detail: refusal.what, fix: refusal.fix };
+      if (check.problems.some((p) => p.kind === 'missing_file')) return { status: 'warn', detail: `0/${images.length} images have a template`, fix: 'swegym-console templates build' };
+      const map = check.map;
+      const missing = images.filter((i) => !map[i]);
       if (missing.length === 0) return { status: 'ok', detail: `${images.length}/${images.length} images have a template` };
       return {
         status: 'warn',

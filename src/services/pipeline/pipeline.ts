@@ -2,10 +2,11 @@
 // manual steps and console steps mix freely.
 import { readJournalItems } from '../workspace/journal.js';
 import { readTemplateRecords } from '../templates/records.js';
+import { damagedMapError, inspectTemplateMap } from '../templates/map.js';
 import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
-import { readJsonFile } from '../workspace/atomic.js';
+import { ConsoleError } from '../errors.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { manualArtifactsCommand, resolveArtifactConfig } from '../artifacts/versions.js';
 import type { StepStatus, StepState } from '../../state/types/workspace.js';
@@ -95,22 +96,20 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
 
   let mapState: StepState = 'missing';
   let mapDetail = 'template map missing';
-  try {
-    const map = await readJsonFile<Record<string, unknown>>(paths.templateMap);
-    if (map) {
-      if (typeof map !== 'object' || Array.isArray(map)) {
-        mapState = 'invalid';
-        mapDetail = 'the template map is not a JSON object';
-      } else {
-        const covered = images ? images.filter((i) => typeof map[i] === 'string' && map[i] !== '').length : Object.keys(map).length;
-        const total = images?.length;
-        mapState = total === undefined ? 'present' : covered === total ? 'present' : covered === 0 ? 'missing' : 'partial';
-        mapDetail = total === undefined ? `${Object.keys(map).length} templates mapped` : `${covered}/${total} images have a template`;
-      }
+  {
+    // The one reader of the map: a damaged map is refused in the same words as everywhere else.
+    const check = await inspectTemplateMap(paths.templateMap).catch((err: unknown) => err as Error);
+    const refusal = check instanceof Error ? check : damagedMapError(check, paths.templateMap);
+    if (refusal) {
+      mapState = 'invalid';
+      mapDetail = refusal instanceof ConsoleError ? refusal.what : `cannot read the template map: ${refusal.message}`;
+    } else if (!(check instanceof Error) && !check.problems.some((p) => p.kind === 'missing_file')) {
+      const map = check.map;
+      const covered = images ? images.filter((i) => map[i]).length : Object.keys(map).length;
+      const total = images?.length;
+      mapState = total === undefined ? 'present' : covered === total ? 'present' : covered === 0 ? 'missing' : 'partial';
+      mapDetail = total === undefined ? `${Object.keys(map).length} templates mapped` : `${covered}/${total} images have a template`;
     }
-  } catch {
-    mapState = 'invalid';
-    mapDetail = 'template map is not valid JSON';
   }
   steps.push({
     id: 'templates',

@@ -82,7 +82,7 @@ export async function inspectTemplateMap(file: string, images?: readonly string[
  * step: pass the images of the rows that will be converted.
  */
 export async function readTemplateMap(file: string, images?: readonly string[]): Promise<TemplateMap> {
-  const check = await inspectTemplateMap(file, images);
+  const check = await readTemplateMapOrRefuse(file, images);
   const first = check.problems[0];
   if (!first) return check.map;
   const missingCount = check.missing.length;
@@ -102,44 +102,58 @@ export async function readTemplateMap(file: string, images?: readonly string[]):
   });
 }
 
+const DAMAGED: ReadonlySet<MapProblem['kind']> = new Set(['invalid_json', 'not_object', 'not_string']);
+
 /**
- * The map as the verifier and the launch checks read it: undefined when there is none; a ConsoleError naming the
- * file and the fix when it is not JSON, not an object, or gives one template to two images. Missing entries are
- * the verifier's business (it reports them per row).
+ * The one refusal of a map that is not JSON, not a JSON object, or holds a non-string value: every reader of the
+ * map (build, smoke, status, convert, the launch checks, doctor, the home pipeline) says this, in these words.
  */
-export async function readTemplateMapForChecks(file: string): Promise<TemplateMap | undefined> {
-  const check = await inspectTemplateMap(file);
-  const fatal = check.problems.find((p) => p.kind === 'invalid_json' || p.kind === 'not_object' || p.kind === 'not_string' || p.kind === 'shared_template');
-  if (check.problems.some((p) => p.kind === 'missing_file')) return undefined;
-  if (!fatal) return check.map;
-  throw new ConsoleError({
+export function damagedMapError(check: MapCheck, file: string): ConsoleError | undefined {
+  const fatal = check.problems.find((p) => DAMAGED.has(p.kind));
+  if (!fatal) return undefined;
+  return new ConsoleError({
     what: fatal.message,
-    cause: fatal.kind === 'shared_template' ? 'a template is built from one image; the other image\'s tasks would run in the wrong repository' : 'the template map was edited by hand or damaged',
-    fix:
-      fatal.kind === 'shared_template'
-        ? `remove the wrong entries from ${file} and run \`swegym-console templates build\` (one template per image)`
-        : `fix ${file} (a JSON object of image → template name) or move it away and run \`swegym-console templates build\` (built templates are found again)`,
+    cause: 'the template map was edited by hand or damaged; the console neither reads past it nor overwrites it',
+    fix: `fix ${file} (a JSON object of image → template name) or move it away and run \`swegym-console templates build\` (built templates are found again)`,
     exitCode: ExitCode.precondition,
   });
 }
 
 /**
- * Reads the map for updating: a missing file is an empty map; a damaged one is an error (never overwritten,
- * so hand-made entries are not lost).
+ * The reader every command uses: the map and its softer problems (missing file, missing entries, a shared
+ * template) for the caller to judge; a damaged map is refused (damagedMapError).
+ */
+export async function readTemplateMapOrRefuse(file: string, images?: readonly string[]): Promise<MapCheck> {
+  const check = await inspectTemplateMap(file, images);
+  const refusal = damagedMapError(check, file);
+  if (refusal) throw refusal;
+  return check;
+}
+
+/**
+ * The map as the verifier and the launch checks read it: undefined when there is none; a ConsoleError naming the
+ * file and the fix when it is damaged or gives one template to two images. Missing entries are the verifier's
+ * business (it reports them per row).
+ */
+export async function readTemplateMapForChecks(file: string): Promise<TemplateMap | undefined> {
+  const check = await readTemplateMapOrRefuse(file);
+  if (check.problems.some((p) => p.kind === 'missing_file')) return undefined;
+  const shared = check.problems.find((p) => p.kind === 'shared_template');
+  if (!shared) return check.map;
+  throw new ConsoleError({
+    what: shared.message,
+    cause: 'a template is built from one image; the other image\'s tasks would run in the wrong repository',
+    fix: `remove the wrong entries from ${file} and run \`swegym-console templates build\` (one template per image)`,
+    exitCode: ExitCode.precondition,
+  });
+}
+
+/**
+ * Reads the map for updating: a missing file is an empty map; a damaged one is refused (never overwritten, so
+ * hand-made entries are not lost). A shared template is not fatal here: the build that reads the map is the fix.
  */
 export async function loadMapForUpdate(file: string): Promise<TemplateMap> {
-  const check = await inspectTemplateMap(file);
-  const fatal = check.problems.find((p) => p.kind === 'invalid_json' || p.kind === 'not_object' || p.kind === 'not_string');
-  // A shared template is not fatal here: the build that reads the map for updating is the fix.
-  if (fatal) {
-    throw new ConsoleError({
-      what: fatal.message,
-      cause: 'the template map was edited by hand or damaged; the console will not overwrite it',
-      fix: `fix ${file} (a JSON object of image → template name) or move it away; templates already built are found again from the journal`,
-      exitCode: ExitCode.precondition,
-    });
-  }
-  return check.map;
+  return (await readTemplateMapOrRefuse(file)).map;
 }
 
 /** Writes the map atomically, keys in `order` first (image-list order), then the rest sorted. */

@@ -5,7 +5,7 @@ import type { SandboxProvider } from '../sandbox/types.js';
 import { smokeMany, type SmokeResult } from './smoke.js';
 import { templatesJournal } from './records.js';
 import { templatesStatus } from './status.js';
-import { inspectTemplateMap } from './map.js';
+import { readTemplateMapOrRefuse } from './map.js';
 import { acquireLock } from '../workspace/lock.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
@@ -43,7 +43,7 @@ export interface SmokeOutcome {
 /** Which templates to smoke by name (or all mapped and built ones), with their images from the map and journal. */
 export async function smokeTargetsByName(paths: RecipePaths, names: string[], all: boolean): Promise<SmokeTarget[]> {
   const status = await templatesStatus(paths);
-  const check = await inspectTemplateMap(paths.templateMap);
+  const check = await readTemplateMapOrRefuse(paths.templateMap);
   const byTemplate = new Map<string, string>();
   for (const [image, t] of Object.entries(check.map)) byTemplate.set(t, image);
   for (const r of status.templates) if (r.state === 'built' && !byTemplate.has(r.template)) byTemplate.set(r.template, r.image);

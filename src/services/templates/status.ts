@@ -1,7 +1,8 @@
 // What `templates status` and the Templates screen show: every image with its template, state, smoke result
 // and error, derived from the files on disk (image list, journal, map) — never only from memory.
 import type { RecipePaths } from '../workspace/paths.js';
-import { inspectTemplateMap } from './map.js';
+import { damagedMapError, inspectTemplateMap } from './map.js';
+import type { ConsoleError } from '../errors.js';
 import { readImageList, readTemplateRecords, type TemplateState } from './records.js';
 import { assignTemplateNames, DEFAULT_TEMPLATE_PREFIX } from './naming.js';
 import { isLockHeld } from '../workspace/lock.js';
@@ -13,6 +14,8 @@ export interface TemplatesStatus {
   counts: TemplateCounts;
   /** Problems with the map under the converter's rules (empty when it is complete). */
   mapProblems: string[];
+  /** The refusal every reader gives a damaged map (not JSON, not an object): the screen shows the rows anyway. */
+  mapRefusal?: ConsoleError;
   imageListMissing: boolean;
 }
 
@@ -68,6 +71,7 @@ export async function templatesStatus(paths: RecipePaths, prefix = DEFAULT_TEMPL
     templates: rows,
     counts: countRows(rows),
     mapProblems: check.problems.filter((p) => p.kind !== 'no_entry' && p.kind !== 'missing_file').map((p) => p.message),
+    mapRefusal: damagedMapError(check, paths.templateMap),
     imageListMissing,
   };
 }
