@@ -12,7 +12,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
-import { createFileExclusive, writeJsonAtomic } from '../workspace/atomic.js';
+import { createFileExclusive, isStorageError, notWritableError, writeJsonAtomic } from '../workspace/atomic.js';
 import { sleep } from '../util/sleep.js';
 import type { DownloadProgress } from '../../state/types/dataset.js';
 export type { DownloadProgress, DownloadPhase } from '../../state/types/dataset.js';
@@ -501,7 +501,9 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
       // 200: the server ignored Range (or there was nothing to resume): the body is the whole file.
       have = 0;
     }
-    const handle = await open(part, have > 0 ? 'a' : 'w');
+    const handle = await open(part, have > 0 ? 'a' : 'w').catch((err: unknown) => {
+      throw notWritableError(part, err);
+    });
     let received = have;
     try {
       if (!res.body) throw retry('empty response body');
@@ -515,9 +517,14 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
       await handle.close().catch(() => {});
       if (isAbort(err, opts.signal)) throw err;
       if (err instanceof RetryableError || err instanceof ConsoleError) throw err;
+      // A full disk is not the network: no retry, and the message says which file, how much room, what to do.
+      if (isStorageError(err)) throw notWritableError(part, err);
       throw retry(`${currentHost}: ${networkCode(err) ?? (err as Error).message} after ${received} bytes`, { inner: err });
     }
-    await handle.close();
+    // NFS reports a full disk or a quota at close.
+    await handle.close().catch((err: unknown) => {
+      throw isStorageError(err) ? notWritableError(part, err) : err;
+    });
     return received;
   };
 

@@ -16,6 +16,10 @@ import { StreamCollector } from './lines.js';
 import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { redact } from '../secrets.js';
+import { isStorageError, notWritableError } from '../workspace/atomic.js';
+import { ConsoleError } from '../errors.js';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { REQUEST_TAG_KEY, sandboxLedger, type SandboxLedger } from './ledger.js';
 import {
   CONSOLE_TAG_KEY,
@@ -83,6 +87,16 @@ export function e2bSettingsFromEnv(env: NodeJS.ProcessEnv, overrides: E2bSetting
 
 const TRANSPORT = /fetch failed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|socket hang up|other side closed|UND_ERR|network/i;
 
+/** The file-system refusal (ENOSPC, EDQUOT, EROFS …) in an error or its causes, also when only its message says it. */
+function storageErrnoIn(err: unknown): NodeJS.ErrnoException | undefined {
+  for (let e = err as (NodeJS.ErrnoException & { cause?: unknown }) | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (isStorageError(e)) return e;
+    const code = /\b(ENOSPC|EDQUOT|EFBIG|EROFS)\b/.exec(String(e.message ?? ''))?.[1];
+    if (code) return Object.assign(new Error(e.message), { code });
+  }
+  return undefined;
+}
+
 /** Maps anything the SDK (or undici under it) throws onto the closed SandboxError union. */
 export function mapE2bError(err: unknown, what: string, signal?: AbortSignal): SandboxError {
   if (err instanceof SandboxError) return err;
@@ -92,6 +106,14 @@ export function mapE2bError(err: unknown, what: string, signal?: AbortSignal): S
   const message = redact(String(e?.message ?? err));
   const msg = `${what}: ${message}`;
   const status = typeof e?.statusCode === 'number' ? e.statusCode : undefined;
+  // The local disk (the SDK spools a build's files to TMPDIR and wraps the write error in FileUploadError): named
+  // with the folder and its free space, never retried, never "check the network".
+  const disk = storageErrnoIn(err);
+  if (disk) {
+    const refused = notWritableError(disk.path ?? path.join(tmpdir(), 'e2b-template-…'), disk);
+    const text = refused instanceof ConsoleError ? `${refused.what}; ${refused.causeText ?? ''}; fix: ${refused.fix ?? ''}` : message;
+    return new SandboxError('unknown', `${what}: ${text}`, { cause: err });
+  }
   switch (name) {
     case 'AuthenticationError':
     case 'GitAuthError':

@@ -1,9 +1,10 @@
 // Atomic file writes: write a temp file in the same directory, fsync, rename. A reader never sees a half file.
 import { open, rename, mkdir, rm, readFile, link, chmod } from 'node:fs/promises';
 import path from 'node:path';
-import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statfsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConsoleError } from '../errors.js';
+import { formatBytes } from '../util/format.js';
 
 export interface AtomicWriteOptions {
   mode?: number;
@@ -71,7 +72,30 @@ export function ensureDirSync(dir: string): void {
   }
 }
 
-const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM']);
+const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'EFBIG']);
+/** Failures of the disk itself, never of the network: nothing retries them, the message says where and how full. */
+export const DISK_FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/** True for an error that is the file system refusing a write (full, over quota, read-only), not the network. */
+export function isStorageError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return code !== undefined && (DISK_FULL_CODES.has(code) || code === 'EROFS');
+}
+
+/** "12.3 MiB free of 1.0 GiB on /mount", from statfs of the nearest existing folder; undefined where statfs fails. */
+export function freeSpaceNote(file: string): string | undefined {
+  for (let d = path.dirname(path.resolve(file)); ; d = path.dirname(d)) {
+    if (existsSync(d)) {
+      try {
+        const st = statfsSync(d);
+        return `${formatBytes(Number(st.bavail) * Number(st.bsize))} free of ${formatBytes(Number(st.blocks) * Number(st.bsize))} on the file system holding ${d}`;
+      } catch {
+        return undefined;
+      }
+    }
+    if (path.dirname(d) === d) return undefined;
+  }
+}
 
 /** A write refused by the file system, said in terms of the file the user cares about (not our temp file). */
 export function notWritableError(file: string, err: unknown): unknown {
@@ -79,10 +103,21 @@ export function notWritableError(file: string, err: unknown): unknown {
   // A recursive mkdir on a read-only mount reports ENOENT: ask the nearest existing directory why.
   if (code === 'ENOENT') code = ancestorWriteError(path.dirname(file)) ?? code;
   if (!code || !NOT_WRITABLE.has(code)) return err;
+  if (DISK_FULL_CODES.has(code)) {
+    const free = freeSpaceNote(file);
+    const quota = code === 'EDQUOT';
+    return new ConsoleError({
+      what: `cannot write ${file}: ${quota ? 'the disk quota is exceeded' : code === 'EFBIG' ? 'the file is larger than the file system allows' : 'no space left on the device'} (${code})`,
+      cause: `${free ?? 'the free space could not be read'}; this is the disk, not the network`,
+      fix: `${quota ? 'free space within your quota (or ask for a larger one)' : 'free space on that file system'}, or use a workspace on another one (--workspace DIR); then rerun: finished work is kept`,
+      inner: err,
+    });
+  }
   const readOnly = code === 'EROFS';
+  const free = readOnly ? freeSpaceNote(file) : undefined;
   return new ConsoleError({
     what: `cannot write ${file}: ${readOnly ? 'the file system is read-only' : 'permission denied'}`,
-    cause: readOnly ? 'the workspace (or this part of it) is mounted read-only' : `this user may not write in ${path.dirname(file)}`,
+    cause: readOnly ? `the workspace (or this part of it) is mounted read-only${free ? ` (${free})` : ''}` : `this user may not write in ${path.dirname(file)}`,
     fix: readOnly ? 'run in a writable checkout (--workspace DIR), or remount it read-write' : `fix the permissions of ${path.dirname(file)}, or use a workspace you own (--workspace DIR)`,
     inner: err,
   });
@@ -143,7 +178,10 @@ export async function createFileExclusive(file: string, data: string): Promise<b
     throw notWritableError(file, err);
   });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  await writeFileAtomic(tmp, data);
+  // A refusal names the file being created, not our temp file.
+  await writeFileAtomicRaw(tmp, data, { mode: fileModeFor(file) }).catch((err: unknown) => {
+    throw notWritableError(file, err);
+  });
   try {
     await link(tmp, file);
     return true;

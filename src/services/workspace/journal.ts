@@ -8,7 +8,7 @@
 import { appendFile, chmod, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { redact } from '../secrets.js';
-import { ensureDir, fileModeFor, readJsonFile, writeFileAtomic, WriteQueue } from './atomic.js';
+import { ensureDir, fileModeFor, notWritableError, readJsonFile, writeFileAtomic, WriteQueue } from './atomic.js';
 
 // Journals hold process text (errors, log tails): every string is redacted on its way to disk, whoever wrote it.
 const redactStrings = (_key: string, value: unknown): unknown => (typeof value === 'string' ? redact(value) : value);
@@ -143,7 +143,9 @@ export class Journal<T extends object> {
         await chmod(this.logFile, fileModeFor(this.logFile)).catch(() => undefined);
         this.dirReady = true;
       }
-      await appendFile(this.logFile, text, { mode: fileModeFor(this.logFile) });
+      await appendFile(this.logFile, text, { mode: fileModeFor(this.logFile) }).catch((err: unknown) => {
+        throw notWritableError(this.logFile, err);
+      });
       const n = Buffer.byteLength(text);
       this.logBytes += n;
       this.bytesWritten += n;
