@@ -42,7 +42,8 @@ const ASSIGNMENT = /\b([A-Za-z_][A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|_
 const JSON_PAIR = /(["']([A-Za-z0-9_-]*(?:api_?key|token|secret|password|_key))["']\s*:\s*)(["'])([^"'\\]*)\3/gi;
 const HEADER = /\b(X-API-Key|Authorization|X-Access-Token)(:\s*)(Bearer\s+)?[^\s,"']+/gi;
 
-// Fragments: any run of FRAGMENT_MIN or more characters of a known secret value is masked, whatever surrounds it,
+// Fragments: any run of FRAGMENT_MIN or more characters of a known secret value is masked, whatever surrounds it
+// (except a run of eight lower-case letters, a word, see buildMatcher),
 // in any case, URL-encoded (%xx), JSON- or Python-escaped (\uXXXX, \xXX, escaped backslashes too) or wrapped over
 // lines. Every window of FRAGMENT_MIN characters of every secret is hashed once per set of secrets; the text is
 // decoded on the fly and scanned with a rolling hash, so a line costs a few operations per character.
@@ -90,7 +91,13 @@ function buildMatcher(values: string[]): FragmentMatcher {
       continue;
     }
     const codes = Array.from(value, (ch) => lower(ch.charCodeAt(0)));
+    // A secret made of words only (a pass phrase) is masked whole; its words alone would mask ordinary text.
+    if (/^[a-z]+$/.test(value)) shortPatterns.push(valuePattern(value));
     for (let i = 0; i + GRAM <= codes.length; i++) {
+      // Eight lower-case letters in a row are a word ("training", "template"), not key material: such a window alone
+      // is not masked (its neighbours with a digit, capital or sign are). Random keys hold almost none: hex keys
+      // (6/16)^8, mixed-case ones (26/62)^8 of their windows.
+      if (/^[a-z]{8}$/.test(value.slice(i, i + GRAM))) continue;
       const h = gramHash(codes, i);
       hashes.add(h);
       filter[(h & 0xffff) >>> 3]! |= 1 << (h & 7);

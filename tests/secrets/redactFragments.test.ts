@@ -45,10 +45,12 @@ function decoded(text: string): string {
 }
 const unwrapped = (text: string) => text.replace(/\r?\n[ \t]*|\r[ \t]*/g, '');
 
+/** The first window of the secret still readable in `out`; eight lower-case letters (a word) are the one exception. */
 function leakedWindow(out: string, secret: string): string | undefined {
   const views = [unwrapped(out).toLowerCase(), decoded(out).toLowerCase()];
   const s = secret.toLowerCase();
   for (let i = 0; i + FRAGMENT_MIN <= s.length; i++) {
+    if (/^[a-z]{8}$/.test(secret.slice(i, i + FRAGMENT_MIN))) continue;
     const w = s.slice(i, i + FRAGMENT_MIN);
     if (views.some((v) => v.includes(w))) return w;
   }
@@ -104,6 +106,14 @@ test('text that shares no 8 characters with any secret is left exactly as it was
     }),
     { numRuns: 1000 },
   );
+});
+
+test('a word of a pass phrase alone stays readable; the phrase, and any run with a digit or sign, do not', () => {
+  const env = { MY_SECRET: 'zz-training-key-9f8e7d6c', PASSWORD: 'correcthorsebattery' };
+  assert.equal(redact('training started; template ready', env), 'training started; template ready');
+  assert.equal(redact('key zz-training-key-9f8e7d6c end', env), `key ${MASK} end`);
+  assert.equal(redact('got -training-key', env), `got ${MASK}`);
+  assert.equal(redact('pw=correcthorsebattery.', env), `pw=${MASK}.`);
 });
 
 test('fragments shorter than 8 characters are not masked (a short common run is not a key)', () => {
