@@ -166,6 +166,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'set', type: 'string', multiple: true, arg: 'KEY=VALUE', help: 'one setting (repeatable)' },
       { name: 'dry-run', type: 'boolean', help: 'print the command and environment (secrets masked), do not run' },
       { name: 'resume', type: 'boolean', help: 'resume from the latest checkpoint in SAVE_ROOT (RESUME_FROM_CKPT=1 …)' },
+      { name: 'allow-outside-launcher', type: 'boolean', help: 'run a launcher script that resolves outside the checkout (a symlink elsewhere)' },
     ],
     json: true,
     load: async () => (await import('./commands/train.js')).trainLaunch,

@@ -27,7 +27,7 @@ async function planFromOptions(ctx: CommandContext): Promise<{ plan: LaunchPlan;
     const [k, v] = parseAssignment(item, '--set');
     sets[k] = v;
   }
-  const inputs = { paths: ctx.paths, env: ctx.env, saved: { ...saved.values, ...saved.secrets }, envFile, sets };
+  const inputs = { paths: ctx.paths, env: ctx.env, saved: { ...saved.values, ...saved.secrets }, envFile, sets, allowOutsideLauncher: optFlag(ctx, 'allow-outside-launcher') };
   if (!optFlag(ctx, 'resume')) return { plan: buildLaunchPlan(inputs) };
   const { plan, checkpoint } = await resumePlan(inputs);
   return { plan, resumed: checkpoint };

@@ -25,6 +25,8 @@ export interface LaunchInputs {
   envFile?: Record<string, string>;
   sets?: Record<string, string>;
   hostIp?: string;
+  /** Run a launcher that resolves outside the checkout (a symlink elsewhere): refused unless asked. */
+  allowOutsideLauncher?: boolean;
 }
 
 export interface LaunchPlan {
@@ -48,6 +50,8 @@ export interface LaunchPlan {
    * ends the launcher with exit 1 and no message of its own. Empty when the host address was given.
    */
   hostnameFailures: { flag: '-I' | '-i'; error: string }[];
+  /** From the inputs: the launcher may resolve outside the checkout. */
+  allowOutsideLauncher?: boolean;
 }
 
 /** Layers the settings: default < environment < saved form < console default < --env-file < --set. */
@@ -111,6 +115,7 @@ export function buildLaunchPlan(inputs: LaunchInputs): LaunchPlan {
     logDir: effective.LOG_DIR ?? '',
     checkpointDir: effective.SAVE_ROOT ?? '',
     hostnameFailures,
+    ...(inputs.allowOutsideLauncher ? { allowOutsideLauncher: true } : {}),
   };
 }
 

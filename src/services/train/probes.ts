@@ -15,6 +15,7 @@ import { listDir } from '../util/fs.js';
 import { fail, ok, skip, warn, isLocalOnlyHost } from './checkParts.js';
 import { OWN_CHECK } from './settings.js';
 import { providerName } from './dressageRules.js';
+import { describeResolved, resolveAgainstCheckout } from './outsideFiles.js';
 
 async function isDir(p: string): Promise<boolean> {
   try {
@@ -46,7 +47,38 @@ async function checkLauncherFiles(plan: LaunchPlan): Promise<LaunchCheck> {
   if (!(await isFile(plan.paths.launcherScript))) return fail('launcher', t, `Dressage's launcher is missing: ${plan.paths.launcherScript}`, 'run the console in the Dressage checkout (--workspace DIR)');
   if (!(await isFile(slimeConfig))) return fail('launcher', t, `Missing Slime model config: ${slimeConfig}`, 'git submodule update --init --recursive (or set SLIME_ROOT / MODEL_CONFIG_PATH)');
   if (!(await isFile(envDefaults))) return fail('launcher', t, `Missing Dressage default env file: ${envDefaults}`, 'use a complete Dressage checkout');
-  return ok('launcher', t, 'launcher, env defaults and slime model config present');
+  const root = plan.paths.root;
+  const launcher = await resolveAgainstCheckout(plan.paths.launcherScript, root);
+  if (!launcher.inside) {
+    const where = `${OWN_CHECK}the launcher ${describeResolved(launcher, root)} is outside the checkout ${root}${launcher.viaLink ? ' (a symlink points there)' : ''}`;
+    if (!plan.allowOutsideLauncher) {
+      return fail('launcher', t, `${where}; the console runs only the checkout's own launcher`, `put Dressage's launcher back (git -C ${root} checkout -- ${path.relative(root, launcher.given)}), or pass --allow-outside-launcher to run ${launcher.real}`);
+    }
+    return warn('launcher', t, `${where}; run as asked (--allow-outside-launcher)`, `make sure ${launcher.real} is the launcher you mean`);
+  }
+  return ok('launcher', t, `launcher${launcher.viaLink ? ` (${describeResolved(launcher, root)})` : ''}, env defaults and slime model config present`);
+}
+
+/** DEFAULT_ENV_FILE and MODEL_CONFIG_PATH are sourced by the launcher: where they really are, when outside the checkout. */
+async function checkSourcedFiles(plan: LaunchPlan): Promise<LaunchCheck | undefined> {
+  const root = plan.paths.root;
+  const sourced = [
+    ['DEFAULT_ENV_FILE', plan.effective.DEFAULT_ENV_FILE ?? plan.paths.envDefaults],
+    ['MODEL_CONFIG_PATH', plan.effective.MODEL_CONFIG_PATH ?? ''],
+  ] as const;
+  const outside: string[] = [];
+  for (const [name, file] of sourced) {
+    if (!file) continue;
+    const r = await resolveAgainstCheckout(file, root);
+    if (!r.inside) outside.push(`${name}=${file}${r.viaLink ? ` → ${r.real}` : ''}`);
+  }
+  if (outside.length === 0) return undefined;
+  return warn(
+    'sourced-files',
+    'Files the launcher sources',
+    `${OWN_CHECK}outside the checkout ${root}, run as shell by the launcher: ${outside.join('; ')}`,
+    'point them at the checkout\'s own files (unset DEFAULT_ENV_FILE / MODEL_CONFIG_PATH), or make sure these are the scripts you mean',
+  );
 }
 
 async function checkModel(plan: LaunchPlan): Promise<LaunchCheck | undefined> {
@@ -200,6 +232,7 @@ export async function probeChecks(plan: LaunchPlan, opts: ProbeOptions = {}): Pr
   const timeoutMs = opts.timeoutMs ?? 5000;
   const results = await Promise.all([
     checkLauncherFiles(plan),
+    checkSourcedFiles(plan),
     checkModel(plan),
     checkPromptData(plan),
     checkProxyHealth(plan, timeoutMs),
