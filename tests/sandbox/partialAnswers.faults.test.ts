@@ -1,7 +1,9 @@
 // A short JSON answer is a transient fault (issue 25, point 5), through the built binary against the fake E2B
 // behind the fault proxy: a truncated body on the sandbox create, the build create and a build-status poll is
 // retried by the one retry layer that already retries resets and 5xx on the same requests, and the job succeeds.
-// A body cut mid-stream (reset-mid-body) is the same fault. One injected fault per case: one ~1–2 s backoff.
+// A body cut mid-stream (reset-mid-body), garbled (corrupt) or lost after the work was done (drop-response) is the
+// same fault; a slow answer is no fault; a hung one ends at the request timeout. One injected fault per case: one
+// ~1–2 s backoff.
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,7 +16,7 @@ import { templateWorkspace, imageNames } from '../templates/helpers.js';
 
 const healthy = () => ({ status: 200, body: '{"healthy":true,"version":"1.1.0"}', contentType: 'application/json' });
 
-describe('a truncated answer to a sandbox create is retried', { skip: builtMissing() }, () => {
+describe('a sandbox create whose answer is cut, garbled, lost, slow or hung', { skip: builtMissing() }, () => {
   let fake: FakeE2b;
   let proxy: FaultProxy;
   let ws: string;
@@ -38,7 +40,7 @@ describe('a truncated answer to a sandbox create is retried', { skip: builtMissi
     await removeDir(ws);
   });
 
-  for (const kind of ['truncate', 'reset-mid-body'] as const) {
+  for (const kind of ['truncate', 'reset-mid-body', 'corrupt', 'drop-response'] as const) {
     it(`${kind} on POST /v2/sandboxes: one retry, the smoke passes, no sandbox left`, { timeout: 60_000 }, async () => {
       proxy.addRule({ kind, role: 'control', method: 'POST', path: '/v2/sandboxes', bytes: 20, times: 1 });
       const r = await runConsole(['templates', 'smoke', '--template', 'swegym-a', '-w', ws], env);
@@ -48,6 +50,21 @@ describe('a truncated answer to a sandbox create is retried', { skip: builtMissi
       assert.equal([...fake.sandboxes.values()].filter((s) => s.alive).length, 0, 'the sandbox whose answer was cut is found and killed');
     });
   }
+
+  it('slow on POST /v2/sandboxes (the answer in small pieces): no retry needed, the smoke passes', { timeout: 60_000 }, async () => {
+    proxy.addRule({ kind: 'slow', role: 'control', method: 'POST', path: '/v2/sandboxes', chunkBytes: 8, delayMs: 5, times: 1 });
+    const r = await runConsole(['templates', 'smoke', '--template', 'swegym-a', '-w', ws], env);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.doesNotMatch(r.err, /retry/);
+  });
+
+  it('hang on POST /v2/sandboxes: the request timeout ends it, the failure says so, nothing is left', { timeout: 60_000 }, async () => {
+    proxy.addRule({ kind: 'hang', role: 'control', method: 'POST', path: '/v2/sandboxes' });
+    const r = await runConsole(['templates', 'smoke', '--template', 'swegym-a', '-w', ws], { ...env, SWEGYM_E2B_REQUEST_TIMEOUT_MS: '800' });
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.err, /create sandbox from template 'swegym-a'.*(timed out|timeout)/i);
+    assert.equal([...fake.sandboxes.values()].filter((s) => s.alive).length, 0);
+  });
 });
 
 describe('a truncated answer during a template build is retried', { skip: builtMissing() }, () => {
