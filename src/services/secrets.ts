@@ -251,11 +251,20 @@ function secretNamesOf(env: NodeJS.ProcessEnv): string[] {
   return envNames.names;
 }
 
+// Secrets the console holds outside the environment (saved train secrets, --set / --env-file values): masked by
+// every redact call, whatever env it is given.
+const knownSecrets = new Set<string>();
+
+/** Adds values to the secrets every later redact() masks (whole and in fragments). Placeholders and short values are ignored. */
+export function rememberSecrets(values: Iterable<string | undefined>): void {
+  for (const value of values) if (value && value.length >= 6 && !isPlaceholder(value)) knownSecrets.add(value);
+}
+
 function secretValues(env: NodeJS.ProcessEnv): string[] {
-  const values: string[] = [];
+  const values: string[] = [...knownSecrets];
   for (const name of secretNamesOf(env)) {
     const value = env[name];
-    if (value && value.length >= 6 && !isPlaceholder(value)) values.push(value);
+    if (value && value.length >= 6 && !isPlaceholder(value) && !knownSecrets.has(value)) values.push(value);
   }
   // Longest first so that a value containing another is masked whole.
   return values.sort((a, b) => b.length - a.length);

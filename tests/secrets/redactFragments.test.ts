@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { redact, FRAGMENT_MIN, MASK } from '../../src/services/secrets.js';
+import { redact, rememberSecrets, FRAGMENT_MIN, MASK } from '../../src/services/secrets.js';
 
 const HEX = '0123456789abcdef';
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -120,4 +120,12 @@ test('fragments shorter than 8 characters are not masked (a short common run is 
   const secret = HEX.repeat(3);
   assert.equal(redact(`see ${secret.slice(2, 9)} here`, { E2B_API_KEY: secret }), `see ${secret.slice(2, 9)} here`);
   assert.equal(redact(`see ${secret.slice(2, 10)} here`, { E2B_API_KEY: secret }), `see ${MASK} here`);
+});
+
+test('a secret the console holds outside the environment (saved, --set) is masked by every redact call', () => {
+  const saved = ['9f8e7d6c5b4a', '3210fedcba98'].join('');
+  assert.equal(redact(`key …${saved.slice(3, 15)}…`, {}), `key …${saved.slice(3, 15)}…`, 'unknown before');
+  rememberSecrets([saved, '<your key>', 'short']);
+  assert.equal(redact(`key …${saved.slice(3, 15)}…`, {}), `key …${MASK}…`);
+  assert.equal(redact('<your key> short', {}), '<your key> short', 'placeholders and short values are not remembered');
 });

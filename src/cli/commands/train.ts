@@ -14,7 +14,7 @@ import { formatAge } from '../../services/util/format.js';
 import { runsWithSources, stopRunRayJob, type RunStateSource } from '../../services/train/rayState.js';
 import { SUBMISSION_ID, dashboardUrl } from '../../services/ray/jobsApi.js';
 import { wandbLinesInLog, wandbRun } from '../../services/train/wandb.js';
-import { redact } from '../../services/secrets.js';
+import { isSecretName, redact, rememberSecrets } from '../../services/secrets.js';
 
 const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
 
@@ -27,6 +27,8 @@ async function planFromOptions(ctx: CommandContext): Promise<{ plan: LaunchPlan;
     const [k, v] = parseAssignment(item, '--set');
     sets[k] = v;
   }
+  // Keys given on the command line or in --env-file are secrets the console knows: masked in everything it prints.
+  rememberSecrets([...Object.entries(envFile ?? {}), ...Object.entries(sets)].filter(([k]) => isSecretName(k)).map(([, v]) => v));
   const inputs = { paths: ctx.paths, env: ctx.env, saved: { ...saved.values, ...saved.secrets }, envFile, sets, allowOutsideLauncher: optFlag(ctx, 'allow-outside-launcher') };
   if (!optFlag(ctx, 'resume')) return { plan: buildLaunchPlan(inputs) };
   const { plan, checkpoint } = await resumePlan(inputs);

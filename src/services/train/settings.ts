@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
 import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
-import { isSecretName } from '../secrets.js';
+import { isSecretName, rememberSecrets } from '../secrets.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 import { maxStepsVerdict, proxyUrlRefusal } from './dressageRules.js';
 
@@ -399,6 +399,7 @@ export async function loadTrainSettings(paths: RecipePaths): Promise<SavedTrainS
         });
       }
       secrets = await readEnvFile(file);
+      rememberSecrets(Object.values(secrets));
     } catch (err) {
       if (err instanceof ConsoleError && err.exitCode === ExitCode.precondition) throw err;
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof ConsoleError)) throw err;
