@@ -2,8 +2,8 @@
 // behind the fault proxy: a truncated body on the sandbox create, the build create and a build-status poll is
 // retried by the one retry layer that already retries resets and 5xx on the same requests, and the job succeeds.
 // A body cut mid-stream (reset-mid-body), garbled (corrupt) or lost after the work was done (drop-response) is the
-// same fault; a slow answer is no fault; a hung one ends at the request timeout. One injected fault per case: one
-// ~1–2 s backoff.
+// same fault; a slow answer is no fault; a hung one ends at the request timeout. The operator's backoff knobs
+// (SWEGYM_RETRY_BASE_MS / _MAX_MS) make each retry wait milliseconds.
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { builtMissing, runConsole } from '../helpers/builtCli.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { templateWorkspace, imageNames } from '../templates/helpers.js';
 
+const FAST_RETRY = { SWEGYM_RETRY_BASE_MS: '10', SWEGYM_RETRY_MAX_MS: '40' };
 const healthy = () => ({ status: 200, body: '{"healthy":true,"version":"1.1.0"}', contentType: 'application/json' });
 
 describe('a sandbox create whose answer is cut, garbled, lost, slow or hung', { skip: builtMissing() }, () => {
@@ -31,7 +32,7 @@ describe('a sandbox create whose answer is cut, garbled, lost, slow or hung', { 
     ws = await tempDir('swegym-faults-partial-');
     await mkdir(path.join(ws, 'data'), { recursive: true });
     await writeFile(path.join(ws, 'data', 'e2b-template-map.json'), JSON.stringify({ 'img/a:latest': 'swegym-a' }));
-    env = { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url };
+    env = { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url, ...FAST_RETRY };
   });
   afterEach(() => proxy.clearRules());
   after(async () => {
@@ -78,7 +79,7 @@ describe('a truncated answer during a template build is retried', { skip: builtM
       const proxy = await startFaultProxy(fake.url, [{ kind: 'truncate', role: 'control', ...c.rule, bytes: 9, times: 1 }]);
       const { ws } = await templateWorkspace(imageNames(1));
       try {
-        const r = await runConsole(['templates', 'build', '--json', '-w', ws], { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url });
+        const r = await runConsole(['templates', 'build', '--json', '-w', ws], { E2B_API_KEY: fake.apiKey, E2B_API_URL: proxy.url, E2B_SANDBOX_URL: proxy.url, ...FAST_RETRY });
         assert.ok(proxy.requests.some((q) => q.rule === 0), 'the fault was injected');
         assert.equal(r.code, 0, r.out + r.err);
         const doc = JSON.parse(r.out) as { failed: number; built: number };
