@@ -6,10 +6,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { progressJson, readStreamJson, shortInput, StreamJsonReader } from '../../../src/services/agent/streamJson.js';
-import { StreamJsonCursor } from '../../../src/services/agent/logCursor.js';
-import { readAgentLog, streamEnded, type LogSource } from '../../../src/services/agent/agentLog.js';
-import { endingOf } from '../../../src/services/monitor/sandboxes.js';
+import { progressJson, readStreamJson, shortInput, StreamJsonReader } from '../../src/services/agent/streamJson.js';
+import { StreamJsonCursor } from '../../src/services/agent/logCursor.js';
+import { readAgentLog, streamEnded, type LogSource } from '../../src/services/agent/agentLog.js';
+import { endingOf } from '../../src/services/monitor/sandboxes.js';
 
 const rec = (name: string) => fs.readFileSync(path.resolve('tests/fixtures/claude-code', `${name}.jsonl`), 'utf8');
 
