@@ -100,7 +100,7 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     const heapDir = path.join(dir, 'heap');
     if (opts.heap) await mkdir(heapDir, { recursive: true });
     const heapEnv = opts.heap ? { env: { NODE_OPTIONS: '--heapsnapshot-signal=SIGUSR2' }, cwd: heapDir } : {};
-    session = await ptySpawn(NODE, [bundle.bin, '--workspace', ws, 'monitor', sim.logFile], { cols: COLS, rows: ROWS, ...heapEnv });
+    session = await ptySpawn(bundle.bin, ['--workspace', ws, 'monitor', sim.logFile], { cols: COLS, rows: ROWS, ...heapEnv });
     await sleep(4000);
     let target = 'monitor dashboard';
     const first = stripAnsi(session.text());
@@ -108,7 +108,7 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
       await endSession(session);
       res.notes.push(`monitor dashboard not available yet (${session.isExited() ? 'exited' : 'refused'}: ${first.replace(/\s+/g, ' ').trim().slice(0, 120)}); measured the home screen instead, with the simulated run writing in the background`);
       target = 'home screen';
-      session = await ptySpawn(NODE, [bundle.bin, '--workspace', ws], { cols: COLS, rows: ROWS });
+      session = await ptySpawn(bundle.bin, ['--workspace', ws], { cols: COLS, rows: ROWS });
     }
     log(`  measuring the console (${target}) for ${opts.seconds}s …`);
     // What the dashboard had to show: live sandboxes over the window (the simulator's live.json holds the same).
@@ -217,7 +217,7 @@ interface HomeRun {
 /** One interactive start of `bin` in the pty: first frame, first doctor answer, every doctor answer. */
 async function homeRun(bin: string, ws: string): Promise<HomeRun> {
   const spawned = performance.now();
-  const s = await ptySpawn(NODE, [bin, '--workspace', ws], { cols: COLS, rows: ROWS });
+  const s = await ptySpawn(bin, ['--workspace', ws], { cols: COLS, rows: ROWS });
   const deadline = performance.now() + 15_000;
   while (s.firstFrameMs() === undefined && !s.isExited() && performance.now() < deadline) await sleep(5);
   const out: HomeRun = { firstFrame: s.firstFrameMs(), firstByte: s.firstByteMs(), firstFrameCpu: s.firstFrameCpuMs(), text: '' };

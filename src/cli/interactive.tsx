@@ -9,7 +9,6 @@ import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../ui/clipboard.js';
-import { capYoungGeneration } from './youngGeneration.js';
 
 /** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
 async function runDemoInstead(global: GlobalOptions): Promise<number> {
@@ -49,8 +48,6 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
-    // The console may follow a live run for hours (the dashboard): RSS stays flat (src/cli/youngGeneration.ts).
-    capYoungGeneration();
     void refreshHome(services);
     services.whenReady().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };

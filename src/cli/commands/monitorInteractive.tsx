@@ -8,12 +8,9 @@ import { createAppServices } from '../../app/domain.js';
 import { ExitCode } from '../../services/errors.js';
 import { scheduleUiCodeCacheSave } from '../../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../../ui/clipboard.js';
-import { capYoungGeneration } from '../youngGeneration.js';
 
 export async function startDashboard(global: GlobalOptions, arg: string | undefined, opts: { fromStart: boolean; compare?: string }): Promise<number> {
   const services = createAppServices(global, { initialScreen: 'dashboard' });
-  // Hours of following a live log: RSS stays flat (src/cli/youngGeneration.ts).
-  capYoungGeneration();
   // Open before the first frame so the screen does not open the newest run instead.
   const opening = services.monitor.open(arg, { fromStart: opts.fromStart });
   // `--compare`: the second run is read once and drawn over the curves (as `O` on the charts does).
