@@ -18,6 +18,9 @@ import { assertRunLog } from '../../services/monitor/runLogCheck.js';
 import { deriveLiveness, lastLineLabel, livenessJson, livenessLabel, progressTimesOf, type Liveness } from '../../services/monitor/liveness.js';
 import { runSourcesPicker } from '../../app/monitorSources.js';
 import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
+import { onceSections } from '../../services/monitor/onceSections.js';
+import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor/provider.js';
+import type { RunSources } from '../../services/monitor/sources/types.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -63,8 +66,9 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
         exitCode: ExitCode.precondition,
       });
     }
-    const liveness = await onceLiveness(ctx, target, model);
-    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness) + '\n');
+    const sources = await onceSources(ctx, target);
+    const liveness = await onceLiveness(ctx, target, model, sources);
+    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources)) + '\n');
     else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
@@ -73,7 +77,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
-      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model)) + '\n');
+      const sources = await onceSources(ctx, target);
+      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model, sources), await sectionsFor(ctx, target, sources)) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -83,10 +88,11 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 
   if (!ctx.global.json) note(ctx, `reading ${target.logFile}`);
   const model = await ingestOnce(ctx, target.logFile, target.runName ?? target.name);
-  const liveness = await onceLiveness(ctx, target, model);
+  const sources = await onceSources(ctx, target);
+  const liveness = await onceLiveness(ctx, target, model, sources);
   if (ctx.global.json) {
     // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(withLiveness(model, liveness) + '\n');
+    ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources)) + '\n');
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
@@ -104,9 +110,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
  * Whether the run is alive now, for --once: the log's mtime, the writer (registry or simulator) and Ray's job,
  * through the same sources the dashboard uses.
  */
-async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: RunModel, lastLineAt?: number): Promise<Liveness> {
-  const sources = await runSourcesPicker({ paths: ctx.paths, env: ctx.env })(target);
-  let mtime = lastLineAt;
+async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: RunModel, sources: RunSources): Promise<Liveness> {
+  let mtime: number | undefined;
   if (mtime === undefined && target.logFile) {
     try {
       mtime = (await stat(target.logFile)).mtimeMs;
@@ -117,9 +122,20 @@ async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: R
   return deriveLiveness({ now: Date.now(), phase: phase.kind, phaseDetail: phase.detail, logExitCode: model.launcherExit, lastLineAt: mtime, progressTimes: progressTimesOf(model), writer, rayJob });
 }
 
-/** The document with its liveness block, as JSON text. */
-function withLiveness(model: RunModel, liveness: Liveness): string {
-  return model.toJsonText({ liveness: livenessJson(liveness) });
+/** The run's sources, as the dashboard picks them (the sandbox provider only for --json, which lists them). */
+function onceSources(ctx: CommandContext, target: MonitorTarget): Promise<RunSources> {
+  const provider = ctx.global.json ? () => openMonitorProvider(ctx.global.provider, ctx.env) : undefined;
+  return runSourcesPicker({ paths: ctx.paths, env: ctx.env, ...(provider ? { provider } : {}) })(target);
+}
+
+/** What the dashboard shows besides the log: trajectory files, sandboxes, the Ray cluster (onceSections.ts). */
+function sectionsFor(ctx: CommandContext, target: MonitorTarget, sources: RunSources): Promise<Record<string, unknown>> {
+  return onceSections(target, sources, { sandboxLimit: sandboxLimitFromEnv(ctx.env) });
+}
+
+/** The document with its liveness block (and the sections beside the log's), as JSON text. */
+function withLiveness(model: RunModel, liveness: Liveness, sections: Record<string, unknown> = {}): string {
+  return model.toJsonText({ liveness: livenessJson(liveness), ...sections });
 }
 
 function livenessLine(l: Liveness): string {
