@@ -21,6 +21,7 @@ import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
 import { onceSections } from '../../services/monitor/onceSections.js';
 import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor/provider.js';
 import type { RunSources } from '../../services/monitor/sources/types.js';
+import { logResetText } from '../../services/monitor/logReset.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -190,8 +191,7 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
       if (e.type === 'read' || e.type === 'progress') printRollouts();
       // A Ray job's state is its stream's: `ray job logs -f` ends with the job (the state lines are a log's).
       else if (e.type === 'state' && !target.rayJob) say(ctx, `${stamp()} ${livenessLine(e.liveness)}`);
-      else if (e.type === 'log-truncated') note(ctx, 'log truncated; reading from its start');
-      else if (e.type === 'log-rotated') note(ctx, 'log rotated; following the new file');
+      else if (e.type === 'log-truncated' || e.type === 'log-rotated') note(ctx, logResetText(e.reset, target.logFile));
       else if (e.type === 'read-error') note(ctx, `read error: ${e.message}`);
       else if (e.type === 'stream-ended') spawnError = e.spawnError;
       else if (e.type === 'ended') ended(e.failed);

@@ -24,6 +24,7 @@ import { CurveView } from './curves.js';
 import { feedRows, rolloutRows, streamSnapshot, taskRowsOf, type DrillStream } from './snapshotRows.js';
 import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { TrajectoryIndex } from './trajIndex.js';
+import { logResetText } from './logReset.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { pollEvery } from '../util/poll.js';
 import { redact } from '../secrets.js';
@@ -416,6 +417,9 @@ export class MonitorService {
         // GPU thresholds over what the panel shows: every node's GPUs when Ray gives them, else this node's.
         ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuPanel.source === 'ray' ? [] : gpuLatest, live: this.live, liveness }),
         ...(gpuPanel.source === 'ray' ? clusterGpuAlerts(gpuPanel) : []),
+        // A log replaced or truncated under the follower was read again from its start: say so, or the totals
+        // dropping (or not doubling) would be a mystery.
+        ...(this.job?.logResets.slice(-1) ?? []).map((r) => ({ id: 'log-reset', level: 'warn' as const, text: logResetText(r, this.target?.logFile) })),
       ].map((a) => ({ ...a, text: redact(a.text) })),
       gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
       gpuPanel,
