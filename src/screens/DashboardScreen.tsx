@@ -18,7 +18,7 @@ import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { headerLines } from './dashboardHeader.js';
 import { gpuPanelLines } from './dashboardGpus.js';
-import { PANELS, feedRows, pct, rowCount, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
+import { PANELS, feedRows, follows, pct, rowCount, rowKeyAt, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
 import { DrillIn, drillPage, scrollDrill } from './dashboard/DrillIn.js';
 import { rowDetail } from './dashboard/rowDetail.js';
 
@@ -153,11 +153,26 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   const detail = useSel(store, (s) => s.detail);
   const smoothing = useSel(store, (s) => s.smoothing);
   const detailTail = useSel(store, (s) => s.detailTail);
-  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing, detailTail };
+  const drillFollow = useSel(store, (s) => s.drillFollow);
+  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing, detailTail, drillFollow };
 
   useEffect(() => {
     if (store.getState().status === 'idle') void services.monitor.open(services.monitorTarget);
   }, [services, store]);
+
+  // After each frame the selection is the row drawn: its key is kept, so that the next refresh, which may list the
+  // rows in another order, draws the cursor on the same sandbox, rollout or task.
+  useEffect(() => {
+    const st = store.getState();
+    const s = st.snapshot;
+    if (!s) return;
+    for (const p of PANELS) {
+      if (follows(st, p)) continue;
+      const i = selectedIndex(st, s, p);
+      const key = rowKeyAt(s, p, st.filter, i);
+      if (key !== undefined && key !== st.selectedKey[p]) st.select(p, i, key);
+    }
+  }, [store, snap, filter, follow]);
 
   // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured).
   const leaveFilter = () => {
@@ -264,14 +279,18 @@ function dashboardBindings(services: AppServices): Binding[] {
     const cur = selectedIndex(st, s, p);
     // Moving the selection in a followed panel pauses following.
     if (st.follow && (p === 'samples' || p === 'rollouts')) st.set({ follow: false });
-    st.select(p, Math.max(0, Math.min(n - 1, cur + delta)));
+    const next = Math.max(0, Math.min(n - 1, cur + delta));
+    st.select(p, next, rowKeyAt(s, p, st.filter, next));
   };
   const enter = () => {
     const st = store.getState();
     const s = st.snapshot;
     if (!s || st.detail !== 'none') return;
     const p = focusedPanel();
-    st.set({ selected: { ...st.selected, detail: 0 }, detailTail: false });
+    // The drill-in stays on the row it was opened on (a rollout, a task), not on whatever becomes newest.
+    const i = selectedIndex(st, s, p);
+    const drillKey = p === 'rollouts' ? rowKeyAt(s, p, st.filter, i) : p === 'samples' ? feedRows(s, st.filter)[i]?.instance : p === 'tasks' ? taskRows(s, st.filter)[i]?.instance : undefined;
+    st.set({ selected: { ...st.selected, detail: 0 }, detailTail: false, drillKey, drillFollow: false });
     if (p === 'sandboxes') {
       const row = sandboxRows(s, st.filter)[selectedIndex(st, s, p)];
       if (!row) return;
@@ -319,10 +338,14 @@ function dashboardBindings(services: AppServices): Binding[] {
     {
       keys: ['f'],
       id: 'dashboard.follow',
-      description: 'toggle follow (a drill-in: follow its end)',
+      description: 'toggle follow (a drill-in: follow its end; a rollout\'s: follow the newest rollout)',
       run: () => {
         const st = store.getState();
         const s = st.snapshot;
+        if (inDrill() && st.detail === 'rollout') {
+          st.set({ drillFollow: !st.drillFollow });
+          return;
+        }
         if (inDrill()) {
           if (st.detailTail) scrollDrill(store, 0);
           else scrollDrill(store, Infinity);
@@ -330,7 +353,10 @@ function dashboardBindings(services: AppServices): Binding[] {
         }
         // Pausing keeps the rows where they are: pin the selection to the newest row.
         if (st.follow && s) {
-          for (const p of ['samples', 'rollouts'] as const) st.select(p, rowCount(s, p, st.filter) - 1);
+          for (const p of ['samples', 'rollouts'] as const) {
+            const last = rowCount(s, p, st.filter) - 1;
+            st.select(p, last, rowKeyAt(s, p, st.filter, last));
+          }
         }
         st.set({ follow: !st.follow });
       },

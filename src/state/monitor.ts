@@ -135,8 +135,17 @@ export interface MonitorState {
   follow: boolean;
   filter: string;
   filterEditing: boolean;
-  /** Selected row per panel name. */
+  /** Selected row per panel name (its position, used when the row below is gone). */
   selected: Record<string, number>;
+  /**
+   * The selected row's identity per panel (a sandbox id, a rollout number, a task…): rows reorder between refreshes,
+   * and the cursor stays on the row, not on the position (as in k9s and htop).
+   */
+  selectedKey: Record<string, string>;
+  /** The row a drill-in was opened on (its key): the view stays on it while newer rows arrive. */
+  drillKey: string | undefined;
+  /** A rollout's drill-in follows the newest rollout instead (`f` in it). */
+  drillFollow: boolean;
   /** Drill-in: which detail view is open. */
   detail: 'none' | 'sandbox' | 'trajectory' | 'rollout' | 'task' | 'chart';
   /** The drill-in follows its end (a live sandbox's log grows): `f`, `G` / `End`, or scrolling to the bottom. */
@@ -148,7 +157,8 @@ export interface MonitorState {
   /** Curves, large view: the metric shown, the rollout under the cursor (undefined = newest), an open picker. */
   curve: { metric: string | undefined; cursor: number | undefined; picker: 'none' | 'metric' | 'compare'; query: string; pick: number };
   set(partial: Partial<Omit<MonitorState, 'set'>>): void;
-  select(panel: string, index: number): void;
+  /** Selects a panel's row: its position and, when known, its key. */
+  select(panel: string, index: number, key?: string): void;
 }
 
 export function createMonitorStore() {
@@ -161,6 +171,9 @@ export function createMonitorStore() {
     filter: '',
     filterEditing: false,
     selected: {},
+    selectedKey: {},
+    drillKey: undefined,
+    drillFollow: false,
     detail: 'none',
     detailTail: false,
     drillRow: undefined,
@@ -169,8 +182,11 @@ export function createMonitorStore() {
     set(partial) {
       set(partial);
     },
-    select(panel, index) {
-      set({ selected: { ...get().selected, [panel]: Math.max(0, index) } });
+    select(panel, index, key) {
+      const keys = { ...get().selectedKey };
+      if (key === undefined) delete keys[panel];
+      else keys[panel] = key;
+      set({ selected: { ...get().selected, [panel]: Math.max(0, index) }, selectedKey: keys });
     },
   }));
 }

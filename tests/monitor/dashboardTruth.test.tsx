@@ -3,20 +3,36 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import React from 'react';
-import { rename, writeFile } from 'node:fs/promises';
+import { appendFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { MonitorService } from '../../src/services/monitor/session.js';
 import { createMonitorStore } from '../../src/state/monitor.js';
-import { renderInk } from '../helpers/ink.js';
+import { renderInk, KEYS } from '../helpers/ink.js';
+import { waitFor } from '../helpers/wait.js';
+import type { Sandbox, SandboxInfo, SandboxProvider } from '../../src/services/sandbox/types.js';
+import { rolloutLines } from './builders.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { loopbackFetch, runLogText } from './runFixtures.js';
 
 type Size = { width: number; height: number };
 
-async function open(size: Size, logText: string) {
+/** A provider double listing whatever `list` holds at the time (rows come and go between refreshes). */
+function listingProvider(list: () => SandboxInfo[]): SandboxProvider {
+  const sandbox = { id: 'x', provider: 'memory', template: 't', run: async () => ({ exitCode: 0, stdout: 'STEPS=1\n{"type":"system","subtype":"init"}', stderr: '', timedOut: false }) } as unknown as Sandbox;
+  return { name: 'memory', list: async () => list(), connect: async () => sandbox } as unknown as SandboxProvider;
+}
+
+const agent = (id: string, ageMin: number): SandboxInfo => ({ id, template: `swegym-task-${id}`, metadata: { trajectory_id: `bbs-${id}`, paddock_mode: 'blackbox' }, startedAt: new Date(Date.now() - ageMin * 60_000).toISOString(), state: 'running', provider: 'memory' });
+
+async function focusPanel(ui: ReturnType<typeof renderInk>, title: string) {
+  for (let i = 0; i < 8 && !ui.frame().includes(`▸ ${title}`); i++) await ui.press(KEYS.tab);
+  await ui.waitForText(`▸ ${title}`);
+}
+
+async function open(size: Size, logText: string, o: { provider?: SandboxProvider } = {}) {
   const ws = await tempDir();
   const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard' });
   services.monitor.dispose();
@@ -28,9 +44,10 @@ async function open(size: Size, logText: string) {
     fetchImpl: loopbackFetch,
     rayDashboardUrl: 'http://127.0.0.1:1',
     gpuRunner: async () => ({ ok: false, stdout: '', error: 'nvidia-smi not found on this node' }),
+    ...(o.provider ? { provider: async () => o.provider } : {}),
     hz: 10,
     refreshMs: 50,
-    pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000, cluster: 60_000, writer: 100 },
+    pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: o.provider ? 50 : 60_000, agents: 60_000, stream: 60_000, ray: 60_000, cluster: 60_000, writer: 100 },
   });
   services.monitorTarget = log;
   const ui = renderInk(<App services={services} size={size} />);
@@ -61,6 +78,50 @@ test('a log replaced by mv, then truncated and rewritten: the totals are the fil
     await writeFile(d.log, runLogText(1));
     await d.ui.waitForText('128 total');
     await d.ui.waitForText(/launch\.log got shorter/);
+  } finally {
+    await d.teardown();
+  }
+});
+
+test('the cursor stays on the same sandbox when the rows above it go (k9s, htop): Enter opens the sandbox that was highlighted', { timeout: 60_000 }, async () => {
+  let list = [agent('aaaa1111', 40), agent('bbbb2222', 30), agent('cccc3333', 20), agent('dddd4444', 10)];
+  const d = await open({ width: 160, height: 44 }, runLogText(2), { provider: listingProvider(() => list) });
+  try {
+    await d.ui.waitForText('4 agent');
+    await focusPanel(d.ui, 'Sandboxes');
+    await d.ui.press(KEYS.down);
+    await d.ui.press(KEYS.down);
+    // The oldest sandbox's sample finished: it leaves the list, every row below moves up one.
+    list = list.slice(1);
+    await d.ui.waitForText('3 agent');
+    await d.ui.press(KEYS.enter);
+    await d.ui.waitForText(/Sandbox cccc3333/);
+    assert.doesNotMatch(d.ui.frame(), /Sandbox dddd4444/);
+    await d.ui.press(KEYS.escape);
+    // The highlighted sandbox itself goes: the cursor stays where it was (the row now there).
+    list = [list[0] as SandboxInfo, list[2] as SandboxInfo];
+    await d.ui.waitForText('2 agent');
+    await d.ui.press(KEYS.enter);
+    await d.ui.waitForText(/Sandbox dddd4444/);
+  } finally {
+    await d.teardown();
+  }
+});
+
+test('a rollout\'s drill-in stays on the rollout it was opened on as newer ones finish; f follows the newest, explicitly', { timeout: 60_000 }, async () => {
+  const d = await open({ width: 160, height: 44 }, runLogText(2));
+  try {
+    await d.ui.waitForText('256 total');
+    await focusPanel(d.ui, 'Rollouts');
+    await d.ui.press(KEYS.enter);
+    await d.ui.waitForText(/Rollout 1: 128 samples/);
+    await appendFile(d.log, rolloutLines(2, 128).join('\n') + '\n');
+    await waitFor(() => d.services.monitor.store.getState().snapshot?.rollouts.length === 3, { timeoutMs: 30_000, message: () => d.ui.frame() });
+    await d.ui.waitForText('rollout 3/500');
+    assert.match(d.ui.frame(), /Rollout 1: 128 samples/);
+    assert.match(d.ui.frame(), /f follow the newest rollout off/);
+    await d.ui.press('f');
+    await d.ui.waitForText(/Rollout 2: 128 samples.*following the newest rollout/);
   } finally {
     await d.teardown();
   }
