@@ -16,7 +16,7 @@ import { formatAge } from '../services/util/format.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
-import { headerLines } from './dashboardHeader.js';
+import { headerLines, readingText } from './dashboardHeader.js';
 import { gpuPanelLines } from './dashboardGpus.js';
 import { PANELS, feedRows, follows, pct, rowCount, rowKeyAt, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
 import { DrillIn, drillPage, scrollDrill } from './dashboard/DrillIn.js';
@@ -196,7 +196,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
       status === 'error'
         ? [{ text: 'Cannot open the run', tone: 'fail', bold: true }, ...(error ?? '').split('\n').map((t) => ({ text: t, tone: 'plain' as Tone })), { text: 'r retries · swegym-console monitor RUN|RUN_DIR|LOG_FILE opens another run', tone: 'dim' }]
         : [
-            { text: status === 'loading' ? `Reading the run log${loading ? ` — ${Math.round(loading.bytes / 1048576)} of ${Math.round(loading.total / 1048576)} MiB` : ''}…` : 'No run open.', tone: 'info' },
+            { text: status === 'loading' ? readingText(loading) : 'No run open.', tone: 'info' },
             { text: 'The dashboard follows the newest run in the registry; `monitor RUN` opens another.', tone: 'dim' },
           ];
     return <Lines lines={lines} width={width} height={height} />;

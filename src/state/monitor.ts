@@ -102,6 +102,8 @@ export interface MonitorSnapshot {
     simulated: boolean;
     /** running / stalled / finished / crashed / exited (code), from the log, the writer and Ray (liveness.ts). */
     liveness: Liveness | undefined;
+    /** Set while the log's first read is under way: the counters are partial and the state is not known yet. */
+    reading?: ReadingProgress;
   };
   charts: ChartSeries[];
   curves?: CurvesSnapshot;
@@ -123,13 +125,23 @@ export interface MonitorSnapshot {
   live: boolean;
 }
 
+/** The first read of a run's log, as it goes (the loading view, and a header drawn before it is done). */
+export interface ReadingProgress {
+  bytes: number;
+  total: number;
+  /** The log's file name. */
+  file?: string;
+  /** Seconds left at the rate so far; undefined until there is a rate. */
+  etaSec?: number;
+}
+
 export type MonitorStatus = 'idle' | 'loading' | 'live' | 'offline' | 'error';
 
 export interface MonitorState {
   status: MonitorStatus;
   error: string | undefined;
-  /** Progress of the first read: bytes read / total. */
-  loading: { bytes: number; total: number } | undefined;
+  /** Progress of the first read: bytes read / total, the file's name, the time left at the rate so far. */
+  loading: ReadingProgress | undefined;
   snapshot: MonitorSnapshot | undefined;
   // UI state.
   follow: boolean;

@@ -126,3 +126,43 @@ test('a rollout\'s drill-in stays on the rollout it was opened on as newer ones 
     await d.teardown();
   }
 });
+
+test('while the first read goes, the dashboard says `reading <log> … N%` with an ETA, and a header drawn meanwhile shows no state beside partial totals', { timeout: 60_000 }, async () => {
+  // A log of a few read chunks (4 MiB each): the read reports its progress several times.
+  const lines: string[] = [runLogText(2)];
+  const filler = `${'(RolloutManager pid=1, ip=10.0.0.1) '}${'x'.repeat(200)}\n`;
+  lines.push(filler.repeat(Math.ceil((9 * 1048576) / filler.length)));
+  const d = await open({ width: 160, height: 44 }, lines.join(''));
+  try {
+    const store = d.services.monitor.store;
+    const seen: { loading: string; header: ReturnType<typeof d.services.monitor.snapshot>['header'] }[] = [];
+    const unsub = store.subscribe((st) => {
+      if (st.status === 'loading' && st.loading && st.loading.bytes > 0 && d.services.monitor.model) seen.push({ loading: JSON.stringify(st.loading), header: d.services.monitor.snapshot().header });
+    });
+    await d.ui.waitForText('256 total');
+    unsub();
+    assert.ok(seen.length > 0, 'the read reported progress');
+    for (const s of seen) {
+      assert.equal(s.header.liveness, undefined, 'no state before the log\'s end is read');
+      assert.equal(s.header.reading?.file, 'launch.log', s.loading);
+    }
+  } finally {
+    await d.teardown();
+  }
+  // The loading view and a header drawn during the read, as the screen words them.
+  const e = await open({ width: 120, height: 30 }, runLogText(1));
+  try {
+    await e.ui.waitForText('128 total');
+    const store = e.services.monitor.store;
+    const snap = e.services.monitor.snapshot();
+    await e.services.monitor.close();
+    store.getState().set({ status: 'loading', snapshot: undefined, loading: { bytes: 40 * 1048576, total: 100 * 1048576, file: 'run.log', etaSec: 12 } });
+    await e.ui.waitForText('reading run.log … 40% (40 of 100 MiB) · ETA 12s');
+    store.getState().set({ snapshot: { ...snap, header: { ...snap.header, liveness: undefined, reading: { bytes: 50 * 1048576, total: 100 * 1048576, file: 'run.log', etaSec: 75 } } } });
+    await e.ui.waitForText('reading run.log … 50% (50 of 100 MiB) · ETA 1m15s');
+    assert.match(e.ui.frame(), /so far: solved \d+\/128/);
+    assert.doesNotMatch(e.ui.frame(), /no line yet|starting|opening/);
+  } finally {
+    await e.teardown();
+  }
+});

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot } from '../../state/monitor.js';
+import type { MonitorStore, MonitorSnapshot, ReadingProgress } from '../../state/monitor.js';
 import { RunModel, phaseLabel } from './model.js';
 import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { RunFollowJob, LIVE_TAIL_BYTES, type RunFollowEvent } from './followJob.js';
@@ -84,6 +84,13 @@ export interface MonitorServiceOptions {
   agentProgressBatch?: number;
 }
 
+/** The first read's progress with the time left at the rate so far (none in its first half second). */
+export function readingProgress(e: { bytes: number; total: number }, logFile: string | undefined, now: number, startedAt: number): ReadingProgress {
+  const elapsed = (now - startedAt) / 1000;
+  const rate = elapsed >= 0.5 && e.bytes > 0 ? e.bytes / elapsed : undefined;
+  return { bytes: e.bytes, total: e.total, ...(logFile ? { file: path.basename(logFile) } : {}), ...(rate ? { etaSec: Math.max(0, (e.total - e.bytes) / rate) } : {}) };
+}
+
 export class MonitorService {
   target: MonitorTarget | undefined;
   /** The open run's follow job (the same job `monitor RUN` runs headless). */
@@ -108,6 +115,9 @@ export class MonitorService {
   private simulated = false;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
+  /** The first read of the log while it goes (undefined once done): a header drawn meanwhile says so. */
+  private reading: ReadingProgress | undefined;
+  private readStartedAt: number | undefined;
   readonly clock: () => number;
   /** The curves: the large view's metric and a compared run (src/services/monitor/curves.ts). */
   readonly curves = new CurveView(
@@ -139,6 +149,8 @@ export class MonitorService {
     store.getState().set({ status: 'loading', error: undefined, loading: undefined, snapshot: undefined, detail: 'none' });
     await this.close();
     const gen = ++this.generation;
+    this.reading = undefined;
+    this.readStartedAt = undefined;
     let target: MonitorTarget;
     try {
       target = await resolveMonitorTarget(arg, this.opts.paths);
@@ -198,7 +210,10 @@ export class MonitorService {
   /** The follow job's events the dashboard shows: the first read's progress; the rest it reads from the job. */
   private onFollowEvent(gen: number, e: RunFollowEvent): void {
     if (gen !== this.generation) return;
-    if (e.type === 'reading') this.opts.store.getState().set({ loading: { bytes: e.bytes, total: e.total } });
+    if (e.type === 'reading') {
+      this.reading = readingProgress(e, this.target?.logFile, this.clock(), (this.readStartedAt ??= this.clock()));
+      this.opts.store.getState().set({ loading: this.reading });
+    } else if (e.type === 'read') this.reading = undefined;
     else if (e.type === 'state' || e.type === 'stream-ended') this.dirty++;
   }
 
@@ -402,7 +417,9 @@ export class MonitorService {
         rayNodes: m.rayNodes ? `${m.rayNodes.count}/${m.rayNodes.expected}` : undefined,
         router: m.router ? `${m.router.host}:${m.router.port}` : undefined,
         simulated: this.simulated,
-        liveness,
+        // Before the first read is done the log's end is not known: no state, and the counters are partial.
+        liveness: this.reading ? undefined : liveness,
+        ...(this.reading ? { reading: this.reading } : {}),
       },
       charts,
       curves,
