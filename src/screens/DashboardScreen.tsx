@@ -58,7 +58,8 @@ function sampleLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number,
   const sel = selectedIndex(ui, s, 'samples');
   const { items, start } = windowed(rows, sel, h - 1);
   const t = s.totals;
-  const lines: Line[] = [title('Samples', focused, `${ui.follow ? 'follow' : 'paused'}${ui.filter ? ` · /${ui.filter}` : ''} · ${t.total} total · reward=1 ${t.reward_one} · raw=1 ${t.raw_one} · integrity ${t.integrity_violations}`)];
+  // Filtered: how many of the rows kept match, beside the run's totals.
+  const lines: Line[] = [title('Samples', focused, `${ui.follow ? 'follow' : 'paused'}${ui.filter ? ` · /${ui.filter} ${rows.length}/${s.feed.length} recent` : ''} · ${t.total} total · reward=1 ${t.reward_one} · raw=1 ${t.raw_one} · integrity ${t.integrity_violations}`)];
   items.forEach((f, i) => {
     const tone: Tone = f.integrity ? 'fail' : f.reward === 1 ? 'ok' : f.raw === 1 ? 'warn' : 'plain';
     const mark = f.reward === 1 ? '✓' : f.integrity ? '!' : '✗';
@@ -73,7 +74,8 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const rows = sandboxRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'sandboxes');
   const quota = sb ? `${sb.rows.length}/${sb.limit}` : '';
-  const head = sb ? (sb.ok ? `${sb.agents} agent · ${sb.evals} eval · ${quota} of plan` : `list failed: ${sb.error ?? ''}`) : s.live ? 'no sandbox provider (set DRESSAGE_E2B_API_KEY or E2B_API_KEY)' : 'offline';
+  const matched = ui.filter && sb?.ok ? `/${ui.filter} ${rows.length}/${sb.rows.length} · ` : '';
+  const head = sb ? (sb.ok ? `${matched}${sb.agents} agent · ${sb.evals} eval · ${quota} of plan` : `list failed: ${sb.error ?? ''}`) : s.live ? 'no sandbox provider (set DRESSAGE_E2B_API_KEY or E2B_API_KEY)' : 'offline';
   const lines: Line[] = [title('Sandboxes', focused, head)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
@@ -92,7 +94,7 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
 function taskLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
   const rows = taskRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'tasks');
-  const lines: Line[] = [title('Tasks', focused, `solved always ${s.tasks.always} · sometimes ${s.tasks.sometimes} · never ${s.tasks.never}`)];
+  const lines: Line[] = [title('Tasks', focused, `${ui.filter ? `/${ui.filter} ${rows.length}/${s.tasks.rows.length} · ` : ''}solved always ${s.tasks.always} · sometimes ${s.tasks.sometimes} · never ${s.tasks.never}`)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((t, i) => {
     lines.push({ text: `${padEnd(t.instance, 36)} ${padStart(`${t.solved}/${t.attempts}`, 7)} ${t.recent}`, tone: t.solved === 0 ? 'dim' : t.solved === t.attempts ? 'ok' : 'plain', inverse: focused && start + i === sel });
@@ -105,7 +107,7 @@ function trajLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, f
   const rows = trajRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'trajectories');
   const errs = s.trajectories.filter((t) => t.kind === 'error').length;
-  const lines: Line[] = [title('Trajectories', focused, `${s.trajectories.length} files · ${errs} errors`)];
+  const lines: Line[] = [title('Trajectories', focused, `${ui.filter ? `/${ui.filter} ${rows.length}/${s.trajectories.length} · ` : ''}${s.trajectories.length} files · ${errs} errors`)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((t, i) => {
     lines.push({ text: `${t.kind === 'error' ? '✗ err ' : '  traj'} ${padEnd(t.instance, 36)} ${t.session}`, tone: t.kind === 'error' ? 'fail' : 'plain', inverse: focused && start + i === sel });

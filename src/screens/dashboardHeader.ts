@@ -23,6 +23,31 @@ export function readingText(r: ReadingProgress | undefined): string {
   return `reading ${r.file ?? 'the run log'} … ${pct}% (${mib(r.bytes)} of ${mib(r.total)} MiB) · ETA ${r.etaSec === undefined ? '–' : formatElapsed(r.etaSec * 1000)}`;
 }
 
+/** The run has ended (finished, exited, crashed): its proxy is expected to be gone, not an alarm. */
+export function runEnded(s: MonitorSnapshot): boolean {
+  const st = s.header.liveness?.state;
+  return st === 'finished' || st === 'exited' || st === 'crashed';
+}
+
+/** The proxy as the header words it: down is an alarm only while the run runs. */
+export function proxyWord(s: MonitorSnapshot): string {
+  const last = s.proxy.last;
+  if (!last) return '';
+  if (last.ok) return `proxy ${last.activeSessions ?? '?'} sessions`;
+  return runEnded(s) ? 'proxy gone (run ended)' : 'proxy DOWN';
+}
+
+/**
+ * The two reward figures side by side, each with its scope: `reward(traj)` is the last finished rollout's
+ * trajectory mean, which leaves its failed groups out (slime drops them); `solved` counts reward=1 over every
+ * sample read so far.
+ */
+export function rewardParts(s: MonitorSnapshot): [string, string] {
+  const last = s.rollouts[s.rollouts.length - 1];
+  const scope = last ? ` (r${last.rollout}${last.failedGroups > 0 ? `, ${last.failedGroups} failed group${last.failedGroups === 1 ? '' : 's'} left out` : ''})` : '';
+  return [`reward(traj) ${fmtNum(last?.rawTrajMean)}${scope}`, `solved ${s.totals.reward_one}/${s.totals.total} samples`];
+}
+
 export function headerLines(s: MonitorSnapshot, width: number): HeaderLine[] {
   const h = s.header;
   // Until the first read is done the run's state and its counters are not known: say what is going on instead of
@@ -51,16 +76,16 @@ export function headerLines(s: MonitorSnapshot, width: number): HeaderLine[] {
   const wide = `${state} · ${h.run} · ${phase} · ${ckpt}${eta} · samples ${samples} · ${age}`;
   // Narrow: what matters most first (the ETA before the checkpoint and elapsed time, which a cut may drop).
   const line1 = wide.length <= width ? wide : `${state} · ${age} · ${h.run} · ${active && h.phaseKind === 'generating' ? `generating ${samples} · ${where}` : phase}${eta} · ${ckpt}`;
-  const last = s.rollouts[s.rollouts.length - 1];
   const following = s.live && active ? ' following' : '';
+  const [traj, solved] = rewardParts(s);
   const parts = [
-    `reward(traj) ${fmtNum(last?.rawTrajMean)}`,
+    traj,
     h.rayNodes ? `nodes ${h.rayNodes}` : '',
     h.router ? `router ${h.router}` : '',
     `${h.source}${following}`.trim(),
-    s.proxy.last ? (s.proxy.last.ok ? `proxy ${s.proxy.last.activeSessions ?? '?'} sessions` : 'proxy DOWN') : '',
+    proxyWord(s),
     s.sandboxes?.ok ? `sandboxes ${s.sandboxes.rows.length}/${s.sandboxes.limit}` : '',
-    `solved ${s.totals.reward_one}/${s.totals.total}`,
+    solved,
   ].filter(Boolean);
   return [
     // A simulated run says so first, on its own line: its numbers must never pass for training output.

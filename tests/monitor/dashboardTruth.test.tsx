@@ -15,7 +15,8 @@ import { waitFor } from '../helpers/wait.js';
 import type { Sandbox, SandboxInfo, SandboxProvider } from '../../src/services/sandbox/types.js';
 import { rolloutLines } from './builders.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
-import { loopbackFetch, runLogText } from './runFixtures.js';
+import { loopbackFetch, registerRun, runLogText } from './runFixtures.js';
+import { EFFECTIVE_LINES } from './builders.js';
 
 type Size = { width: number; height: number };
 
@@ -32,16 +33,17 @@ async function focusPanel(ui: ReturnType<typeof renderInk>, title: string) {
   await ui.waitForText(`▸ ${title}`);
 }
 
-async function open(size: Size, logText: string, o: { provider?: SandboxProvider } = {}) {
+async function open(size: Size, logText: string, o: { provider?: SandboxProvider; fetchImpl?: typeof fetch; exitCode?: number } = {}) {
   const ws = await tempDir();
   const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard' });
   services.monitor.dispose();
   const log = path.join(ws, 'launch.log');
   await writeFile(log, logText);
+  if (o.exitCode !== undefined) await registerRun(services.paths, { name: 'swegym-test-20261201-100000', logFile: log, exitCode: o.exitCode });
   services.monitor = new MonitorService({
     paths: services.paths,
     store: createMonitorStore(),
-    fetchImpl: loopbackFetch,
+    fetchImpl: o.fetchImpl ?? loopbackFetch,
     rayDashboardUrl: 'http://127.0.0.1:1',
     gpuRunner: async () => ({ ok: false, stdout: '', error: 'nvidia-smi not found on this node' }),
     ...(o.provider ? { provider: async () => o.provider } : {}),
@@ -165,4 +167,56 @@ test('while the first read goes, the dashboard says `reading <log> … N%` with 
   } finally {
     await e.teardown();
   }
+});
+
+test('a finished run: its proxy is gone, not DOWN in alarm colours; the reward figures say their scope; a filter shows matched/total; a smaller group reads k/15', { timeout: 60_000 }, async () => {
+  // Rollout 0 with one sample of task__repo-3 missing: that group has 15 samples (5 solved).
+  const r0 = rolloutLines(0, 128).filter((_, i) => i !== 3);
+  assert.match(rolloutLines(0, 128)[3] as string, /reward=1\.0 .*instance=task__repo-3 /);
+  assert.equal(r0.length, 128 + 3 - 1);
+  const text = [...EFFECTIVE_LINES, 'Current Ray node count: 4; expected ACTOR_NUM_NODES: 4', ...r0, ...rolloutLines(1, 128)].join('\n') + '\n';
+  const proxyDown = (async (input: string | URL | Request) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    if (url.hostname === '127.0.0.1') return fetch(url);
+    throw new TypeError('fetch failed: connect ECONNREFUSED');
+  }) as typeof fetch;
+  const d = await open({ width: 160, height: 44 }, text, { fetchImpl: proxyDown, exitCode: 0 });
+  try {
+    await d.ui.waitForText(/✓ finished/);
+    await waitFor(() => d.services.monitor.store.getState().snapshot?.proxy.last !== undefined, { timeoutMs: 30_000 });
+    await d.ui.waitForText('proxy gone (run ended)');
+    let f = d.ui.frame();
+    assert.doesNotMatch(f, /proxy DOWN/);
+    assert.match(f, /GPUs — .* · proxy gone \(the run ended\)/);
+    assert.match(f, /reward\(traj\) 0\.3 \(r1\)/);
+    assert.match(f, /solved 85\/255 samples/);
+    // A filter: each filtered panel says how many rows match of how many.
+    await d.ui.press('/');
+    for (const c of 'repo-3') await d.ui.press(c);
+    await d.ui.press(KEYS.enter);
+    await d.ui.waitForText(/Samples — paused · \/repo-3 31\/255 recent|Samples — follow · \/repo-3 31\/255 recent/);
+    await focusPanel(d.ui, 'Tasks');
+    await d.ui.waitForText(/Tasks — \/repo-3 1\/8 · /);
+    // The rollout's histogram labels the 15-sample group by its own count.
+    await d.ui.press('/');
+    await d.ui.press(KEYS.backspace);
+    for (let i = 0; i < 6; i++) await d.ui.press(KEYS.backspace);
+    await d.ui.press(KEYS.enter);
+    await focusPanel(d.ui, 'Rollouts');
+    await d.ui.press(KEYS.up);
+    await d.ui.press(KEYS.enter);
+    await d.ui.waitForText(/Rollout 0: 127 samples/);
+    f = d.ui.frame();
+    assert.match(f, /^\s+5\/15 █+ +1$/m, f);
+    assert.match(f, /^\s+5\/16 █+ +\d+$/m);
+    assert.match(f, /a smaller group shows its own count/);
+  } finally {
+    await d.teardown();
+  }
+});
+
+test('the header says which rollout reward(traj) is and how many failed groups it leaves out', async () => {
+  const { rewardParts } = await import('../../src/screens/dashboardHeader.js');
+  const snap = { rollouts: [{ rollout: 12, rawTrajMean: 0.491, failedGroups: 2 }], totals: { reward_one: 70, total: 127 } } as unknown as Parameters<typeof rewardParts>[0];
+  assert.deepEqual(rewardParts(snap), ['reward(traj) 0.491 (r12, 2 failed groups left out)', 'solved 70/127 samples']);
 });
