@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import React from 'react';
-import { appendFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
@@ -33,11 +33,14 @@ async function focusPanel(ui: ReturnType<typeof renderInk>, title: string) {
   await ui.waitForText(`▸ ${title}`);
 }
 
-async function open(size: Size, logText: string, o: { provider?: SandboxProvider; fetchImpl?: typeof fetch; exitCode?: number } = {}) {
+async function open(size: Size, logText: string, o: { provider?: SandboxProvider; fetchImpl?: typeof fetch; exitCode?: number; runDir?: string; before?: (ws: string) => Promise<void> } = {}) {
   const ws = await tempDir();
   const services = createAppServices({ workspace: ws, provider: 'local', debug: false, color: false, json: false }, { commandLog: new CommandLog(), initialScreen: 'dashboard' });
   services.monitor.dispose();
-  const log = path.join(ws, 'launch.log');
+  await o.before?.(ws);
+  const dir = o.runDir ? path.join(ws, o.runDir) : ws;
+  await mkdir(dir, { recursive: true });
+  const log = path.join(dir, o.runDir ? 'train.log' : 'launch.log');
   await writeFile(log, logText);
   if (o.exitCode !== undefined) await registerRun(services.paths, { name: 'swegym-test-20261201-100000', logFile: log, exitCode: o.exitCode });
   services.monitor = new MonitorService({
@@ -49,9 +52,9 @@ async function open(size: Size, logText: string, o: { provider?: SandboxProvider
     ...(o.provider ? { provider: async () => o.provider } : {}),
     hz: 10,
     refreshMs: 50,
-    pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: o.provider ? 50 : 60_000, agents: 60_000, stream: 60_000, ray: 60_000, cluster: 60_000, writer: 100 },
+    pollMs: { log: 50, gpu: 60_000, proxy: 60_000, sandboxes: o.provider ? 50 : 60_000, agents: 60_000, stream: o.provider ? 50 : 60_000, ray: 60_000, cluster: 60_000, writer: 100 },
   });
-  services.monitorTarget = log;
+  services.monitorTarget = o.runDir ? dir : log;
   const ui = renderInk(<App services={services} size={size} />);
   const waitForText = ui.waitForText;
   ui.waitForText = (text: string | RegExp, timeoutMs = 30_000) => waitForText(text, timeoutMs);
@@ -219,4 +222,45 @@ test('the header says which rollout reward(traj) is and how many failed groups i
   const { rewardParts } = await import('../../src/screens/dashboardHeader.js');
   const snap = { rollouts: [{ rollout: 12, rawTrajMean: 0.491, failedGroups: 2 }], totals: { reward_one: 70, total: 127 } } as unknown as Parameters<typeof rewardParts>[0];
   assert.deepEqual(rewardParts(snap), ['reward(traj) 0.491 (r12, 2 failed groups left out)', 'solved 70/127 samples']);
+});
+
+test('a finished sample\'s drill-in switches to its trajectory transcript, in a run folder copied under another name', { timeout: 60_000 }, async () => {
+  let gone = false;
+  const running = ['STEPS=3', '{"type":"system","subtype":"init"}', JSON.stringify({ type: 'assistant', message: { id: 'm1', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'pytest -x' } }] } })].join('\n');
+  const sandbox = { id: 'sbx-agent-1', provider: 'memory', template: 't', run: async () => {
+    if (gone) throw new Error('sandbox not found (killed or expired)');
+    return { exitCode: 0, stdout: running, stderr: '', timedOut: false };
+  } } as unknown as Sandbox;
+  const provider = { name: 'memory', list: async () => (gone ? [] : [agent('agent-1', 5)].map((a) => ({ ...a, id: 'sbx-agent-1', metadata: { trajectory_id: 'bbs-1234', paddock_mode: 'blackbox' } }))), connect: async (id: string) => {
+    if (gone) throw new Error(`sandbox ${id} not found (killed or expired)`);
+    return sandbox;
+  } } as unknown as SandboxProvider;
+  // The launcher said where it filed trajectories (RUN_NAME real-run); the folder was copied as copied-run.
+  const text = `Clearing DRESSAGE_TRAJECTORY_PAYLOAD_LOG_DIR: /home/op/Dressage/outputs/logs/real-run/traj_payload/real-run\n${runLogText(1)}`;
+  const d = await open({ width: 160, height: 44 }, text, {
+    provider,
+    runDir: 'outputs/logs/copied-run',
+    before: async (ws) => {
+      const sess = path.join(ws, 'outputs/logs/copied-run/traj_payload/real-run/task__repo-1/bbs-1234');
+      await mkdir(path.join(sess, 'samples'), { recursive: true });
+      await writeFile(path.join(sess, 'session.json'), JSON.stringify({ success: true, data: [{ messages: [{ role: 'user', content: 'Fix the bug in the parser' }, { role: 'assistant', content: 'Done: the parser now handles it' }] }] }));
+      await writeFile(path.join(sess, 'samples', '0.json'), JSON.stringify({ metadata: { execute_cmds: [{ stage: 'after_agent', name: 'swegym_harness', cmd: 'x', cmd_result: { stdout: 'DRESSAGE_SWEGYM_REWARD_JSON={"resolved":true,"fail_to_pass_success":2,"fail_to_pass_total":2,"pass_to_pass_success":40,"pass_to_pass_total":40}\n' } }] } }));
+    },
+  });
+  try {
+    await d.ui.waitForText('1 agent');
+    await d.ui.waitForText(/Trajectories — 1 files|1 files · 0 errors/).catch(() => {});
+    await focusPanel(d.ui, 'Sandboxes');
+    await d.ui.press(KEYS.enter);
+    await d.ui.waitForText(/Sandbox sbx-agent-1 .*steps so far 3/);
+    // The sample finishes: its sandbox is killed, Dressage has written its trajectory files.
+    gone = true;
+    await d.ui.waitForText('finished: the sandbox is gone; its transcript from the trajectory files');
+    const f = d.ui.frame();
+    assert.match(f, /Fix the bug in the parser/);
+    assert.match(f, /reward 1 · marker/);
+    assert.doesNotMatch(f, /was running when last read|its transcript shows once Dressage writes/);
+  } finally {
+    await d.teardown();
+  }
 });
