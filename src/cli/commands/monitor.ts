@@ -22,6 +22,7 @@ import { onceSections } from '../../services/monitor/onceSections.js';
 import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor/provider.js';
 import type { RunSources } from '../../services/monitor/sources/types.js';
 import { logResetText } from '../../services/monitor/logReset.js';
+import { activeHangs, hangText, hangsJson } from '../../services/monitor/hangs.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -69,7 +70,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     }
     const sources = await onceSources(ctx, target);
     const liveness = await onceLiveness(ctx, target, model, sources);
-    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources)) + '\n');
+    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)) + '\n');
     else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
@@ -79,7 +80,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
       const sources = await onceSources(ctx, target);
-      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model, sources), await sectionsFor(ctx, target, sources)) + '\n');
+      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model, sources), await sectionsFor(ctx, target, sources, offline.model)) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -93,7 +94,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const liveness = await onceLiveness(ctx, target, model, sources);
   if (ctx.global.json) {
     // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources)) + '\n');
+    ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)) + '\n');
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
@@ -104,6 +105,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const reasons = Object.entries(model.totals.by_reason).sort((a, b) => b[1] - a[1]);
   if (reasons.length) say(ctx, `reasons: ${reasons.map(([r, n]) => `${r || '(resolved/none)'}=${n}`).join(', ')}`);
   for (const f of model.fatal.tail(3)) say(ctx, `error line: ${redact(f.text)}`);
+  for (const h of activeHangs(model)) say(ctx, `hang: ${redact(hangText(h))}`);
   return ExitCode.ok;
 }
 
@@ -130,8 +132,8 @@ function onceSources(ctx: CommandContext, target: MonitorTarget): Promise<RunSou
 }
 
 /** What the dashboard shows besides the log: trajectory files, sandboxes, the Ray cluster (onceSections.ts). */
-function sectionsFor(ctx: CommandContext, target: MonitorTarget, sources: RunSources): Promise<Record<string, unknown>> {
-  return onceSections(target, sources, { sandboxLimit: sandboxLimitFromEnv(ctx.env) });
+async function sectionsFor(ctx: CommandContext, target: MonitorTarget, sources: RunSources, model: RunModel): Promise<Record<string, unknown>> {
+  return { ...(await onceSections(target, sources, { sandboxLimit: sandboxLimitFromEnv(ctx.env) })), hangs: hangsJson(model) };
 }
 
 /** The document with its liveness block (and the sections beside the log's), as JSON text. */
