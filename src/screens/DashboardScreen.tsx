@@ -112,7 +112,11 @@ function trajLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, f
   items.forEach((t, i) => {
     lines.push({ text: `${t.kind === 'error' ? '✗ err ' : '  traj'} ${padEnd(t.instance, 36)} ${t.session}`, tone: t.kind === 'error' ? 'fail' : 'plain', inverse: focused && start + i === sel });
   });
-  if (rows.length === 0) lines.push({ text: '  no traj_payload / traj_err files found for this run', tone: 'dim' });
+  const root = s.trajectoryRoot;
+  // Where they were looked for: a RUN_NAME read from the folder's name may be the wrong one (a copied run).
+  const from = ({ folder: "the folder's name", 'trajectory-dirs': 'the folders there', log: 'the log', 'launch-record': 'the launch record', simulation: 'simulation.json' } as Record<string, string>)[root?.from ?? ''] ?? '?';
+  const empty = root?.runName ? `  no trajectory files under traj_*/${root.runName}/ (RUN_NAME from ${from})` : '  no traj_payload / traj_err files found for this run';
+  if (rows.length === 0) lines.push({ text: ui.filter && s.trajectories.length ? '  no trajectory matches the filter' : empty, tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
 }
 

@@ -121,6 +121,8 @@ export interface MonitorSnapshot {
   sandboxes: SandboxSnapshot | undefined;
   sandboxStream: SandboxStreamView | undefined;
   trajectories: TrajectoryEntry[];
+  /** Where trajectories are looked for: traj_payload/<RUN_NAME>/, and where RUN_NAME was read (resolve.ts). */
+  trajectoryRoot?: { runName: string | undefined; from: string | undefined };
   trajectory: TrajectoryView | undefined;
   live: boolean;
 }

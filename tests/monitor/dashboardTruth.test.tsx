@@ -264,3 +264,15 @@ test('a finished sample\'s drill-in switches to its trajectory transcript, in a 
     await d.teardown();
   }
 });
+
+test('a run folder without trajectory files says which RUN_NAME they were looked for under, and where it was read', { timeout: 60_000 }, async () => {
+  const text = `Clearing DRESSAGE_TRAJECTORY_ERROR_LOG_DIR: /home/op/Dressage/outputs/logs/real-run/traj_err/real-run\n${runLogText(1)}`;
+  const d = await open({ width: 160, height: 44 }, text, { runDir: 'outputs/logs/copied-run' });
+  try {
+    await d.ui.waitForText('128 total');
+    for (const panel of ['Rollouts', 'Samples', 'Sandboxes', 'GPUs', 'Tasks', 'Trajectories']) await focusPanel(d.ui, panel);
+    await d.ui.waitForText('no trajectory files under traj_*/real-run/ (RUN_NAME from the log)');
+  } finally {
+    await d.teardown();
+  }
+});

@@ -445,6 +445,7 @@ export class MonitorService {
       sandboxes: this.sandboxes,
       sandboxStream: this.stream ? streamSnapshot(this.stream) : undefined,
       trajectories: this.trajectories.slice(0, 2000),
+      ...(this.target?.runDir ? { trajectoryRoot: { runName: this.target.runName, from: this.target.runNameFrom } } : {}),
       trajectory: this.trajectory,
       live: this.live,
     };
