@@ -263,6 +263,8 @@ for (const size of SIZES) {
       const rows = x.ui.frame().split('\n');
       const top = rows.findIndex((r) => /^0\.9 /.test(r));
       assert.ok(compareCells(rows[top]!.slice(8, 28)) >= 15, `top row: ${rows[top]}`);
+      // Under the charts, the legend: which glyph is which run.
+      assert.match(x.ui.frame(), /legend: • compare previous\.log · ⣿ this run/);
       assertFits(x.ui.frame(), size);
     } finally {
       await teardown(x);

@@ -16,7 +16,12 @@ import { dispatchKey, shared, type Binding } from '../../ui/keymap.js';
 const toneOf = (key: string): Tone => (key.includes('reward') ? 'ok' : 'info');
 
 /** The overview: every chart when they fit at ≥ 6 rows each, else as many rows as fit, scrolled to the selected one. */
-export function ChartsPanel({ s, selected, width, height, focused, smoothing }: { s: MonitorSnapshot; selected: number; width: number; height: number; focused: boolean; smoothing: number }) {
+export function ChartsPanel({ s, selected, width, height: panelHeight, focused, smoothing }: { s: MonitorSnapshot; selected: number; width: number; height: number; focused: boolean; smoothing: number }) {
+  // A compared run drawn over the charts gets a legend line under them (without colour its glyph is the only tell).
+  const color = useColorEnabled();
+  const cmp = s.curves?.compare;
+  const legend = cmp?.status === 'ready' && cmp.charts?.some(Boolean) && panelHeight > 6 ? compareLegend(cmp.name, color) : undefined;
+  const height = legend ? panelHeight - 1 : panelHeight;
   const perRow = Math.max(1, Math.min(4, Math.floor(width / 28)));
   const gridRows = Math.ceil(s.charts.length / perRow);
   let rowsShown = gridRows;
@@ -28,7 +33,7 @@ export function ChartsPanel({ s, selected, width, height, focused, smoothing }: 
   const rows: ChartSeries[][] = [];
   for (let r = firstRow; r < Math.min(gridRows, firstRow + rowsShown); r++) rows.push(s.charts.slice(r * perRow, (r + 1) * perRow));
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={panelHeight} overflow="hidden">
       {rows.map((row, r) => (
         <Box key={r} flexDirection="row" height={chartH} width={width}>
           {row.map((c, i) => (
@@ -38,6 +43,7 @@ export function ChartsPanel({ s, selected, width, height, focused, smoothing }: 
           ))}
         </Box>
       ))}
+      {legend ? <T tone="dim">{truncate(legend, width)}</T> : null}
     </Box>
   );
 }
