@@ -1,24 +1,14 @@
 // Hang signatures in the log (torch's ProcessGroupNCCL: watchdog timeout, heartbeat monitor, NCCL errors): classified
 // with the rank and the node (the Ray prefix's ip), summed per signature into one alert beside the stall alert, gone
-// once the run logs progress again, and in `monitor --once --json` (`hangs`) through the built binary.
+// once the run logs progress again (hangs.shipped.test.ts: `monitor --once --json` through the built binary).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { parseLine } from '../../src/services/monitor/lines.js';
 import { RunModel } from '../../src/services/monitor/model.js';
 import { computeAlerts } from '../../src/services/monitor/alerts.js';
-import { removeDir, tempDir } from '../helpers/workspace.js';
-import { explain, runShipped } from '../helpers/shipped.js';
-import { builtMissing } from '../helpers/builtCli.js';
 import { runLogText } from './runFixtures.js';
 import { rolloutLines } from './builders.js';
-
-/** A rank's watchdog line as torch 2.x prints it, inside the Ray actor prefix of its node. */
-const watchdog = (rank: number, ip: string, seq = 1234) =>
-  `\u001b[36m(MegatronTrainRayActor pid=${3300 + rank}, ip=${ip})\u001b[0m [rank${rank}]:[E1201 10:15:32.123456789 ProcessGroupNCCL.cpp:616] [Rank ${rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=${seq}, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.`;
-// torch 2.1's shape: no `[rankN]:` head, `[E ProcessGroupNCCL.cpp:475]`.
-const olderWatchdog = '(MegatronTrainRayActor pid=3307, ip=10.0.0.3) [E ProcessGroupNCCL.cpp:475] [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88, OpType=_ALLGATHER_BASE, NumelIn=64, NumelOut=512, Timeout(ms)=1800000) ran for 1800341 milliseconds before timing out.';
+import { olderWatchdog, watchdog } from './hangLines.js';
 
 test('torch\'s NCCL hang lines are classified with their rank and node', () => {
   const a = parseLine(watchdog(3, '10.0.0.2')).event;
@@ -45,21 +35,4 @@ test('one alert per signature naming every rank and node, beside the stall alert
   assert.match(hang[0]?.text ?? '', /^NCCL watchdog timeout on ranks 0, 3, 9 on nodes 10\.0\.0\.2, 10\.0\.0\.3 at 10:15:32 \(12-01\): ALLREDUCE SeqNum=1234 ran 600 s \(timeout 600 s\)/);
   for (const l of rolloutLines(1, 128)) m.ingestLine(l);
   assert.deepEqual(computeAlerts({ model: m, now: Date.now(), live: true }).filter((a) => a.id.startsWith('hang-')), []);
-});
-
-test('monitor --once --json through the built binary: the `hangs` section, and the text summary\'s hang line', { skip: builtMissing(), timeout: 60_000 }, async () => {
-  const dir = await tempDir();
-  try {
-    const log = path.join(dir, 'run.log');
-    await writeFile(log, runLogText(1) + [watchdog(0, '10.0.0.2'), watchdog(5, '10.0.0.3'), olderWatchdog].join('\n') + '\n');
-    const env = { RAY_ADDRESS: 'http://127.0.0.1:1' };
-    const r = await runShipped(['monitor', log, '--once', '--json'], { env });
-    assert.equal(r.code, 0, explain(r));
-    const doc = JSON.parse(r.out) as { hangs: { signature: string; ranks: number[]; nodes: string[]; lines: number }[] };
-    assert.deepEqual(doc.hangs.map((h) => [h.signature, h.ranks, h.nodes, h.lines]), [['nccl-watchdog-timeout', [0, 5, 7], ['10.0.0.2', '10.0.0.3'], 3]]);
-    const t = await runShipped(['monitor', log, '--once'], { env });
-    assert.match(t.out, /hang: NCCL watchdog timeout on ranks 0, 5, 7 on nodes 10\.0\.0\.2, 10\.0\.0\.3/);
-  } finally {
-    await removeDir(dir);
-  }
 });
