@@ -7,7 +7,7 @@ import path from 'node:path';
 import { removeDir, tempDir } from '../helpers/workspace.js';
 import { builtMissing, startConsole } from '../helpers/builtCli.js';
 import { waitFor } from '../helpers/wait.js';
-import { runLogText } from '../monitor/runFixtures.js';
+import { runLogText } from './runFixtures.js';
 
 const samplesIn = (text: string) => text.split('\n').filter((l) => l.includes('SWE-Gym reward=')).length;
 
