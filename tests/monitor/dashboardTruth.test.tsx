@@ -249,7 +249,7 @@ test('a finished sample\'s drill-in switches to its trajectory transcript, in a 
   });
   try {
     await d.ui.waitForText('1 agent');
-    await d.ui.waitForText(/Trajectories — 1 files|1 files · 0 errors/).catch(() => {});
+    await waitFor(() => d.services.monitor.store.getState().snapshot?.trajectories.length === 1, { timeoutMs: 30_000, message: () => d.ui.frame() });
     await focusPanel(d.ui, 'Sandboxes');
     await d.ui.press(KEYS.enter);
     await d.ui.waitForText(/Sandbox sbx-agent-1 .*steps so far 3/);
