@@ -16,9 +16,9 @@ import { formatAge } from '../services/util/format.js';
 import { shared, type Binding } from '../ui/keymap.js';
 import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
-import { headerLines } from './dashboardHeader.js';
+import { headerLines, readingText } from './dashboardHeader.js';
 import { gpuPanelLines } from './dashboardGpus.js';
-import { PANELS, feedRows, pct, rowCount, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
+import { PANELS, feedRows, follows, pct, rowCount, rowKeyAt, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
 import { DrillIn, drillPage, scrollDrill } from './dashboard/DrillIn.js';
 import { rowDetail } from './dashboard/rowDetail.js';
 
@@ -58,7 +58,8 @@ function sampleLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number,
   const sel = selectedIndex(ui, s, 'samples');
   const { items, start } = windowed(rows, sel, h - 1);
   const t = s.totals;
-  const lines: Line[] = [title('Samples', focused, `${ui.follow ? 'follow' : 'paused'}${ui.filter ? ` · /${ui.filter}` : ''} · ${t.total} total · reward=1 ${t.reward_one} · raw=1 ${t.raw_one} · integrity ${t.integrity_violations}`)];
+  // Filtered: how many of the rows kept match, beside the run's totals.
+  const lines: Line[] = [title('Samples', focused, `${ui.follow ? 'follow' : 'paused'}${ui.filter ? ` · /${ui.filter} ${rows.length}/${s.feed.length} recent` : ''} · ${t.total} total · reward=1 ${t.reward_one} · raw=1 ${t.raw_one} · integrity ${t.integrity_violations}`)];
   items.forEach((f, i) => {
     const tone: Tone = f.integrity ? 'fail' : f.reward === 1 ? 'ok' : f.raw === 1 ? 'warn' : 'plain';
     const mark = f.reward === 1 ? '✓' : f.integrity ? '!' : '✗';
@@ -73,7 +74,8 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
   const rows = sandboxRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'sandboxes');
   const quota = sb ? `${sb.rows.length}/${sb.limit}` : '';
-  const head = sb ? (sb.ok ? `${sb.agents} agent · ${sb.evals} eval · ${quota} of plan` : `list failed: ${sb.error ?? ''}`) : s.live ? 'no sandbox provider (set DRESSAGE_E2B_API_KEY or E2B_API_KEY)' : 'offline';
+  const matched = ui.filter && sb?.ok ? `/${ui.filter} ${rows.length}/${sb.rows.length} · ` : '';
+  const head = sb ? (sb.ok ? `${matched}${sb.agents} agent · ${sb.evals} eval · ${quota} of plan` : `list failed: ${sb.error ?? ''}`) : s.live ? 'no sandbox provider (set DRESSAGE_E2B_API_KEY or E2B_API_KEY)' : 'offline';
   const lines: Line[] = [title('Sandboxes', focused, head)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((r, i) => {
@@ -92,7 +94,7 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
 function taskLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, focused: boolean): Line[] {
   const rows = taskRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'tasks');
-  const lines: Line[] = [title('Tasks', focused, `solved always ${s.tasks.always} · sometimes ${s.tasks.sometimes} · never ${s.tasks.never}`)];
+  const lines: Line[] = [title('Tasks', focused, `${ui.filter ? `/${ui.filter} ${rows.length}/${s.tasks.rows.length} · ` : ''}solved always ${s.tasks.always} · sometimes ${s.tasks.sometimes} · never ${s.tasks.never}`)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((t, i) => {
     lines.push({ text: `${padEnd(t.instance, 36)} ${padStart(`${t.solved}/${t.attempts}`, 7)} ${t.recent}`, tone: t.solved === 0 ? 'dim' : t.solved === t.attempts ? 'ok' : 'plain', inverse: focused && start + i === sel });
@@ -105,12 +107,16 @@ function trajLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number, f
   const rows = trajRows(s, ui.filter);
   const sel = selectedIndex(ui, s, 'trajectories');
   const errs = s.trajectories.filter((t) => t.kind === 'error').length;
-  const lines: Line[] = [title('Trajectories', focused, `${s.trajectories.length} files · ${errs} errors`)];
+  const lines: Line[] = [title('Trajectories', focused, `${ui.filter ? `/${ui.filter} ${rows.length}/${s.trajectories.length} · ` : ''}${s.trajectories.length} files · ${errs} errors`)];
   const { items, start } = windowed(rows, sel, h - 1);
   items.forEach((t, i) => {
     lines.push({ text: `${t.kind === 'error' ? '✗ err ' : '  traj'} ${padEnd(t.instance, 36)} ${t.session}`, tone: t.kind === 'error' ? 'fail' : 'plain', inverse: focused && start + i === sel });
   });
-  if (rows.length === 0) lines.push({ text: '  no traj_payload / traj_err files found for this run', tone: 'dim' });
+  const root = s.trajectoryRoot;
+  // Where they were looked for: a RUN_NAME read from the folder's name may be the wrong one (a copied run).
+  const from = ({ folder: "the folder's name", 'trajectory-dirs': 'the folders there', log: 'the log', 'launch-record': 'the launch record', simulation: 'simulation.json' } as Record<string, string>)[root?.from ?? ''] ?? '?';
+  const empty = root?.runName ? `  no trajectory files under traj_*/${root.runName}/ (RUN_NAME from ${from})` : '  no traj_payload / traj_err files found for this run';
+  if (rows.length === 0) lines.push({ text: ui.filter && s.trajectories.length ? '  no trajectory matches the filter' : empty, tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));
 }
 
@@ -153,11 +159,26 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
   const detail = useSel(store, (s) => s.detail);
   const smoothing = useSel(store, (s) => s.smoothing);
   const detailTail = useSel(store, (s) => s.detailTail);
-  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing, detailTail };
+  const drillFollow = useSel(store, (s) => s.drillFollow);
+  const ui = { ...store.getState(), follow, filter, filterEditing, selected, detail, smoothing, detailTail, drillFollow };
 
   useEffect(() => {
     if (store.getState().status === 'idle') void services.monitor.open(services.monitorTarget);
   }, [services, store]);
+
+  // After each frame the selection is the row drawn: its key is kept, so that the next refresh, which may list the
+  // rows in another order, draws the cursor on the same sandbox, rollout or task.
+  useEffect(() => {
+    const st = store.getState();
+    const s = st.snapshot;
+    if (!s) return;
+    for (const p of PANELS) {
+      if (follows(st, p)) continue;
+      const i = selectedIndex(st, s, p);
+      const key = rowKeyAt(s, p, st.filter, i);
+      if (key !== undefined && key !== st.selectedKey[p]) st.select(p, i, key);
+    }
+  }, [store, snap, filter, follow]);
 
   // The filter field owns the keyboard while editing (App suspends global keys through inputCaptured).
   const leaveFilter = () => {
@@ -181,7 +202,7 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
       status === 'error'
         ? [{ text: 'Cannot open the run', tone: 'fail', bold: true }, ...(error ?? '').split('\n').map((t) => ({ text: t, tone: 'plain' as Tone })), { text: 'r retries · swegym-console monitor RUN|RUN_DIR|LOG_FILE opens another run', tone: 'dim' }]
         : [
-            { text: status === 'loading' ? `Reading the run log${loading ? ` — ${Math.round(loading.bytes / 1048576)} of ${Math.round(loading.total / 1048576)} MiB` : ''}…` : 'No run open.', tone: 'info' },
+            { text: status === 'loading' ? readingText(loading) : 'No run open.', tone: 'info' },
             { text: 'The dashboard follows the newest run in the registry; `monitor RUN` opens another.', tone: 'dim' },
           ];
     return <Lines lines={lines} width={width} height={height} />;
@@ -264,14 +285,18 @@ function dashboardBindings(services: AppServices): Binding[] {
     const cur = selectedIndex(st, s, p);
     // Moving the selection in a followed panel pauses following.
     if (st.follow && (p === 'samples' || p === 'rollouts')) st.set({ follow: false });
-    st.select(p, Math.max(0, Math.min(n - 1, cur + delta)));
+    const next = Math.max(0, Math.min(n - 1, cur + delta));
+    st.select(p, next, rowKeyAt(s, p, st.filter, next));
   };
   const enter = () => {
     const st = store.getState();
     const s = st.snapshot;
     if (!s || st.detail !== 'none') return;
     const p = focusedPanel();
-    st.set({ selected: { ...st.selected, detail: 0 }, detailTail: false });
+    // The drill-in stays on the row it was opened on (a rollout, a task), not on whatever becomes newest.
+    const i = selectedIndex(st, s, p);
+    const drillKey = p === 'rollouts' ? rowKeyAt(s, p, st.filter, i) : p === 'samples' ? feedRows(s, st.filter)[i]?.instance : p === 'tasks' ? taskRows(s, st.filter)[i]?.instance : undefined;
+    st.set({ selected: { ...st.selected, detail: 0 }, detailTail: false, drillKey, drillFollow: false });
     if (p === 'sandboxes') {
       const row = sandboxRows(s, st.filter)[selectedIndex(st, s, p)];
       if (!row) return;
@@ -319,10 +344,14 @@ function dashboardBindings(services: AppServices): Binding[] {
     {
       keys: ['f'],
       id: 'dashboard.follow',
-      description: 'toggle follow (a drill-in: follow its end)',
+      description: 'toggle follow (a drill-in: follow its end; a rollout\'s: follow the newest rollout)',
       run: () => {
         const st = store.getState();
         const s = st.snapshot;
+        if (inDrill() && st.detail === 'rollout') {
+          st.set({ drillFollow: !st.drillFollow });
+          return;
+        }
         if (inDrill()) {
           if (st.detailTail) scrollDrill(store, 0);
           else scrollDrill(store, Infinity);
@@ -330,7 +359,10 @@ function dashboardBindings(services: AppServices): Binding[] {
         }
         // Pausing keeps the rows where they are: pin the selection to the newest row.
         if (st.follow && s) {
-          for (const p of ['samples', 'rollouts'] as const) st.select(p, rowCount(s, p, st.filter) - 1);
+          for (const p of ['samples', 'rollouts'] as const) {
+            const last = rowCount(s, p, st.filter) - 1;
+            st.select(p, last, rowKeyAt(s, p, st.filter, last));
+          }
         }
         st.set({ follow: !st.follow });
       },

@@ -7,6 +7,7 @@ import type { GpuNodeView, GpuRowView } from '../services/monitor/clusterGpus.js
 import { sparkline } from '../ui/charts.js';
 import { padEnd, padStart, truncate } from '../ui/text.js';
 import { GPU_THRESHOLDS } from '../services/monitor/gpu.js';
+import { runEnded } from './dashboardHeader.js';
 
 export type GpuLine = { text: string; tone?: Tone; bold?: boolean };
 
@@ -59,8 +60,10 @@ function nodeHeading(n: GpuNodeView, prefix: string): GpuLine {
 export function gpuPanelLines(s: MonitorSnapshot, width: number, height: number, focused: boolean): GpuLine[] {
   const v = s.gpuPanel;
   const p = s.proxy;
-  const proxy = p.url ? (p.last ? (p.last.ok ? `proxy ok · ${p.last.activeSessions ?? '?'} sessions${p.last.paused ? ' · paused' : ''}` : `proxy DOWN (${p.last.error ?? ''})`) : 'proxy: checking…') : 'proxy: URL unknown';
-  const title: GpuLine = { text: `${focused ? '▸ ' : '  '}GPUs — ${v.label} · ${proxy}`, tone: p.url && p.last && !p.last.ok ? 'fail' : focused ? 'accent' : 'plain', bold: true };
+  // A run that ended took its proxy with it: that is expected, not an alarm.
+  const ended = runEnded(s);
+  const proxy = p.url ? (p.last ? (p.last.ok ? `proxy ok · ${p.last.activeSessions ?? '?'} sessions${p.last.paused ? ' · paused' : ''}` : ended ? 'proxy gone (the run ended)' : `proxy DOWN (${p.last.error ?? ''})`) : 'proxy: checking…') : 'proxy: URL unknown';
+  const title: GpuLine = { text: `${focused ? '▸ ' : '  '}GPUs — ${v.label} · ${proxy}`, tone: p.url && p.last && !p.last.ok && !ended ? 'fail' : focused ? 'accent' : 'plain', bold: true };
   const lines: GpuLine[] = [title];
   if (v.note) lines.push({ text: `  ${v.note}`, tone: 'dim' });
   const total = v.nodes.reduce((a, n) => a + n.gpus.length, 0);

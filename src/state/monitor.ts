@@ -121,6 +121,8 @@ export interface MonitorSnapshot {
     simulated: boolean;
     /** running / stalled / finished / crashed / exited (code), from the log, the writer and Ray (liveness.ts). */
     liveness: Liveness | undefined;
+    /** Set while the log's first read is under way: the counters are partial and the state is not known yet. */
+    reading?: ReadingProgress;
   };
   charts: ChartSeries[];
   curves?: CurvesSnapshot;
@@ -138,8 +140,20 @@ export interface MonitorSnapshot {
   sandboxes: SandboxSnapshot | undefined;
   sandboxStream: SandboxStreamView | undefined;
   trajectories: TrajectoryEntry[];
+  /** Where trajectories are looked for: traj_payload/<RUN_NAME>/, and where RUN_NAME was read (resolve.ts). */
+  trajectoryRoot?: { runName: string | undefined; from: string | undefined };
   trajectory: TrajectoryView | undefined;
   live: boolean;
+}
+
+/** The first read of a run's log, as it goes (the loading view, and a header drawn before it is done). */
+export interface ReadingProgress {
+  bytes: number;
+  total: number;
+  /** The log's file name. */
+  file?: string;
+  /** Seconds left at the rate so far; undefined until there is a rate. */
+  etaSec?: number;
 }
 
 export type MonitorStatus = 'idle' | 'loading' | 'live' | 'offline' | 'error';
@@ -147,15 +161,24 @@ export type MonitorStatus = 'idle' | 'loading' | 'live' | 'offline' | 'error';
 export interface MonitorState {
   status: MonitorStatus;
   error: string | undefined;
-  /** Progress of the first read: bytes read / total. */
-  loading: { bytes: number; total: number } | undefined;
+  /** Progress of the first read: bytes read / total, the file's name, the time left at the rate so far. */
+  loading: ReadingProgress | undefined;
   snapshot: MonitorSnapshot | undefined;
   // UI state.
   follow: boolean;
   filter: string;
   filterEditing: boolean;
-  /** Selected row per panel name. */
+  /** Selected row per panel name (its position, used when the row below is gone). */
   selected: Record<string, number>;
+  /**
+   * The selected row's identity per panel (a sandbox id, a rollout number, a task…): rows reorder between refreshes,
+   * and the cursor stays on the row, not on the position (as in k9s and htop).
+   */
+  selectedKey: Record<string, string>;
+  /** The row a drill-in was opened on (its key): the view stays on it while newer rows arrive. */
+  drillKey: string | undefined;
+  /** A rollout's drill-in follows the newest rollout instead (`f` in it). */
+  drillFollow: boolean;
   /** Drill-in: which detail view is open. */
   detail: 'none' | 'sandbox' | 'trajectory' | 'rollout' | 'task' | 'chart';
   /** The drill-in follows its end (a live sandbox's log grows): `f`, `G` / `End`, or scrolling to the bottom. */
@@ -167,7 +190,8 @@ export interface MonitorState {
   /** Curves, large view: the metric shown, the rollout under the cursor (undefined = newest), an open picker. */
   curve: { metric: string | undefined; cursor: number | undefined; picker: 'none' | 'metric' | 'compare'; query: string; pick: number };
   set(partial: Partial<Omit<MonitorState, 'set'>>): void;
-  select(panel: string, index: number): void;
+  /** Selects a panel's row: its position and, when known, its key. */
+  select(panel: string, index: number, key?: string): void;
 }
 
 export function createMonitorStore() {
@@ -180,6 +204,9 @@ export function createMonitorStore() {
     filter: '',
     filterEditing: false,
     selected: {},
+    selectedKey: {},
+    drillKey: undefined,
+    drillFollow: false,
     detail: 'none',
     detailTail: false,
     drillRow: undefined,
@@ -188,8 +215,11 @@ export function createMonitorStore() {
     set(partial) {
       set(partial);
     },
-    select(panel, index) {
-      set({ selected: { ...get().selected, [panel]: Math.max(0, index) } });
+    select(panel, index, key) {
+      const keys = { ...get().selectedKey };
+      if (key === undefined) delete keys[panel];
+      else keys[panel] = key;
+      set({ selected: { ...get().selected, [panel]: Math.max(0, index) }, selectedKey: keys });
     },
   }));
 }

@@ -1,8 +1,8 @@
 // Chart components: one <Text> per row, fixed height, never wraps.
 import React from 'react';
 import { Box } from 'ink';
-import { T, type Tone } from './theme.js';
-import { brailleChart, curvePlot, ema, fitName, fmtNum, sparkline, xAxisLabels } from './charts.js';
+import { T, useColorEnabled, type Tone } from './theme.js';
+import { COMPARE_GLYPH, brailleChart, curvePlot, ema, fitName, fmtNum, sparkline, xAxisLabels } from './charts.js';
 import { padEnd, truncate } from './text.js';
 
 export function Sparkline({ values, width, min, max, tone }: { values: readonly number[]; width: number; min?: number; max?: number; tone?: Tone }) {
@@ -66,7 +66,9 @@ export function CurveChart({ series, compare, width, height, smoothing, tone = '
   const plotRows = Math.max(1, height - titleRows - 1);
   const labelW = width >= 24 ? 8 : 0;
   const plotW = Math.max(1, width - labelW);
-  const plot = curvePlot(series, plotW, plotRows, { smoothing, compare });
+  // Without colour the compared run needs a shape of its own.
+  const color = useColorEnabled();
+  const plot = curvePlot(series, plotW, plotRows, { smoothing, compare, ...(color ? {} : { compareGlyph: COMPARE_GLYPH }) });
   const rawStyle = smoothing > 0 ? 'raw' : 'ema';
   let head = '';
   if (title) {

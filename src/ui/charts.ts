@@ -218,7 +218,14 @@ function columns(s: CurveInput, values: readonly number[], x0: number, x1: numbe
  * Raw values as an envelope (every point's min..max per column, so a single spike stays visible however many points
  * share a column), the EMA of the raw values as a line, and optionally a compared run's EMA, in braille on one grid.
  */
-export function curvePlot(main: CurveInput, width: number, height: number, opts: { smoothing?: number; compare?: CurveInput } = {}): CurvePlot {
+/** The compared run's glyph without colour: braille is the open run's, this is the other's (a legend names both). */
+export const COMPARE_GLYPH = '•';
+
+/**
+ * `compareGlyph`: cells where the compared run's line is drawn (and the open run's EMA is not) show this glyph
+ * instead of braille: without colour, the two runs would otherwise be the same dots.
+ */
+export function curvePlot(main: CurveInput, width: number, height: number, opts: { smoothing?: number; compare?: CurveInput; compareGlyph?: string } = {}): CurvePlot {
   const px = Math.max(1, width * 2);
   const py = Math.max(1, height * 4);
   const smoothing = opts.smoothing ?? 0;
@@ -279,7 +286,7 @@ export function curvePlot(main: CurveInput, width: number, height: number, opts:
       const layer: CurveLayer = sm ? 'ema' : cmp ? 'compare' : raw ? 'raw' : 'blank';
       // A cell has one style: the winning layer's style, with every layer's dots in it.
       const bits = sm | cmp | raw;
-      const ch = bits ? String.fromCharCode(0x2800 + bits) : ' ';
+      const ch = layer === 'compare' && opts.compareGlyph ? opts.compareGlyph : bits ? String.fromCharCode(0x2800 + bits) : ' ';
       const lastSeg = segs[segs.length - 1];
       if (lastSeg && lastSeg.layer === layer) lastSeg.text += ch;
       else segs.push({ layer, text: ch });

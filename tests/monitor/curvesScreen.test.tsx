@@ -72,6 +72,8 @@ function assertFits(frame: string, size: { width: number; height: number }) {
 }
 
 const braille = (s: string) => [...s].filter((c) => c >= '⠁' && c <= '⣿').length;
+/** Without colour (these tests run with NO_COLOR's setting) the compared run is drawn in its own glyph. */
+const compareCells = (s: string) => [...s].filter((c) => c === '•').length;
 
 for (const size of SIZES) {
   const at = `${size.width}×${size.height}`;
@@ -177,7 +179,7 @@ for (const size of SIZES) {
       for (const c of x.other) await x.ui.press(c);
       await x.ui.waitForText(`log file or run directory: ${x.other}`.slice(0, size.width - 1));
       await x.ui.press(KEYS.enter);
-      await x.ui.waitForText('compare previous.log drawn in yellow');
+      await x.ui.waitForText('legend: • compare previous.log · ⣿ this run');
       assert.match(x.ui.frame(), /rollout 11 · raw 0\.31 · ema \S+ · compare previous\.log: 0\.9 \(12 pts\)/);
       f = x.ui.frame();
       const rows = f.split('\n');
@@ -185,7 +187,7 @@ for (const size of SIZES) {
       assert.ok(top > 0, `the y range takes in the compared run:\n${f}`);
       // The compared run (flat at 0.9) runs along the whole top row; the open run never gets there.
       const plotW = size.width >= 100 ? size.width - Math.min(52, Math.floor(size.width * 0.36)) - 1 - 8 : size.width - 8;
-      assert.ok(braille(rows[top]!.slice(8, 8 + plotW)) >= plotW * 0.9, `top row: ${rows[top]}`);
+      assert.ok(compareCells(rows[top]!.slice(8, 8 + plotW)) >= plotW * 0.9, `top row: ${rows[top]}`);
       assert.ok(braille(before[topBefore]!.slice(8, 8 + plotW)) < plotW * 0.5);
       assertFits(f, size);
     } finally {
@@ -235,14 +237,14 @@ test('compare with a previous run of the registry: O lists the registry\'s other
     await x.ui.waitForText('run older-run');
     // Pasted (or typed fast) with its Enter: one input holding the text and the Enter.
     await x.ui.press('older\r');
-    await x.ui.waitForText('compare older-run drawn in yellow');
+    await x.ui.waitForText('legend: • compare older-run');
     assert.match(x.ui.frame(), /compare older-run: 0\.9 \(12 pts\)/);
     // o again offers to stop comparing first.
     await x.ui.press('O');
     await x.ui.waitForText('stop comparing with older-run');
     await x.ui.press(KEYS.enter);
     await x.ui.waitForText(/rollout 11 · raw 0\.31 · ema \S+ · min/);
-    assert.doesNotMatch(x.ui.frame(), /drawn in yellow/);
+    assert.doesNotMatch(x.ui.frame(), /legend: • compare/);
   } finally {
     await teardown(x);
   }
@@ -260,7 +262,9 @@ for (const size of SIZES) {
       await x.ui.waitForText(/^0\.9 /m);
       const rows = x.ui.frame().split('\n');
       const top = rows.findIndex((r) => /^0\.9 /.test(r));
-      assert.ok(braille(rows[top]!.slice(8, 28)) >= 15, `top row: ${rows[top]}`);
+      assert.ok(compareCells(rows[top]!.slice(8, 28)) >= 15, `top row: ${rows[top]}`);
+      // Under the charts, the legend: which glyph is which run.
+      assert.match(x.ui.frame(), /legend: • compare previous\.log · ⣿ this run/);
       assertFits(x.ui.frame(), size);
     } finally {
       await teardown(x);

@@ -22,7 +22,7 @@ test('wide dashboard: header, charts, rollouts, live samples, sandboxes, GPUs, p
     await x.ui.waitForText(/ 0 █+\S* +99% +██\S*·+ +41\/140G 56C 690W/);
     const f = x.ui.frame();
     assert.match(f, /▶ running · demo-run · generating · rollout 4\/500 · ckpt – · elapsed \S+ · ETA \S+ · samples 5\/128 · last line (<5|\d+) s ago/);
-    assert.match(f, /reward\(traj\) 0\.5 · nodes 4\/4 · router 10\.0\.0\.1:8000 · train\.log following · proxy 42 sessions · sandboxes 2\/20 · solved \d+\/\d+/);
+    assert.match(f, /reward\(traj\) 0\.5 \(r3\) · nodes 4\/4 · router 10\.0\.0\.1:8000 · train\.log following · proxy 42 sessions · sandboxes 2\/20 · solved \d+\/\d+/);
     assert.match(f, /reward \(trajectory mean\) 0\.5/);
     assert.match(f, /loss /);
     assert.match(f, /grad norm 0\.31/);

@@ -106,7 +106,8 @@ test('monitor A --compare B draws B over the curves at once; --once with --compa
     t.start([process.execPath, BIN, '--workspace', ws, 'monitor', a, '--compare', path.join(b, 'run.log')], { cols: 120, rows: 40, env: { NO_COLOR: '1' } });
     await t.waitForText(/rollout 0 +4/, 30_000);
     t.key('Enter');
-    await t.waitForText('run-b/run.log drawn in yellow');
+    // NO_COLOR: the compared run has a glyph of its own, and a legend says which is which.
+    await t.waitForText(/legend: • compare \S*run-b\/run\.log · ⣿ this run/);
     await t.waitForText(/compare run-b\/run\.log: \S+ \(5 pts\)/);
     t.key('q');
     assert.equal(await t.exitCode(), 0);

@@ -55,6 +55,11 @@ const KINDS: string[] = [
   'unsupported DRESSAGE_SANDBOX_PROVIDER=foo',
   "Reward function 'swegym' not found",
   'ray.exceptions.RayTaskError: boom',
+  // torch's ProcessGroupNCCL (hang signatures).
+  `${TRAIN}[rank3]:[E1201 10:15:32.123456789 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1234, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.`,
+  `${TRAIN}[rank0]:[E1201 10:45:00.000000000 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=2`,
+  `${TRAIN}[rank0]:[F1201 10:45:00.000000000 ProcessGroupNCCL.cpp:1448] [PG ID 0 PG GUID 0(default_pg) Rank 0] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.`,
+  `${TRAIN}torch.distributed.DistBackendError: NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, remote process exited or there was a network error, NCCL version 2.21.5`,
   // Another logger's ISO prefix in front of a known message.
   '2026-08-01 12:00:00,123 INFO launcher Current Ray node count: 1; expected ACTOR_NUM_NODES: 1',
   // ANSI colour and CRLF.
@@ -102,7 +107,7 @@ test('every kind of line is classified, and contains a marker', () => {
     kinds.add(ev.kind);
     assert.ok(LINE_MARKERS.some(([t]) => line.includes(t)), `a marker in ${JSON.stringify(line)}`);
   }
-  for (const k of ['summary', 'sample', 'early_stop', 'sample_failed', 'eval_failed', 'eval_poll_retry', 'patch_retry', 'group_retry', 'group_failed', 'no_trainable', 'effective', 'ray_nodes', 'ray_timeout', 'ray_worker', 'router', 'memory', 'proxy_failed', 'checkpoint', 'job_end', 'fatal']) {
+  for (const k of ['summary', 'sample', 'early_stop', 'sample_failed', 'eval_failed', 'eval_poll_retry', 'patch_retry', 'group_retry', 'group_failed', 'no_trainable', 'effective', 'ray_nodes', 'ray_timeout', 'ray_worker', 'router', 'memory', 'proxy_failed', 'checkpoint', 'job_end', 'fatal', 'hang']) {
     assert.ok(kinds.has(k), `KINDS covers ${k}`);
   }
 });

@@ -18,6 +18,11 @@ import { assertRunLog } from '../../services/monitor/runLogCheck.js';
 import { deriveLiveness, lastLineLabel, livenessJson, livenessLabel, progressTimesOf, type Liveness } from '../../services/monitor/liveness.js';
 import { runSourcesPicker } from '../../app/monitorSources.js';
 import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
+import { onceSections } from '../../services/monitor/onceSections.js';
+import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor/provider.js';
+import type { RunSources } from '../../services/monitor/sources/types.js';
+import { logResetText } from '../../services/monitor/logReset.js';
+import { activeHangs, hangText, hangsJson } from '../../services/monitor/hangs.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -63,8 +68,9 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
         exitCode: ExitCode.precondition,
       });
     }
-    const liveness = await onceLiveness(ctx, target, model);
-    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness) + '\n');
+    const sources = await onceSources(ctx, target);
+    const liveness = await onceLiveness(ctx, target, model, sources);
+    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)) + '\n');
     else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
@@ -73,7 +79,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
-      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model)) + '\n');
+      const sources = await onceSources(ctx, target);
+      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model, sources), await sectionsFor(ctx, target, sources, offline.model)) + '\n');
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -83,10 +90,11 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 
   if (!ctx.global.json) note(ctx, `reading ${target.logFile}`);
   const model = await ingestOnce(ctx, target.logFile, target.runName ?? target.name);
-  const liveness = await onceLiveness(ctx, target, model);
+  const sources = await onceSources(ctx, target);
+  const liveness = await onceLiveness(ctx, target, model, sources);
   if (ctx.global.json) {
     // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(withLiveness(model, liveness) + '\n');
+    ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)) + '\n');
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
@@ -97,6 +105,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const reasons = Object.entries(model.totals.by_reason).sort((a, b) => b[1] - a[1]);
   if (reasons.length) say(ctx, `reasons: ${reasons.map(([r, n]) => `${r || '(resolved/none)'}=${n}`).join(', ')}`);
   for (const f of model.fatal.tail(3)) say(ctx, `error line: ${redact(f.text)}`);
+  for (const h of activeHangs(model)) say(ctx, `hang: ${redact(hangText(h))}`);
   return ExitCode.ok;
 }
 
@@ -104,9 +113,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
  * Whether the run is alive now, for --once: the log's mtime, the writer (registry or simulator) and Ray's job,
  * through the same sources the dashboard uses.
  */
-async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: RunModel, lastLineAt?: number): Promise<Liveness> {
-  const sources = await runSourcesPicker({ paths: ctx.paths, env: ctx.env })(target);
-  let mtime = lastLineAt;
+async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: RunModel, sources: RunSources): Promise<Liveness> {
+  let mtime: number | undefined;
   if (mtime === undefined && target.logFile) {
     try {
       mtime = (await stat(target.logFile)).mtimeMs;
@@ -117,9 +125,20 @@ async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: R
   return deriveLiveness({ now: Date.now(), phase: phase.kind, phaseDetail: phase.detail, logExitCode: model.launcherExit, lastLineAt: mtime, progressTimes: progressTimesOf(model), writer, rayJob });
 }
 
-/** The document with its liveness block, as JSON text. */
-function withLiveness(model: RunModel, liveness: Liveness): string {
-  return model.toJsonText({ liveness: livenessJson(liveness) });
+/** The run's sources, as the dashboard picks them (the sandbox provider only for --json, which lists them). */
+function onceSources(ctx: CommandContext, target: MonitorTarget): Promise<RunSources> {
+  const provider = ctx.global.json ? () => openMonitorProvider(ctx.global.provider, ctx.env) : undefined;
+  return runSourcesPicker({ paths: ctx.paths, env: ctx.env, ...(provider ? { provider } : {}) })(target);
+}
+
+/** What the dashboard shows besides the log: trajectory files, sandboxes, the Ray cluster (onceSections.ts). */
+async function sectionsFor(ctx: CommandContext, target: MonitorTarget, sources: RunSources, model: RunModel): Promise<Record<string, unknown>> {
+  return { ...(await onceSections(target, sources, { sandboxLimit: sandboxLimitFromEnv(ctx.env) })), hangs: hangsJson(model) };
+}
+
+/** The document with its liveness block (and the sections beside the log's), as JSON text. */
+function withLiveness(model: RunModel, liveness: Liveness, sections: Record<string, unknown> = {}): string {
+  return model.toJsonText({ liveness: livenessJson(liveness), ...sections });
 }
 
 function livenessLine(l: Liveness): string {
@@ -174,8 +193,7 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
       if (e.type === 'read' || e.type === 'progress') printRollouts();
       // A Ray job's state is its stream's: `ray job logs -f` ends with the job (the state lines are a log's).
       else if (e.type === 'state' && !target.rayJob) say(ctx, `${stamp()} ${livenessLine(e.liveness)}`);
-      else if (e.type === 'log-truncated') note(ctx, 'log truncated; reading from its start');
-      else if (e.type === 'log-rotated') note(ctx, 'log rotated; following the new file');
+      else if (e.type === 'log-truncated' || e.type === 'log-rotated') note(ctx, logResetText(e.reset, target.logFile));
       else if (e.type === 'read-error') note(ctx, `read error: ${e.message}`);
       else if (e.type === 'stream-ended') spawnError = e.spawnError;
       else if (e.type === 'ended') ended(e.failed);

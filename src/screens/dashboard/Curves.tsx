@@ -7,16 +7,21 @@ import type { AppServices } from '../services.js';
 import type { ChartSeries, MonitorSnapshot, MonitorState } from '../../state/monitor.js';
 import type { GroupTally } from '../../services/monitor/model.js';
 import { useSel } from '../../ui/hooks.js';
-import { T, type Tone } from '../../ui/theme.js';
+import { T, useColorEnabled, type Tone } from '../../ui/theme.js';
 import { CurveChart, lastFinite } from '../../ui/Chart.js';
-import { ema, fmtNum, groupHistogram, stepSmoothing } from '../../ui/charts.js';
+import { COMPARE_GLYPH, ema, fmtNum, groupHistogram, stepSmoothing } from '../../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../../ui/text.js';
 import { dispatchKey, shared, type Binding } from '../../ui/keymap.js';
 
 const toneOf = (key: string): Tone => (key.includes('reward') ? 'ok' : 'info');
 
 /** The overview: every chart when they fit at ≥ 6 rows each, else as many rows as fit, scrolled to the selected one. */
-export function ChartsPanel({ s, selected, width, height, focused, smoothing }: { s: MonitorSnapshot; selected: number; width: number; height: number; focused: boolean; smoothing: number }) {
+export function ChartsPanel({ s, selected, width, height: panelHeight, focused, smoothing }: { s: MonitorSnapshot; selected: number; width: number; height: number; focused: boolean; smoothing: number }) {
+  // A compared run drawn over the charts gets a legend line under them (without colour its glyph is the only tell).
+  const color = useColorEnabled();
+  const cmp = s.curves?.compare;
+  const legend = cmp?.status === 'ready' && cmp.charts?.some(Boolean) && panelHeight > 6 ? compareLegend(cmp.name, color) : undefined;
+  const height = legend ? panelHeight - 1 : panelHeight;
   const perRow = Math.max(1, Math.min(4, Math.floor(width / 28)));
   const gridRows = Math.ceil(s.charts.length / perRow);
   let rowsShown = gridRows;
@@ -28,7 +33,7 @@ export function ChartsPanel({ s, selected, width, height, focused, smoothing }: 
   const rows: ChartSeries[][] = [];
   for (let r = firstRow; r < Math.min(gridRows, firstRow + rowsShown); r++) rows.push(s.charts.slice(r * perRow, (r + 1) * perRow));
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={panelHeight} overflow="hidden">
       {rows.map((row, r) => (
         <Box key={r} flexDirection="row" height={chartH} width={width}>
           {row.map((c, i) => (
@@ -38,6 +43,7 @@ export function ChartsPanel({ s, selected, width, height, focused, smoothing }: 
           ))}
         </Box>
       ))}
+      {legend ? <T tone="dim">{truncate(legend, width)}</T> : null}
     </Box>
   );
 }
@@ -61,6 +67,25 @@ export function groupsOf(s: MonitorSnapshot, rollout: number): { groups: GroupTa
 
 const BLOCKS = ' ▁▂▃▄▅▆▇█';
 
+/**
+ * The histogram's rows, `k/n` in each group's own sample count: every k of the largest group size (zeros
+ * included), and the counts of smaller groups (a group left with 15 of 16 samples is `5/15`, never `5/16`), in
+ * order of the solved fraction.
+ */
+export function groupBins(groups: readonly GroupTally[]): { k: number; n: number; count: number }[] {
+  const nmax = groups.reduce((m, g) => Math.max(m, g.n), 0);
+  const counts = new Map<string, { k: number; n: number; count: number }>();
+  for (let k = 0; k <= nmax; k++) counts.set(`${k}/${nmax}`, { k, n: nmax, count: 0 });
+  for (const g of groups) {
+    const k = Math.min(g.n, g.solved);
+    const key = `${k}/${g.n}`;
+    const bin = counts.get(key) ?? { k, n: g.n, count: 0 };
+    bin.count++;
+    counts.set(key, bin);
+  }
+  return [...counts.values()].sort((a, b) => (a.n && b.n ? a.k / a.n - b.k / b.n : a.n - b.n) || b.n - a.n);
+}
+
 /** A vertical histogram of groups by solved samples (0..n), `height` rows: title, counts, bars, k labels. */
 export function histogramLines(groups: readonly GroupTally[], rollout: number, inProgress: boolean, width: number, height: number): { text: string; tone?: Tone }[] {
   const out: { text: string; tone?: Tone }[] = [];
@@ -76,17 +101,19 @@ export function histogramLines(groups: readonly GroupTally[], rollout: number, i
   const foot = { text: truncate(`zero-std groups (all solved or none) ${zeroStd}/${groups.length}`, width), tone: 'dim' as Tone };
   const bins = h.counts.length;
   const max = Math.max(1, ...h.counts);
-  if (height >= bins + 4) {
+  const rows = groupBins(groups);
+  if (height >= rows.length + 4) {
     // One row per solved count: room for every bin with its count.
     const kw = `${h.n}/${h.n}`.length;
     const barW = Math.max(1, width - kw - 2 - String(max).length - 2);
-    h.counts.forEach((c, k) => out.push({ text: `${padStart(`${k}/${h.n}`, kw)} ${padEnd('█'.repeat(Math.round((c / max) * barW)) || (c ? '▏' : ''), barW)} ${c}`, tone: c === 0 ? 'dim' : k === 0 || k === h.n ? 'warn' : 'ok' }));
+    for (const { k, n, count: c } of rows) out.push({ text: `${padStart(`${k}/${n}`, kw)} ${padEnd('█'.repeat(Math.round((c / max) * barW)) || (c ? '▏' : ''), barW)} ${c}`, tone: c === 0 ? 'dim' : k === 0 || k === n ? 'warn' : 'ok' });
     out.push(foot);
     return out.slice(0, height);
   }
   const cw = Math.max(String(h.n).length + 1, String(max).length + 1, 2);
-  if (cw * bins > width || height < 5) {
-    out.push({ text: truncate(`solved/group ${h.counts.map((c, k) => `${k}:${c}`).join(' ')}`, width) });
+  if (!h.uniform || cw * bins > width || height < 5) {
+    // Groups of several sizes are listed with their own k/n: columns would file them under the largest size.
+    out.push({ text: truncate(`solved/group ${h.uniform ? h.counts.map((c, k) => `${k}:${c}`).join(' ') : rows.filter((r) => r.count > 0 || r.n === h.n).map((r) => `${r.k}/${r.n}:${r.count}`).join(' ')}`, width) });
     out.push(foot);
     return out.slice(0, height);
   }
@@ -108,8 +135,8 @@ export function groupHistogramText(groups: readonly GroupTally[], width: number)
   const h = groupHistogram(groups);
   const max = Math.max(1, ...h.counts);
   const barW = Math.max(4, Math.min(40, width - 20));
-  const out: { text: string; tone?: Tone }[] = [{ text: `reward per group: groups by solved samples (of ${h.uniform ? h.n : `up to ${h.n}`})`, tone: 'dim' }];
-  h.counts.forEach((c, k) => out.push({ text: `  ${padStart(`${k}/${h.n}`, 7)} ${padEnd('█'.repeat(Math.round((c / max) * barW)), barW)} ${c}`, tone: k === 0 || k === h.n ? 'warn' : 'plain' }));
+  const out: { text: string; tone?: Tone }[] = [{ text: `reward per group: groups by solved samples (of ${h.uniform ? h.n : `up to ${h.n}; a smaller group shows its own count`})`, tone: 'dim' }];
+  for (const { k, n, count: c } of groupBins(groups)) out.push({ text: `  ${padStart(`${k}/${n}`, 7)} ${padEnd('█'.repeat(Math.round((c / max) * barW)), barW)} ${c}`, tone: k === 0 || k === n ? 'warn' : 'plain' });
   return out;
 }
 
@@ -165,6 +192,7 @@ export function CurveDetail({ services, s, ui, width, height }: { services: AppS
   const store = services.monitor.store;
   const curve = useSel(store, (x) => x.curve);
   const smoothing = useSel(store, (x) => x.smoothing);
+  const color = useColorEnabled();
   usePickerInput(services, curve.picker !== 'none');
   const focus = s.curves?.focus ?? s.charts.find((c) => c.key === curve.metric);
   const metric = curve.metric ?? focus?.key ?? '';
@@ -239,9 +267,14 @@ export function CurveDetail({ services, s, ui, width, height }: { services: AppS
           {histBox}
         </Box>
       )}
-      <T tone="dim">{truncate(cmp?.status === 'ready' && cmp.series ? `compare ${cmp.name} drawn in yellow · ${keys}` : keys, width)}</T>
+      <T tone="dim">{truncate(cmp?.status === 'ready' && cmp.series ? `${compareLegend(cmp.name, color)} · ${keys}` : keys, width)}</T>
     </Box>
   );
+}
+
+/** Which line is which: by colour, or without colour (NO_COLOR) by glyph. */
+export function compareLegend(name: string, color: boolean): string {
+  return color ? `compare ${name} drawn in yellow, this run in its own colour` : `legend: ${COMPARE_GLYPH} compare ${name} · ⣿ this run (raw faint, EMA bold)`;
 }
 
 /** Steps per rollout from a train series (x = step / steps per rollout): 1 unless the x values say otherwise. */

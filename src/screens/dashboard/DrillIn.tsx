@@ -85,9 +85,10 @@ function drillText(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: nu
   const out: Line[] = [];
   const push = (text: string, tone?: Tone) => out.push({ text, tone });
   if (panel === 'rollouts') {
-    const r = s.rollouts[selectedIndex(ui, s, 'rollouts')];
-    if (!r) return [{ text: 'no rollout selected', tone: 'dim' }];
-    push(`Rollout ${r.rollout}: ${r.samples} samples, solved ${pct(r.resolved)}, trajectory mean ${fmtNum(r.rawTrajMean)}`, 'accent');
+    // The rollout opened, unless `f` made the view follow the newest one.
+    const r = ui.drillFollow ? s.rollouts[s.rollouts.length - 1] : ui.drillKey !== undefined ? s.rollouts.find((x) => String(x.rollout) === ui.drillKey) : s.rollouts[selectedIndex(ui, s, 'rollouts')];
+    if (!r) return [{ text: ui.drillKey !== undefined ? `rollout ${ui.drillKey} is no longer in the table` : 'no rollout selected', tone: 'dim' }];
+    push(`Rollout ${r.rollout}: ${r.samples} samples, solved ${pct(r.resolved)}, trajectory mean ${fmtNum(r.rawTrajMean)}${ui.drillFollow ? ' · following the newest rollout' : ''}`, 'accent');
     push(`zero-std groups ${r.zeroStd} · failed groups ${r.failedGroups} · aborted samples ${r.aborted} · early stops ${r.earlyStops}`);
     push(`failure reasons: ${r.topReasons || '(none)'}`);
     for (const l of groupHistogramText(r.groups, w)) push(l.text, l.tone);
@@ -95,7 +96,7 @@ function drillText(s: MonitorSnapshot, ui: MonitorState, panel: PanelName, w: nu
     push('failures logged during this rollout:', 'dim');
     for (const f of s.failures.filter((x) => x.rollout === r.rollout).slice(-50)) push(`  ${f.kind}: ${f.text}`, 'warn');
   } else if (panel === 'samples' || panel === 'tasks') {
-    const inst = panel === 'samples' ? feedRows(s, ui.filter)[selectedIndex(ui, s, 'samples')]?.instance : taskRows(s, ui.filter)[selectedIndex(ui, s, 'tasks')]?.instance;
+    const inst = ui.drillKey ?? (panel === 'samples' ? feedRows(s, ui.filter)[selectedIndex(ui, s, 'samples')]?.instance : taskRows(s, ui.filter)[selectedIndex(ui, s, 'tasks')]?.instance);
     if (!inst) return [{ text: 'nothing selected', tone: 'dim' }];
     const t = s.tasks.rows.find((x) => x.instance === inst);
     push(`Task ${inst}`, 'accent');
@@ -164,7 +165,7 @@ export function DrillIn({ store, s, ui, panel, width, height }: { store: Monitor
   geometry.set(store, { total: lines.length, rows });
   const off = drillOffset(ui, lines.length, rows);
   const end = Math.min(lines.length, off + rows);
-  const follow = panel === 'sandboxes' ? ` · f follow ${ui.detailTail ? 'on' : 'off'}` : '';
+  const follow = panel === 'sandboxes' ? ` · f follow ${ui.detailTail ? 'on' : 'off'}` : panel === 'rollouts' ? ` · f follow the newest rollout ${ui.drillFollow ? 'on' : 'off'}` : '';
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Lines lines={pinned} width={width} height={pinned.length} />

@@ -46,12 +46,50 @@ export function rowCount(s: MonitorSnapshot, panel: PanelName, filter: string): 
   }
 }
 
-/** The selected row of a panel; panels in follow mode select the newest. */
-export function selectedIndex(ui: Pick<MonitorState, 'selected' | 'follow' | 'filter'>, s: MonitorSnapshot, panel: PanelName): number {
+/** Each row's identity, in the panel's order: what the cursor stays on while rows move. */
+export function rowKeys(s: MonitorSnapshot, panel: PanelName, filter: string): string[] {
+  switch (panel) {
+    case 'charts':
+      return s.charts.map((c) => c.key);
+    case 'rollouts':
+      return s.rollouts.map((r) => String(r.rollout));
+    case 'samples':
+      return feedRows(s, filter).map((f) => `${f.rollout}\u0000${f.instance}\u0000${f.at ?? ''}\u0000${f.reason}\u0000${f.reward}`);
+    case 'sandboxes':
+      return sandboxRows(s, filter).map((r) => r.id);
+    case 'gpus':
+      return s.gpus.latest.map((g) => String(g.index));
+    case 'tasks':
+      return taskRows(s, filter).map((t) => t.instance);
+    case 'trajectories':
+      return trajRows(s, filter).map((t) => t.dir);
+  }
+}
+
+/** Panels whose follow mode selects the newest row. */
+export function follows(ui: Pick<MonitorState, 'follow'>, panel: PanelName): boolean {
+  return ui.follow && (panel === 'samples' || panel === 'rollouts');
+}
+
+/**
+ * The selected row of a panel: the row whose key was selected, wherever it moved; its old position when it is
+ * gone (the sandbox ended); panels in follow mode select the newest.
+ */
+export function selectedIndex(ui: Pick<MonitorState, 'selected' | 'follow' | 'filter'> & { selectedKey?: MonitorState['selectedKey'] }, s: MonitorSnapshot, panel: PanelName): number {
   const n = rowCount(s, panel, ui.filter);
   if (n === 0) return 0;
-  if (ui.follow && (panel === 'samples' || panel === 'rollouts')) return n - 1;
+  if (follows(ui, panel)) return n - 1;
+  const key = ui.selectedKey?.[panel];
+  if (key !== undefined) {
+    const i = rowKeys(s, panel, ui.filter).indexOf(key);
+    if (i >= 0) return i;
+  }
   return Math.min(n - 1, ui.selected[panel] ?? 0);
+}
+
+/** The key of the row at `index` (undefined when there is none). */
+export function rowKeyAt(s: MonitorSnapshot, panel: PanelName, filter: string, index: number): string | undefined {
+  return rowKeys(s, panel, filter)[index];
 }
 
 export function pct(v: number): string {

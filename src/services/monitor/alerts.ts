@@ -8,6 +8,7 @@ import type { SandboxSnapshot } from './sandboxes.js';
 import type { GpuSample } from './gpu.js';
 import { gpuLevels } from './gpu.js';
 import type { Liveness } from './liveness.js';
+import { hangAlerts } from './hangs.js';
 import type { Alert } from '../../state/types/monitor.js';
 export type { Alert } from '../../state/types/monitor.js';
 
@@ -48,6 +49,8 @@ export function computeAlerts(i: AlertInputs, t = ALERT_DEFAULTS): Alert[] {
     else if (zeroStdGroups(last.metrics) >= m.groupsPerRollout) out.push({ id: 'zero-std', level: 'warn', text: `rollout ${last.rollout}: every group has zero reward variance` });
     if (last.failures.failed_groups > 0) out.push({ id: 'failed-groups', level: 'warn', text: `rollout ${last.rollout}: ${last.failures.failed_groups} group(s) marked failed (no gradient)` });
   }
+  // Beside the silence-based stall: what the log says hung, on which rank and node.
+  out.push(...hangAlerts(m));
   const l = i.liveness;
   if (l && i.live && l.state === 'stalled') out.push({ id: 'no-progress', level: 'warn', text: `stalled: ${l.why}` });
   else if (!l && i.live && m.lastProgressClock !== undefined && (phase.kind === 'generating' || phase.kind === 'training')) {

@@ -28,13 +28,28 @@ export type RunFollowEvent =
   | { type: 'progress'; version: number }
   /** The run's state (livenessLabel) changed; the first poll always reports. */
   | { type: 'state'; liveness: Liveness }
-  | { type: 'log-truncated' }
-  | { type: 'log-rotated' }
+  /** The log went shorter (truncated, rewritten): the model starts again from the file's first byte. */
+  | { type: 'log-truncated'; reset: LogReset }
+  /** Another file is at the path now (mv, rsync's rename): the model starts again from its first byte. */
+  | { type: 'log-rotated'; reset: LogReset }
   | { type: 'read-error'; message: string }
   /** `ray job logs` ended; `error` when it could not run or failed. */
   | { type: 'stream-ended'; error: string | undefined; spawnError: string | undefined }
   /** The run ended (its log's end or its state; a Ray job: the stream's end). The job keeps its model until close(). */
   | { type: 'ended'; failed: boolean };
+
+/**
+ * A log that was replaced or truncated under the follower. Reading on would count its lines twice (a file rewritten
+ * with the same run holds them all again), so the model is thrown away and the file is read from its start.
+ */
+export interface LogReset {
+  kind: 'replaced' | 'truncated';
+  /** Clock ms when the follower noticed. */
+  at: number;
+  /** What the discarded model had counted. */
+  samplesBefore: number;
+  rolloutsBefore: number;
+}
 
 export interface RunFollowOptions {
   paths: RecipePaths;
@@ -59,7 +74,10 @@ export interface RunFollowOptions {
 }
 
 export class RunFollowJob {
-  readonly model: RunModel;
+  /** The run as read so far; a new one after the log was replaced or truncated (LogReset). */
+  model: RunModel;
+  /** Every time the log was replaced or truncated while followed, oldest first. */
+  readonly logResets: LogReset[] = [];
   sources: RunSources | undefined;
   simulated = false;
   /** Bumped whenever something the liveness or the stream's error derive from was polled (the dashboard republishes). */
@@ -101,7 +119,7 @@ export class RunFollowJob {
    * throws (a ConsoleError when it is missing).
    */
   async open(): Promise<void> {
-    const { target, model } = this;
+    const { target } = this;
     const o = this.opts;
     this.simulated = await isSimulatedRun(target);
     const sources = await o.sources(target);
@@ -118,7 +136,8 @@ export class RunFollowJob {
     this.emit({ type: 'opened', run: target.name, source: target.source, simulated: this.simulated, fromByte, totalBytes });
     if (target.rayJob) this.streamRayJob(target.rayJob);
     else if (target.logFile) {
-      const scanner = modelLineScanner(model);
+      // Through `this.model`: a replaced or truncated log swaps the model under the same scanner.
+      const scanner = modelLineScanner({ ingestLine: (l) => this.model.ingestLine(l), ingestParsed: (p) => this.model.ingestParsed(p) });
       // The cut mid-file leaves a partial first line: it is skipped.
       const reader = fromByte > 0 ? new SkipFirstLine(scanner) : scanner;
       const total = totalBytes ?? 0;
@@ -128,9 +147,10 @@ export class RunFollowJob {
       if (this.live) {
         this.follower = new FileFollower(target.logFile, scanner, {
           offset: res.offset,
+          ino: res.ino,
           intervalMs: o.pollMs?.log ?? 1000,
-          onTruncate: () => this.emit({ type: 'log-truncated' }),
-          onRotate: () => this.emit({ type: 'log-rotated' }),
+          onTruncate: () => this.emit({ type: 'log-truncated', reset: this.resetModel('truncated') }),
+          onRotate: () => this.emit({ type: 'log-rotated', reset: this.resetModel('replaced') }),
           onError: (err) => this.emit({ type: 'read-error', message: (err as Error).message }),
         });
         this.follower.start();
@@ -141,6 +161,18 @@ export class RunFollowJob {
     if (this.closed) return;
     this.reportState();
     if (this.live) this.startPollers();
+  }
+
+  /** A fresh model for a log read again from its start (the follower has just moved to byte 0 of the file at the path). */
+  private resetModel(kind: LogReset['kind']): LogReset {
+    const old = this.model;
+    const reset: LogReset = { kind, at: this.clock(), samplesBefore: old.totals.total, rolloutsBefore: old.rollouts.count };
+    this.logResets.push(reset);
+    if (this.logResets.length > 20) this.logResets.shift();
+    this.model = new RunModel({ name: old.name, clock: this.clock });
+    this.lastVersion = -1;
+    this.version++;
+    return reset;
   }
 
   /** The run's state now (derived, never assumed: liveness.ts). */

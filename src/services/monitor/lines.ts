@@ -39,7 +39,15 @@ export type LogEvent =
   /** The console's launch wrapper: `[swegym-console] launcher exited with code N` (src/services/train/launch.ts). */
   | { kind: 'launcher_exit'; code: number }
   /** `exit`: the launcher prints this right before `exit 1` (its refusals), so the run has ended. */
-  | { kind: 'fatal'; text: string; exit?: true };
+  | { kind: 'fatal'; text: string; exit?: true }
+  /** A hang signature of torch's ProcessGroupNCCL (hangs.ts): which rank, on which node (the Ray prefix's ip). */
+  | { kind: 'hang'; signature: HangSignature; rank: number | undefined; node: string | undefined; detail: string; text: string };
+
+/**
+ * torch.distributed's NCCL process group when a collective hangs (ProcessGroupNCCL.cpp): the watchdog's timeout of
+ * one collective, the heartbeat monitor finding the watchdog itself stuck, and an NCCL error raised to Python.
+ */
+export type HangSignature = 'nccl-watchdog-timeout' | 'nccl-heartbeat-timeout' | 'nccl-error';
 
 export interface ParsedLine {
   /** The message after ANSI, Ray prefix, repeat suffix and Python logging prefix were removed. */
@@ -147,6 +155,45 @@ const LAUNCHER_EXIT = /\[swegym-console\] launcher exited with code (\d+)/;
 // examples/scripts/run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh and default/dressage_env_defaults.sh.
 const LAUNCHER_REFUSAL =
   /\b(?:REPO_ROOT is required when|Missing Slime model config|Missing Dressage default env file|PROMPT_DATA must point|MODEL_ROOT must point|MASTER_ADDR is required|[A-Z_]+ must be 0 or 1; got|total actor GPUs \(\d+\) must be divisible|DRESSAGE_BLACKBOX_COMPACT_THRESHOLD must be positive|DRESSAGE_E2B_API_KEY is required|DRESSAGE_PADDOCK_CLASS is required|RESUME_CKPT_ROOT is required|RAY_SSH_USER is required|DRESSAGE_PROXY_URL must|SGLANG_ROUTER_URL is a proxy client target|Refusing to clear unsafe )/;
+// `[rank3]:[E1201 10:15:32.123456789 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout:
+// WorkNCCL(SeqNum=1234, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for 600012
+// milliseconds before timing out.` (older torch: `[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught …`).
+const NCCL_WATCHDOG_RAN = /ran for (\d+) milliseconds/;
+// `[PG ID 0 PG GUID 0(default_pg) Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug
+// info.` and `… ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued
+// collectives.`
+const NCCL_HEARTBEAT = /Heartbeat monitor timed out!|watchdog got stuck for (\d+) seconds/;
+// `torch.distributed.DistBackendError: NCCL error in: …/ProcessGroupNCCL.cpp:3356, remote process exited or there was a
+// network error, NCCL version 2.21.5` (also `unhandled system error`, `ncclRemoteError: …`).
+const NCCL_ERROR = /\bNCCL error(?: in: [^,]*,)? ?(.*)$/;
+const RANK = /\[rank(\d+)\]|\bRank (\d+)\]/;
+
+function hangEvent(signature: HangSignature, msg: string, detail: string): LogEvent {
+  const r = RANK.exec(msg);
+  const rank = r ? Number(r[1] ?? r[2]) : undefined;
+  return { kind: 'hang', signature, rank, node: undefined, detail: detail.trim(), text: msg.trim().slice(0, 600) };
+}
+
+function classifyHang(msg: string): LogEvent | undefined {
+  if (msg.includes('Watchdog caught collective operation timeout')) {
+    const op = /OpType=(\w+)/.exec(msg)?.[1];
+    const seq = /SeqNum=(\d+)/.exec(msg)?.[1];
+    const timeout = /Timeout\(ms\)=(\d+)/.exec(msg)?.[1];
+    const ran = NCCL_WATCHDOG_RAN.exec(msg)?.[1];
+    const detail = [op, seq ? `SeqNum=${seq}` : '', ran ? `ran ${Math.round(Number(ran) / 1000)} s` : '', timeout ? `(timeout ${Math.round(Number(timeout) / 1000)} s)` : ''].filter(Boolean).join(' ');
+    return hangEvent('nccl-watchdog-timeout', msg, detail || 'a collective timed out');
+  }
+  if (msg.includes('Heartbeat monitor timed out') || msg.includes('watchdog got stuck for')) {
+    const m = NCCL_HEARTBEAT.exec(msg);
+    return hangEvent('nccl-heartbeat-timeout', msg, m?.[1] ? `the watchdog made no progress for ${m[1]} s` : 'the watchdog itself is stuck');
+  }
+  if (msg.includes('NCCL error')) {
+    const m = NCCL_ERROR.exec(msg);
+    return hangEvent('nccl-error', msg, (m?.[1] ?? '').replace(/,? NCCL version [\d.]+.*$/, ''));
+  }
+  return undefined;
+}
+
 const FATAL = /^(?:Traceback \(most recent call last\):|.*\b(?:unsupported DRESSAGE_SANDBOX_PROVIDER|Reward function '[^']*' not found|ray\.exceptions\.\w+Error))/;
 
 export function pair(text: string): [number, number] | undefined {
@@ -282,13 +329,19 @@ export function classifyMessage(msg: string): LogEvent | undefined {
     if (m) return { kind: 'launcher_exit', code: Number(m[1]) };
   }
   if (LAUNCHER_REFUSAL.test(msg)) return { kind: 'fatal', text: msg.trim(), exit: true };
+  const hang = classifyHang(msg);
+  if (hang) return hang;
   if (FATAL.test(msg)) return { kind: 'fatal', text: msg.trim() };
   return undefined;
 }
 
+/** The `ip=` of a line's Ray prefix: the node a rank's message came from. */
+const RAY_IP = /^(?:\u001B\[[0-9;]*m)?\([^)]*\bip=([^)\s,]+)/;
+
 export function parseLine(raw: string): ParsedLine {
   const p = splitPrefixes(raw);
   let event = classifyMessage(p.message);
+  if (event?.kind === 'hang') event.node = RAY_IP.exec(raw)?.[1];
   if (!event && p.time === undefined && p.message.length > 0 && p.message.charCodeAt(0) !== 40) {
     // A plain `YYYY-MM-DD HH:MM:SS LEVEL name` prefix (other loggers): retry without it.
     const iso = ISO_LOG.exec(p.message);
@@ -355,6 +408,11 @@ export const LINE_MARKERS: readonly (readonly [text: string, needle: string])[] 
   ['unsupported DRESSAGE_SANDBOX_PROVIDER', 'E'],
   ["Reward function '", 'f'],
   ['Error', 'E'], // ray.exceptions.<Name>Error
+  // NCCL hang signatures (classifyHang)
+  ['Watchdog caught collective operation timeout', 'W'],
+  ['Heartbeat monitor timed out', 'H'],
+  ['watchdog got stuck for', ' stuck'],
+  ['NCCL error', 'N'],
 ];
 
 export function metricNumber(v: PyValue | undefined): number | undefined {

@@ -40,4 +40,9 @@ export const MARKER_FINGERPRINTS: Readonly<Record<string, readonly [at: number, 
   "unsupported DRESSAGE_SANDBOX_PROVIDER": [12, 5], // "DRES"
   "Reward function '": [7, 6], // "func"
   "Error": [0, 3], // "Erro"
+  // Chosen by hand (a rare window of each; the script has no NCCL hang in its simulated logs to weigh them on).
+  "Watchdog caught collective operation timeout": [0, 7], // "Watc"
+  "Heartbeat monitor timed out": [0, 7], // "Hear"
+  "watchdog got stuck for": [13, 7], // "stuc"
+  "NCCL error": [0, 7], // "NCCL"
 };

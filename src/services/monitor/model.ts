@@ -2,7 +2,7 @@
 // reward lines (grouped per rollout), failures, launcher facts, and the derived phase. Every collection is capped.
 import type { PyDict } from './pyrepr.js';
 import { toJsonSafe } from './pyrepr.js';
-import { parseLine, metricNumber, type LogEvent, type ParsedEvent, type SampleLine, type SummaryKind } from './lines.js';
+import { parseLine, metricNumber, type HangSignature, type LogEvent, type ParsedEvent, type SampleLine, type SummaryKind } from './lines.js';
 import { CappedMap, Ring, ThinnedSeries } from './ring.js';
 import { TaskTally } from './taskTally.js';
 import type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
@@ -114,6 +114,18 @@ export function phaseLabel(p: Phase): string {
   }
 }
 
+/** One rank's hang signature as logged; `progress`: steps + rollouts logged before it (later progress means it passed). */
+export interface HangRecord {
+  at: number | undefined;
+  signature: HangSignature;
+  rank: number | undefined;
+  node: string | undefined;
+  detail: string;
+  text: string;
+  progress: number;
+  repeat: number;
+}
+
 export interface ModelLimits {
   steps: number;
   rollouts: number;
@@ -161,6 +173,8 @@ export class RunModel {
   readonly taskTally: TaskTally | undefined;
   readonly memory = new CappedMap<string, { rank: number | undefined; label: string; values: PyDict; at: number | undefined }>(64);
   readonly fatal: Ring<{ at: number | undefined; text: string }>;
+  /** NCCL hang signatures (lines.ts classifyHang), newest last: every rank prints its own. */
+  readonly hangs = new Ring<HangRecord>(256);
   router: { host: string; port: number; prometheus: number | undefined } | undefined;
   rayNodes: { count: number; expected: number } | undefined;
   lastCheckpoint: { iteration: number; path: string; at: number | undefined } | undefined;
@@ -360,6 +374,9 @@ export class RunModel {
       case 'launcher_exit':
         this.launcherExit = ev.code;
         if (ev.code !== 0) this.failedDetail ??= `launcher exited with code ${ev.code}`;
+        break;
+      case 'hang':
+        this.hangs.push({ at: time, signature: ev.signature, rank: ev.rank, node: ev.node, detail: ev.detail, text: ev.text, progress: this.steps.count + this.rollouts.count, repeat });
         break;
       case 'fatal':
         this.fatal.push({ at: time, text: ev.text });

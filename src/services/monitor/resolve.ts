@@ -7,6 +7,7 @@ import { DEFAULT_RUN_NAME } from '../workspace/paths.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { hasSimulationManifest } from './simulatedRun.js';
 import { listDir } from '../util/fs.js';
+import { hasTrajectoryFolders, resolveRunName, type RunNameSource } from './runName.js';
 
 export interface MonitorTarget {
   /** Display name (registry name, RUN_NAME or file name). */
@@ -20,6 +21,10 @@ export interface MonitorTarget {
   runDir: string | undefined;
   /** Dressage's RUN_NAME, when known (trajectory dirs are nested under it). */
   runName: string | undefined;
+  /** Where RUN_NAME was read (runName.ts): a renamed or copied run folder is not named after it. */
+  runNameFrom?: RunNameSource;
+  /** The line or file that stated it. */
+  runNameEvidence?: string;
   checkpointDir: string | undefined;
   /** Proxy URL from the registry config, when known. */
   proxyUrl: string | undefined;
@@ -78,6 +83,7 @@ function fromRegistry(rec: RegistryLike, fallbackName: string, paths: RecipePath
     logFile: logFile ? path.resolve(paths.root, logFile) : undefined,
     runDir: str(rec.outputsLogDir) ?? (runName ? paths.runLogDir(runName) : undefined),
     runName,
+    ...(runName ? { runNameFrom: 'launch-record' as const } : {}),
     checkpointDir: str(rec.checkpointDir) ?? (runName ? paths.checkpointDir(runName) : undefined),
     proxyUrl: str(cfg['DRESSAGE_PROXY_URL']),
     registryName: fallbackName,
@@ -174,19 +180,29 @@ export async function resolveMonitorTarget(arg: string | undefined, paths: Recip
       const rec = await readRegistry(abs);
       if (rec) return fromRegistry(rec, path.basename(path.dirname(abs)), paths);
     }
+    // A log inside a Dressage LOG_DIR (beside traj_payload/, traj_err/): that run's trajectories are its.
+    const dir = path.dirname(abs);
+    if (await hasTrajectoryFolders(dir)) {
+      const guess = await resolveRunName({ runDir: dir, logFile: abs });
+      return { name: path.basename(abs), source: 'log-file', logFile: abs, runDir: dir, runName: guess.name, runNameFrom: guess.from, ...(guess.evidence ? { runNameEvidence: guess.evidence } : {}), checkpointDir: undefined, proxyUrl: undefined };
+    }
     return { name: path.basename(abs), source: 'log-file', logFile: abs, runDir: undefined, runName: undefined, checkpointDir: undefined, proxyUrl: undefined };
   }
   if (st?.isDirectory()) {
     const reg = await readRegistry(path.join(abs, 'run.json'));
     if (reg) return fromRegistry(reg, path.basename(abs), paths);
-    const runName = path.basename(abs);
+    // The folder may have been renamed or copied: RUN_NAME is what the run and its trajectory folders say.
+    const logFile = await findLogInRunDir(abs);
+    const guess = await resolveRunName({ runDir: abs, logFile });
     return {
-      name: runName,
+      name: path.basename(abs),
       source: 'run-dir',
-      logFile: await findLogInRunDir(abs),
+      logFile,
       runDir: abs,
-      runName,
-      checkpointDir: paths.checkpointDir(runName),
+      runName: guess.name,
+      runNameFrom: guess.from,
+      ...(guess.evidence ? { runNameEvidence: guess.evidence } : {}),
+      checkpointDir: paths.checkpointDir(guess.name),
       proxyUrl: undefined,
     };
   }

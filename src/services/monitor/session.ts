@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import type { MonitorStore, MonitorSnapshot } from '../../state/monitor.js';
+import type { MonitorStore, MonitorSnapshot, ReadingProgress } from '../../state/monitor.js';
 import { RunModel, phaseLabel } from './model.js';
 import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { RunFollowJob, LIVE_TAIL_BYTES, type RunFollowEvent } from './followJob.js';
@@ -24,6 +24,7 @@ import { CurveView } from './curves.js';
 import { feedRows, rolloutRows, streamSnapshot, taskRowsOf, type DrillStream } from './snapshotRows.js';
 import { loadTrajectory, type TrajectoryEntry, type TrajectoryView } from './offline.js';
 import { TrajectoryIndex } from './trajIndex.js';
+import { logResetText } from './logReset.js';
 import { ConsoleError, formatError } from '../errors.js';
 import { pollEvery } from '../util/poll.js';
 import { redact } from '../secrets.js';
@@ -86,6 +87,13 @@ export interface MonitorServiceOptions {
   agentProgressBatch?: number;
 }
 
+/** The first read's progress with the time left at the rate so far (none in its first half second). */
+export function readingProgress(e: { bytes: number; total: number }, logFile: string | undefined, now: number, startedAt: number): ReadingProgress {
+  const elapsed = (now - startedAt) / 1000;
+  const rate = elapsed >= 0.5 && e.bytes > 0 ? e.bytes / elapsed : undefined;
+  return { bytes: e.bytes, total: e.total, ...(logFile ? { file: path.basename(logFile) } : {}), ...(rate ? { etaSec: Math.max(0, (e.total - e.bytes) / rate) } : {}) };
+}
+
 export class MonitorService {
   target: MonitorTarget | undefined;
   /** The open run's follow job (the same job `monitor RUN` runs headless). */
@@ -110,6 +118,9 @@ export class MonitorService {
   private simulated = false;
   private generation = 0;
   private lastOpen: { arg: string | undefined; opts: { fromStart?: boolean; live?: boolean } } | undefined;
+  /** The first read of the log while it goes (undefined once done): a header drawn meanwhile says so. */
+  private reading: ReadingProgress | undefined;
+  private readStartedAt: number | undefined;
   readonly clock: () => number;
   /** The curves: the large view's metric and a compared run (src/services/monitor/curves.ts). */
   readonly curves = new CurveView(
@@ -141,6 +152,8 @@ export class MonitorService {
     store.getState().set({ status: 'loading', error: undefined, loading: undefined, snapshot: undefined, detail: 'none' });
     await this.close();
     const gen = ++this.generation;
+    this.reading = undefined;
+    this.readStartedAt = undefined;
     let target: MonitorTarget;
     try {
       target = await resolveMonitorTarget(arg, this.opts.paths);
@@ -203,7 +216,10 @@ export class MonitorService {
   /** The follow job's events the dashboard shows: the first read's progress; the rest it reads from the job. */
   private onFollowEvent(gen: number, e: RunFollowEvent): void {
     if (gen !== this.generation) return;
-    if (e.type === 'reading') this.opts.store.getState().set({ loading: { bytes: e.bytes, total: e.total } });
+    if (e.type === 'reading') {
+      this.reading = readingProgress(e, this.target?.logFile, this.clock(), (this.readStartedAt ??= this.clock()));
+      this.opts.store.getState().set({ loading: this.reading });
+    } else if (e.type === 'read') this.reading = undefined;
     else if (e.type === 'state' || e.type === 'stream-ended') this.dirty++;
   }
 
@@ -433,7 +449,9 @@ export class MonitorService {
         router: m.router ? `${m.router.host}:${m.router.port}` : undefined,
         ...(this.wandb ? { wandb: this.wandb } : {}),
         simulated: this.simulated,
-        liveness,
+        // Before the first read is done the log's end is not known: no state, and the counters are partial.
+        liveness: this.reading ? undefined : liveness,
+        ...(this.reading ? { reading: this.reading } : {}),
       },
       charts,
       curves,
@@ -448,6 +466,9 @@ export class MonitorService {
         // GPU thresholds over what the panel shows: every node's GPUs when Ray gives them, else this node's.
         ...computeAlerts({ model: m, now, proxy: { last: this.proxyLast, consecutiveFailures: this.proxyFailures }, sandboxes: this.sandboxes, gpus: gpuPanel.source === 'ray' ? [] : gpuLatest, live: this.live, liveness }),
         ...(gpuPanel.source === 'ray' ? clusterGpuAlerts(gpuPanel) : []),
+        // A log replaced or truncated under the follower was read again from its start: say so, or the totals
+        // dropping (or not doubling) would be a mystery.
+        ...(this.job?.logResets.slice(-1) ?? []).map((r) => ({ id: 'log-reset', level: 'warn' as const, text: logResetText(r, this.target?.logFile) })),
       ].map((a) => ({ ...a, text: redact(a.text) })),
       gpus: { latest: gpuLatest, util, mem, error: this.gpu?.error },
       gpuPanel,
@@ -456,6 +477,7 @@ export class MonitorService {
       sandboxes: this.sandboxes,
       sandboxStream: this.stream ? streamSnapshot(this.stream) : undefined,
       trajectories: this.trajectories.slice(0, 2000),
+      ...(this.target?.runDir ? { trajectoryRoot: { runName: this.target.runName, from: this.target.runNameFrom } } : {}),
       trajectory: this.trajectory,
       live: this.live,
     };

@@ -202,13 +202,15 @@ export class LineScanner {
 export interface ScanResult {
   bytes: number;
   offset: number;
+  /** The inode read: a follower started after the scan notices a file put at the path in between. */
+  ino: number;
 }
 
 /** Reads `file` from `offset` to its current end in large chunks. */
 export async function scanFile(file: string, scanner: LineScanner, opts: { offset?: number; chunkBytes?: number; signal?: AbortSignal; final?: boolean; onProgress?: (bytesRead: number) => void } = {}): Promise<ScanResult> {
   const fh = await open(file, 'r');
   try {
-    const size = (await fh.stat()).size;
+    const { size, ino } = await fh.stat();
     let pos = Math.min(opts.offset ?? 0, size);
     const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
     // Two buffers: the next chunk is read (on the libuv pool) while this one is scanned.
@@ -237,7 +239,7 @@ export async function scanFile(file: string, scanner: LineScanner, opts: { offse
       opts.onProgress?.(read);
     }
     if (opts.final) scanner.end();
-    return { bytes: read, offset: pos };
+    return { bytes: read, offset: pos, ino };
   } finally {
     await fh.close();
   }
@@ -271,9 +273,11 @@ export class FileFollower {
   constructor(
     readonly file: string,
     private readonly scanner: LineScanner,
-    private readonly opts: { offset?: number; intervalMs?: number; chunkBytes?: number } & FollowerEvents = {},
+    private readonly opts: { offset?: number; intervalMs?: number; chunkBytes?: number; ino?: number } & FollowerEvents = {},
   ) {
     this.offset = opts.offset ?? 0;
+    // The inode already read up to `offset` (scanFile's): another file at the path by the first poll is a rotation.
+    this.ino = opts.ino;
     this.chunk = Buffer.allocUnsafe(opts.chunkBytes ?? 1024 * 1024);
   }
 
@@ -315,20 +319,21 @@ export class FileFollower {
       throw err;
     }
     let total = 0;
-    if (this.fh && this.ino !== undefined && st.ino !== this.ino) {
+    if (this.fh && st.ino !== this.ino) {
       // Rotated: finish the old file, then switch.
       total += await this.drain(this.fh);
       await this.fh.close().catch(() => {});
       this.fh = undefined;
-      this.scanner.end();
-      this.offset = 0;
-      this.sig = undefined;
-      this.lastRead = Buffer.alloc(0);
-      this.opts.onRotate?.();
+      this.ino = undefined;
+      this.rotated();
     }
     if (!this.fh) {
       this.fh = await open(this.file, 'r');
-      this.ino = (await this.fh.stat()).ino;
+      const ino = (await this.fh.stat()).ino;
+      // The file opened is not the one read so far (scanFile's, before this follower opened it): put there since.
+      // Judged on the open handle, not the path's stat above: a rename between the two would pass unseen.
+      if (this.ino !== undefined && ino !== this.ino) this.rotated();
+      this.ino = ino;
     }
     const size = (await this.fh.stat()).size;
     if (size < this.offset || !(await this.sameTail(this.fh))) {
@@ -341,6 +346,15 @@ export class FileFollower {
     total += await this.drain(this.fh);
     if (total > 0) this.reads++;
     return total;
+  }
+
+  /** Another file is at the path: it is read from its start. */
+  private rotated(): void {
+    this.scanner.end();
+    this.offset = 0;
+    this.sig = undefined;
+    this.lastRead = Buffer.alloc(0);
+    this.opts.onRotate?.();
   }
 
   /** The bytes just before the offset are still what was read: the file was not rewritten in place. */

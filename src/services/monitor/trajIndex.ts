@@ -57,8 +57,9 @@ export class TrajectoryIndex {
 
   /** The directory holding <instance>/<session>/…: <base>/<RUN_NAME> when present, else <base>. */
   private async root(base: string): Promise<string | undefined> {
-    if (this.runName) {
-      const nested = path.join(base, this.runName.replace(/[^A-Za-z0-9._-]/g, '_'));
+    // Dressage joins RUN_NAME into the path as it is (only instance and session ids are made file-safe).
+    for (const name of this.runName ? new Set([this.runName, this.runName.replace(/[^A-Za-z0-9._-]/g, '_')]) : []) {
+      const nested = path.join(base, name);
       if (await stat(nested).then((s) => s.isDirectory(), () => false)) return nested;
     }
     return (await stat(base).then(() => true, () => false)) ? base : undefined;
