@@ -197,9 +197,11 @@ function Train({ services, width, height, focus }: ScreenProps) {
     onSubmit: (draft) => {
       const ed = services.train.getState().editing;
       if (!ed) return;
-      void commitField(services, ed.key, draft).then((ok) => {
-        if (ok) services.app.getState().setInputCaptured(false);
-      });
+      const saving = commitField(services, ed.key, draft);
+      // A valid value closes the field at once (the save follows): the next key, even one in the same read, is the
+      // screen's again.
+      if (services.train.getState().editing === undefined) services.app.getState().setInputCaptured(false);
+      void saving;
     },
     onCancel: () => {
       services.train.getState().set({ editing: undefined });
