@@ -13,7 +13,7 @@ import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashb
 import { fmtNum } from '../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
 import { formatAge } from '../services/util/format.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { headerLines } from './dashboardHeader.js';
@@ -305,17 +305,19 @@ function dashboardBindings(services: AppServices): Binding[] {
       },
       { when: () => store.getState().detail === 'none' },
     ),
-    shared(
-      'back',
-      'close detail',
-      () => {
-        store.getState().set({ detail: 'none' });
-        services.monitor.curves.focus(undefined);
-        void services.monitor.followSandbox(undefined);
-        void services.monitor.openTrajectory(undefined);
+    backOut([
+      {
+        description: 'close the detail',
+        isOpen: () => store.getState().detail !== 'none',
+        close: () => {
+          store.getState().set({ detail: 'none' });
+          services.monitor.curves.focus(undefined);
+          void services.monitor.followSandbox(undefined);
+          void services.monitor.openTrajectory(undefined);
+        },
       },
-      { when: () => store.getState().detail !== 'none', footer: false },
-    ),
+      { description: 'clear the kept filter', isOpen: () => store.getState().filter !== '', close: () => store.getState().set({ filter: '' }) },
+    ]),
     {
       keys: ['f'],
       id: 'dashboard.follow',

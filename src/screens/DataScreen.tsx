@@ -10,7 +10,7 @@ import { graphemeWidth, graphemes, padEnd, padStart, truncate } from '../ui/text
 import { Lines } from '../ui/Lines.js';
 import { Table, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { filterTasks, type DataState } from '../state/data.js';
 import { formatProgress } from '../services/dataset/format.js';
 import { formatBytes } from '../services/util/format.js';
@@ -335,16 +335,10 @@ function dataBindings(services: AppServices): Binding[] {
       },
       { when: inTable },
     ),
-    shared(
-      'back',
-      'close task / clear filter',
-      () => {
-        const s = st();
-        if (s.detail) s.set({ detail: undefined, detailScroll: 0 });
-        else s.set({ filter: '', selected: 0 });
-      },
-      { when: () => st().detail !== undefined || st().filter !== '', footer: false },
-    ),
+    backOut([
+      { description: 'close the task', isOpen: () => st().detail !== undefined, close: () => st().set({ detail: undefined, detailScroll: 0 }) },
+      { description: 'clear the kept filter', isOpen: () => st().filter !== '', close: () => st().set({ filter: '', selected: 0 }) },
+    ]),
     { keys: ['d'], id: 'data.download', description: 'download split', run: () => void services.dataset.download() },
     shared(
       'stop',

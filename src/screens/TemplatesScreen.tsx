@@ -12,7 +12,7 @@ import { truncate } from '../ui/text.js';
 import { Lines } from '../ui/Lines.js';
 import { Table, tableLine, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { confirmTwice } from '../ui/confirm.js';
 import type { DetailContent } from '../state/app.js';
 import { filterRows } from '../state/templates.js';
@@ -164,7 +164,10 @@ export const templatesScreen: ScreenModule = {
         },
         { when: noLog },
       ),
-      shared('back', 'close log', () => t.controller.openLog(undefined), { when: () => Boolean(st().logImage), footer: false }),
+      backOut([
+        { description: 'close the log', isOpen: () => Boolean(st().logImage), close: () => t.controller.openLog(undefined) },
+        { description: 'clear the kept filter', isOpen: () => st().filter !== '', close: () => st().set({ filter: '', selected: 0 }) },
+      ]),
       shared('filter', 'filter', () => {
         st().set({ filtering: true });
         services.app.getState().setInputCaptured(true);

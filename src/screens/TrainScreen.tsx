@@ -12,7 +12,7 @@ import { formatAge } from '../services/util/format.js';
 import { Lines } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { Table, type Column } from '../ui/Table.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { mergedChecks } from './trainChecksView.js';
 import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
 import { describeDerived } from '../services/train/derive.js';
@@ -288,7 +288,7 @@ function bindings(services: AppServices): Binding[] {
     shared('confirm', 'confirm', () => confirmYes(services, false), { when: confirming, footer: false }),
     { keys: ['Y'], id: 'train.confirmRayStop', description: 'confirm stop and also ray stop --force', run: () => confirmYes(services, true), when: confirming, footer: false },
     shared('cancel', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
-    shared('back', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
+    backOut([{ description: 'cancel the question', isOpen: confirming, close: () => st().set({ confirm: undefined }) }]),
     shared('up', 'previous', move(-1), { footer: false }),
     shared('down', 'next', move(1), { footer: false }),
     shared('pageUp', 'page up', move(-10), { footer: false }),

@@ -47,6 +47,28 @@ export function shared(action: SharedAction, description: string, run: () => voi
   return { keys: SHARED[action].keys, id: action, description, run, ...extra };
 }
 
+/** A state Esc backs out of: an open detail or log, a kept filter, a question. */
+export interface BackLayer {
+  isOpen: () => boolean;
+  close: () => void;
+  /** What closing it does, for help: 'close the detail', 'clear the filter'. */
+  description: string;
+}
+
+/**
+ * Esc's one rule, on every screen: it backs out of the innermost state that is open, one state per press. A screen
+ * lists its states innermost first (a detail over a kept filter, …); when none is open, Esc falls through to the
+ * app's own back. The binding is hidden from the footer (it is navigation) and listed in help.
+ */
+export function backOut(layers: readonly BackLayer[]): Binding {
+  return shared(
+    'back',
+    layers.map((l) => l.description).join(', else '),
+    () => layers.find((l) => l.isOpen())?.close(),
+    { when: () => layers.some((l) => l.isOpen()), footer: false },
+  );
+}
+
 /** Named keys a binding may list; anything else of one character is matched as that character. */
 export const KEY_NAMES = ['↑', '↓', '←', '→', 'Enter', 'Esc', 'Tab', 'Shift-Tab', 'PgUp', 'PgDn', 'Home', 'End', 'Backspace', 'Space', 'Ctrl-C'] as const;
 

@@ -1,7 +1,7 @@
 // Keys that arrive together in one read (an SSH link, a fast typist, a paste the terminal does not bracket) are
 // handled as if typed one at a time, through the built binary in tmux: `abc⏎` in one write sets a Train setting and
 // closes its field, `xyz⏎` keeps a Dashboard filter, pasted lines submit, `jjj` moves three rows, and a bracketed paste
-// with a line break stays text in the field. At 80×24 and at 120×40.
+// with a line break stays text in the field; Esc then clears the kept filter. At 80×24 and at 120×40.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -80,6 +80,10 @@ for (const [cols, rows] of [
       d.writeOnce('zzz-no-such\r');
       const s = await d.waitForTextGone('(Enter keep · Esc cancel)');
       assert.match(s, /filter: zzz-no-such/);
+      // Esc backs out of the innermost state: the kept filter clears (as in Data and Templates).
+      d.key('Escape');
+      await d.waitForTextGone('filter: zzz-no-such');
+      assert.match(d.screen(), /\[7 Dashboard\]/, 'the first Esc cleared the filter and stayed on the screen');
       d.key('q');
       assert.equal(await d.exitCode(), 0);
     } finally {

@@ -7,7 +7,7 @@ import { SCREENS, loadScreen } from '../../src/screens/registry.js';
 import { globalBindings, overlayBindings } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { SHARED, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
+import { SHARED, backOut, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 
 const NO_KEY: Key = {
@@ -93,4 +93,35 @@ test('Esc and a digit arriving together (Alt+digit) split into the two keys', ()
   const tab = splitEscPrefix('', key({ meta: true, tab: true }));
   assert.equal(tab?.[1]![0].tab, true);
   assert.equal(tab?.[1]![0].meta, false);
+});
+
+test('Esc backs out of the innermost open state, one per press, then falls through', () => {
+  const open = { detail: true, filter: true };
+  const b = backOut([
+    { description: 'close the detail', isOpen: () => open.detail, close: () => (open.detail = false) },
+    { description: 'clear the kept filter', isOpen: () => open.filter, close: () => (open.filter = false) },
+  ]);
+  const esc = key({ escape: true });
+  assert.equal(b.id, 'back');
+  assert.equal(dispatchKey([b], '', esc), true);
+  assert.deepEqual(open, { detail: false, filter: true });
+  assert.equal(dispatchKey([b], '', esc), true);
+  assert.deepEqual(open, { detail: false, filter: false });
+  assert.equal(dispatchKey([b], '', esc), false, 'nothing open: the app’s own back takes Esc');
+});
+
+test('every screen has one Esc rule: at most one back binding, and a kept filter is one of its states', async () => {
+  const { ws, services, tables } = await allTables();
+  try {
+    for (const t of tables.filter((x) => !x.where.startsWith('overlay') && x.where !== 'global')) {
+      assert.ok(t.bindings.filter((b) => b.id === 'back').length <= 1, `${t.where} has several Esc bindings`);
+      if (t.bindings.some((b) => b.id === 'filter')) {
+        const back = t.bindings.find((b) => b.id === 'back');
+        assert.match(back?.description ?? '', /clear the kept filter/, `${t.where}: Esc does not clear a kept filter`);
+      }
+    }
+  } finally {
+    services.dispose();
+    await removeDir(ws);
+  }
 });
