@@ -22,7 +22,7 @@ export interface CommandSpec {
   json?: boolean;
   /** Lazily loads the handler so that start-up parses only what the chosen command needs. */
   load?: () => Promise<Handler>;
-  /** Developer commands (e.g. `simulate`): they work, but `--help` does not list them. */
+  /** Developer commands (e.g. `simulate`): `--help` lists them apart, under "developer tools". */
   hidden?: boolean;
 }
 
@@ -31,7 +31,8 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
   { name: 'provider', type: 'string', arg: 'e2b|local', help: 'sandbox provider (default: e2b; local = bubblewrap on this machine)' },
   { name: 'debug', type: 'boolean', help: 'show stack traces and internal details' },
   { name: 'no-color', type: 'boolean', help: 'no colours (NO_COLOR is honoured too)' },
-  { name: 'json', type: 'boolean', help: 'machine-readable output, where the command supports it' },
+  { name: 'json', type: 'boolean', help: 'machine-readable output, where the command supports it: one document on stdout, indented on a terminal, compact when piped; a failure is {"ok": false, "error": {what, cause, fix}, "exitCode"}' },
+  { name: 'pretty', type: 'boolean', help: 'with --json: indent the document even when piped' },
   { name: 'help', type: 'boolean', short: 'h', help: 'show help' },
   { name: 'version', type: 'boolean', short: 'V', help: 'show the version' },
 ];
@@ -185,7 +186,7 @@ export const COMMANDS: CommandSpec[] = [
     args: '[RUN|RUN_DIR|LOG_FILE]',
     summary: 'live dashboard of a run; --once --json ingests what is there and prints one summary',
     options: [
-      { name: 'once', type: 'boolean', help: 'ingest what is there, print, exit' },
+      { name: 'once', type: 'boolean', help: 'ingest what is there, print, exit (in --json a NaN or Infinity metric is null: JSON has no such number)' },
       { name: 'from-start', type: 'boolean', help: 'read the log from the beginning' },
       { name: 'compare', type: 'string', arg: 'RUN_OR_LOG', help: "draw another run (registry name, run directory or log file) over the dashboard's curves" },
     ],

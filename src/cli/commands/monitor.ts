@@ -4,7 +4,7 @@
 // line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
 import { stat } from 'node:fs/promises';
 import type { CommandContext } from '../context.js';
-import { optFlag, optString, say, note } from '../context.js';
+import { optFlag, optString, say, note, writeJsonText } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { statLogFile } from '../../services/monitor/ingest.js';
@@ -64,7 +64,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
       });
     }
     const liveness = await onceLiveness(ctx, target, model);
-    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness) + '\n');
+    if (ctx.global.json) writeJsonText(ctx, withLiveness(model, liveness));
     else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
@@ -73,7 +73,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     const offline = await summarizeOffline(target, new RunModel({ name: target.runName ?? target.name }));
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
-      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model)) + '\n');
+      writeJsonText(ctx, withLiveness(offline.model, await onceLiveness(ctx, target, offline.model)));
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -85,8 +85,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const model = await ingestOnce(ctx, target.logFile, target.runName ?? target.name);
   const liveness = await onceLiveness(ctx, target, model);
   if (ctx.global.json) {
-    // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(withLiveness(model, liveness) + '\n');
+    // Built compact (a multi-day run has thousands of steps); indented only for a person on a terminal.
+    writeJsonText(ctx, withLiveness(model, liveness));
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);
