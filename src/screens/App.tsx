@@ -8,7 +8,7 @@ import { SCREENS } from './registry.js';
 import { useSel, usePolledVersion } from '../ui/hooks.js';
 import { dispatchKey, shared, splitEscPrefix, type Binding } from '../ui/keymap.js';
 import { ColorContext, T } from '../ui/theme.js';
-import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, tabBarText, type HelpSection } from '../ui/Overlays.js';
+import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, screenHelpSections, tabBarText, type HelpSection } from '../ui/Overlays.js';
 import { truncate } from '../ui/text.js';
 import { osc52 } from '../ui/clipboard.js';
 import { commandLogRows } from './commandLogRows.js';
@@ -191,7 +191,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   }, [overlay]);
   const bodyHeight = height - 3;
   const helpSections = useMemo<HelpSection[]>(() => [
-    { title: `${entry.title} keys`, bindings: screenBindings },
+    ...screenHelpSections(`${entry.title} keys`, screenBindings),
     ...fieldSections,
     { title: 'Everywhere', bindings: global },
     { title: 'Detail view (v / Enter on a row)', bindings: overlays.detail.filter((b) => !b.id?.startsWith('go.')) },

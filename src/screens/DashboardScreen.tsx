@@ -294,7 +294,7 @@ function dashboardBindings(services: AppServices): Binding[] {
     shared('pageDown', 'page down', move('page'), { footer: false }),
     shared('first', 'top of the drill-in', () => scrollDrill(store, -Infinity), { when: inDrill, footer: false }),
     shared('last', 'end of the drill-in (follows a live log)', () => scrollDrill(store, Infinity), { when: inDrill, footer: false }),
-    shared('open', 'drill in', enter),
+    shared('open', 'drill in', enter, { short: 'drill in' }),
     shared(
       'view',
       'show the row whole',
@@ -303,7 +303,7 @@ function dashboardBindings(services: AppServices): Binding[] {
         const detail = st.snapshot && rowDetail(st.snapshot, st, focusedPanel());
         if (detail) services.app.getState().openDetail(detail);
       },
-      { when: () => store.getState().detail === 'none' },
+      { when: () => store.getState().detail === 'none', short: 'whole' },
     ),
     backOut([
       {
@@ -322,6 +322,7 @@ function dashboardBindings(services: AppServices): Binding[] {
       keys: ['f'],
       id: 'dashboard.follow',
       description: 'toggle follow (a drill-in: follow its end)',
+      short: 'follow',
       run: () => {
         const st = store.getState();
         const s = st.snapshot;

@@ -154,7 +154,7 @@ export const templatesScreen: ScreenModule = {
       shared('down', 'next image', move(1)),
       shared('pageUp', 'page up', move(-10), { footer: false }),
       shared('pageDown', 'page down', move(10), { footer: false }),
-      shared('open', 'build log', () => t.controller.openLog(selectedRow(services)?.image), { when: noLog }),
+      shared('open', 'drill in: the build log', () => t.controller.openLog(selectedRow(services)?.image), { when: noLog }),
       shared(
         'view',
         'the row whole (reason, manual command)',
@@ -172,7 +172,7 @@ export const templatesScreen: ScreenModule = {
         st().set({ filtering: true });
         services.app.getState().setInputCaptured(true);
       }),
-      { keys: ['A'], id: 'templates.buildArtifacts', description: 'build artifacts', run: () => void t.controller.buildArtifacts() },
+      { keys: ['A'], id: 'templates.buildArtifacts', description: 'build artifacts', short: 'artifacts', run: () => void t.controller.buildArtifacts() },
       { keys: ['a'], id: 'templates.artifactsLog', description: 'artifacts log', run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
       shared('runAll', 'build all', () => void t.controller.build()),
       shared('retryFailed', 'retry failed', () => void t.controller.retryFailed()),

@@ -5,12 +5,23 @@ import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { padEnd, truncate, wrapText } from './text.js';
+import { displayWidth, padEnd, truncate, wrapText } from './text.js';
 import { Lines, clampScroll, type Line } from './Lines.js';
 
 export interface HelpSection {
   title: string;
   bindings: readonly Binding[];
+}
+
+/** A screen's keys for help, one section per place they apply: the screen's own, then each context in order. */
+export function screenHelpSections(title: string, bindings: readonly Binding[]): HelpSection[] {
+  const groups = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    const key = b.context ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), b]);
+  }
+  const sections = [...groups].map(([context, list]) => ({ title: context ? `${title} — ${context}` : title, bindings: list }));
+  return [...sections.filter((s) => s.title === title), ...sections.filter((s) => s.title !== title)];
 }
 
 export function helpLines(sections: readonly HelpSection[]): Line[] {
@@ -119,13 +130,52 @@ export function DetailView({ detail, width, height, scroll }: { detail: DetailCo
 /** Keys the footer always shows, whatever the width: the way out, help and the command log. */
 const PINNED = 'q quit · ? help · L log';
 
+/** Moving about (rows, pages, panels, back): help (`?`) lists these; the footer keeps its room for actions. */
+const NAVIGATION = new Set(['up', 'down', 'pageUp', 'pageDown', 'first', 'last', 'prevItem', 'nextItem', 'back', 'panel.next', 'panel.previous']);
+
+/** A description without what it says in parentheses (or after a colon). */
+function plain(description: string): string {
+  return description.replace(/\s*\([^)]*\)/g, '').replace(/:.*$/, '').trim();
+}
+
+/** Its shortest form: the binding's own, else the description of two words or less, else its first real word. */
+function shortest(b: Binding): string {
+  if (b.short) return b.short;
+  const words = plain(b.description).replace(/^(the|a|an) /, '').split(/\s+/);
+  return words.length <= 2 ? words.join(' ') : (words[0] ?? '');
+}
+
+/**
+ * The footer, as htop, k9s and lazygit have it: the actions that apply now (the focused panel's first, then the
+ * screen's), navigation left to `?`; in full when they fit, else in their shortest form, else as many whole ones
+ * as fit and "…" (never a word cut in half). `q quit · ? help · L log` always ends it.
+ */
 export function footerText(bindings: readonly Binding[], width: number, hint?: string): string {
   const pinned = new Set(['q', '?', 'L']);
-  const parts = bindings.filter((b) => b.footer !== false && !pinned.has(b.keys[0] ?? '')).map((b) => `${b.keys[0]} ${b.description}`);
-  const left = (hint ? hint + '  ' : '') + parts.join(' · ');
+  const seen = new Set<string>();
+  const applying = bindings.filter((b) => {
+    const key = b.keys[0] ?? '';
+    if (b.footer === false || pinned.has(key) || NAVIGATION.has(b.id ?? '') || (b.when && !b.when()) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  // In the screen's order (its main actions first); a binding whose condition fails (another panel's) is left out.
+  const ordered = applying;
   const room = width - PINNED.length - 3;
   if (room < 8) return truncate(PINNED, width);
-  return `${padEnd(left, room)} · ${PINNED}`;
+  const lead = hint ? hint + '  ' : '';
+  const fits = (text: string) => displayWidth(text) <= room;
+  for (const form of [(b: Binding) => b.description, (b: Binding) => plain(b.description), shortest]) {
+    const text = lead + ordered.map((b) => `${b.keys[0]} ${form(b)}`).join(' · ');
+    if (fits(text)) return `${padEnd(text, room)} · ${PINNED}`;
+  }
+  const kept: string[] = [];
+  for (const b of ordered) {
+    const item = `${b.keys[0]} ${shortest(b)}`;
+    if (!fits(`${lead}${[...kept, item].join(' · ')} …`)) break;
+    kept.push(item);
+  }
+  return `${padEnd(truncate(`${lead}${kept.join(' · ')} …`, room), room)} · ${PINNED}`;
 }
 
 export function Footer({ bindings, width, hint }: { bindings: readonly Binding[]; width: number; hint?: string }) {

@@ -14,6 +14,13 @@ export interface Binding {
   id?: string;
   /** Hidden from the footer (still in help). */
   footer?: boolean;
+  /**
+   * Where it applies, when a key means something else there (the large chart, a drill-in, a panel): help lists the
+   * screen's keys grouped by it, so no group shows one key twice.
+   */
+  context?: string;
+  /** Its shortest form for a narrow footer ("launch", "drill in"); else the description's first word. */
+  short?: string;
 }
 
 /** Actions that several screens offer: the same keys, the same meaning, everywhere. */
@@ -24,7 +31,7 @@ export const SHARED = {
   pageDown: { keys: ['PgDn'], meaning: 'page down' },
   first: { keys: ['g', 'Home'], meaning: 'first row' },
   last: { keys: ['G', 'End'], meaning: 'last row' },
-  open: { keys: ['Enter'], meaning: 'open / edit the selected row' },
+  open: { keys: ['Enter'], meaning: 'drill into the selected row (its log, its whole record), or edit it in a form' },
   view: { keys: ['v'], meaning: 'show the selected row whole (detail view)' },
   back: { keys: ['Esc'], meaning: 'close / back' },
   filter: { keys: ['/'], meaning: 'filter' },
@@ -32,7 +39,7 @@ export const SHARED = {
   stop: { keys: ['x'], meaning: 'stop the running job (asks when it loses work)' },
   retryFailed: { keys: ['F'], meaning: 'retry the failed rows' },
   runAll: { keys: ['b'], meaning: 'run the screen’s job on every row' },
-  verify: { keys: ['V'], meaning: 'verify / validate the selected item' },
+  verify: { keys: ['V'], meaning: 'verify the file on disk against the rules (reads only)' },
   confirm: { keys: ['y'], meaning: 'yes (in a question)' },
   cancel: { keys: ['n'], meaning: 'no (in a question)' },
   copy: { keys: ['c'], meaning: 'copy the command (OSC 52)' },
@@ -43,7 +50,7 @@ export const SHARED = {
 export type SharedAction = keyof typeof SHARED;
 
 /** A binding for a shared action: keys and id from SHARED, the screen's own description and handler. */
-export function shared(action: SharedAction, description: string, run: () => void, extra: Pick<Binding, 'when' | 'footer'> = {}): Binding {
+export function shared(action: SharedAction, description: string, run: () => void, extra: Pick<Binding, 'when' | 'footer' | 'context' | 'short'> = {}): Binding {
   return { keys: SHARED[action].keys, id: action, description, run, ...extra };
 }
 

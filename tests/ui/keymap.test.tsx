@@ -9,6 +9,8 @@ import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { SHARED, backOut, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
+import { readFile } from 'node:fs/promises';
+import { screenHelpSections } from '../../src/ui/Overlays.js';
 
 const NO_KEY: Key = {
   upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
@@ -120,6 +122,43 @@ test('every screen has one Esc rule: at most one back binding, and a kept filter
         assert.match(back?.description ?? '', /clear the kept filter/, `${t.where}: Esc does not clear a kept filter`);
       }
     }
+  } finally {
+    services.dispose();
+    await removeDir(ws);
+  }
+});
+
+test('help groups a screen’s keys by where they apply: no group lists one key twice with two meanings', async () => {
+  const { ws, services, tables } = await allTables();
+  try {
+    const twice: string[] = [];
+    for (const t of tables.filter((x) => !x.where.startsWith('overlay') && x.where !== 'global')) {
+      for (const section of screenHelpSections(`${t.where} keys`, t.bindings)) {
+        const seen = new Map<string, string>();
+        for (const b of section.bindings) {
+          for (const k of b.keys) {
+            const before = seen.get(k);
+            if (before !== undefined && before !== b.description) twice.push(`${section.title}: ${k} "${before}" and "${b.description}"`);
+            seen.set(k, b.description);
+          }
+        }
+      }
+    }
+    assert.deepEqual(twice, []);
+  } finally {
+    services.dispose();
+    await removeDir(ws);
+  }
+});
+
+test('the README names the demo key the home screen binds', async () => {
+  const readme = await readFile('README.md', 'utf8');
+  const named = /`(\w)` starts the offline demo/.exec(readme)?.[1];
+  const { ws, services, tables } = await allTables();
+  try {
+    const demo = tables.find((t) => t.where === 'home')?.bindings.find((b) => b.id === 'home.demo');
+    assert.ok(named && demo, 'README and the home screen both name the demo key');
+    assert.deepEqual(demo.keys, [named]);
   } finally {
     services.dispose();
     await removeDir(ws);
