@@ -5,7 +5,7 @@ import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { displayWidth, padEnd, truncate, wrapText } from './text.js';
+import { displayWidth, padEnd, truncate, visibleWindow, wrapText } from './text.js';
 import { Lines, clampScroll, type Line } from './Lines.js';
 
 export interface HelpSection {
@@ -54,14 +54,24 @@ export function HelpOverlay({ sections, width, height, scroll }: { sections: rea
   );
 }
 
+/** The quit question: every sentence whole, wrapped to the box (the last one is what an operator must read). */
 export function QuitConfirm({ jobs, width }: { jobs: string[]; width: number }) {
+  const inner = Math.min(width, 80) - 4;
+  const sentences: Line[] = [
+    { text: 'Quit swegym-console?', tone: 'warn' },
+    { text: `${jobs.length} job${jobs.length === 1 ? '' : 's'} still running: ${jobs.join(', ')}` },
+    { text: 'Quitting stops them; finished work is kept and resumes next time.' },
+    { text: 'Training runs are detached and keep running; the console finds them again later.', tone: 'dim' },
+    { text: 'y / q quit · n / Esc stay', tone: 'accent' },
+  ];
+  const lines = sentences.flatMap((l) => wrapText(l.text, inner).map((text): Line => ({ text, tone: l.tone })));
   return (
     <Box flexDirection="column" borderStyle="double" width={Math.min(width, 80)} paddingX={1}>
-      <T tone="warn">Quit swegym-console?</T>
-      <T>{truncate(`${jobs.length} job(s) still running: ${jobs.join(', ')}`, Math.min(width, 80) - 4)}</T>
-      <T>Quitting stops them; finished work is kept and resumes next time.</T>
-      <T tone="dim">Training runs are detached and keep running; the console finds them again later.</T>
-      <T tone="accent">y / q quit · n / Esc stay</T>
+      {lines.map((l, i) => (
+        <T key={i} tone={l.tone ?? 'plain'}>
+          {l.text}
+        </T>
+      ))}
     </Box>
   );
 }
@@ -72,22 +82,27 @@ export interface CommandLogRow {
   /** `ok`, `exit 3`, `stopped`, `running` … */
   outcome: string;
   duration: string;
+  /** When it started, as the clock on the wall says it (HH:MM:SS). */
+  time: string;
   command: string;
   tone: 'ok' | 'info' | 'dim' | 'fail';
 }
 
-export function CommandLogPanel({ rows: entries, width, height }: { rows: readonly CommandLogRow[]; width: number; height: number }) {
-  const rows = Math.max(1, height - 3);
-  const shown = entries.slice(-rows);
+/** The command log as a list with a cursor (`selected`); Enter or v shows the process under it whole. */
+export function CommandLogPanel({ rows: entries, width, height, selected }: { rows: readonly CommandLogRow[]; width: number; height: number; selected: number }) {
+  const rows = Math.max(1, height - 4);
+  const cursor = Math.max(0, Math.min(entries.length - 1, selected));
+  const [start, end] = visibleWindow(entries.length, cursor, rows);
   return (
     <Box flexDirection="column" borderStyle="single" width={width} height={height} paddingX={1} overflow="hidden">
       <T tone="accent">{truncate(`Command log (${entries.length} processes; secrets redacted; stopped = ended by the console, expected)`, width - 4)}</T>
-      {shown.length === 0 ? <T tone="dim">no processes started yet</T> : null}
-      {shown.map((e) => (
-        <T key={e.id} tone={e.tone}>
-          {truncate(`${padEnd(e.outcome, 9)} ${padEnd(e.duration, 7)} ${e.command}`, width - 4)}
+      {entries.length === 0 ? <T tone="dim">no processes started yet</T> : null}
+      {entries.slice(start, end).map((e, i) => (
+        <T key={e.id} tone={e.tone} inverse={start + i === cursor}>
+          {truncate(`${start + i === cursor ? '›' : ' '} ${e.time} ${padEnd(e.outcome, 9)} ${padEnd(e.duration, 7)} ${e.command}`, width - 4)}
         </T>
       ))}
+      <T tone="dim">{truncate(entries.length ? `${cursor + 1}/${entries.length} · ↑↓ choose · Enter or v the whole command, exit, duration, times · Esc closes` : 'Esc closes', width - 4)}</T>
     </Box>
   );
 }
