@@ -1,7 +1,7 @@
 // Argument parsing generated from the command table. Pure: no I/O, so it is tested directly.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { COMMANDS, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
+import { COMMANDS, ENVIRONMENT, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
 import type { OptionValue } from './context.js';
 import type { GlobalOptions } from '../state/types/options.js';
 
@@ -127,6 +127,11 @@ function parseErrorWords(err: Error & { code?: string }, spec: CommandSpec | und
   return { message: text };
 }
 
+function envLines(): string[] {
+  const width = Math.max(...ENVIRONMENT.map((v) => v.name.length)) + 2;
+  return ENVIRONMENT.map((v) => `  ${v.name.padEnd(width)}${v.help}`);
+}
+
 function optionLines(specs: OptionSpec[]): string[] {
   const rows = specs.map((o) => {
     const flag = `${o.short ? `-${o.short}, ` : '    '}--${o.name}${o.arg ? ` ${o.arg}` : ''}${o.multiple ? ' …' : ''}`;
@@ -167,6 +172,10 @@ export function helpText(version: string, topic?: CommandSpec, group?: string): 
     'global options:',
     ...optionLines(GLOBAL_OPTIONS),
     '',
+    'environment:',
+    ...envLines(),
+    '',
+    'shell completion: source <(swegym-console completion bash)   (zsh: the same with zsh; fish: swegym-console completion fish | source)',
     'exit codes: 0 success, 1 the operation failed, 2 usage error, 3 preconditions not met',
   ];
   return lines.join('\n') + '\n';

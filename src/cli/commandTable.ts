@@ -223,6 +223,12 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/demo.js')).demoCommand,
   },
   {
+    words: ['completion'],
+    args: 'bash|zsh|fish',
+    summary: 'print a shell completion script (e.g. source <(swegym-console completion bash)), generated from this table',
+    load: async () => (await import('./commands/completion.js')).completionCommand,
+  },
+  {
     words: ['simulate'],
     args: 'DIR',
     summary: 'developer tool: write a simulated Dressage run (run.log, traj files) into DIR, offline or --live',
@@ -249,6 +255,41 @@ export const COMMANDS: CommandSpec[] = [
     hidden: true,
     load: async () => (await import('./commands/simulate.js')).simulateCommand,
   },
+];
+
+/** An environment variable the console reads: `--help` and the README's reference are generated from this list. */
+export interface EnvVarSpec {
+  name: string;
+  help: string;
+}
+
+/**
+ * Every variable of the console's own (SWEGYM_*), and the few of others it reads first-hand. The launcher's own
+ * (DRESSAGE_*, MODEL_ROOT, …) are the Train screen's settings and `train launch --dry-run`'s, not listed here.
+ * tests/cli/environment.test.ts fails when the source reads a SWEGYM_ variable this list does not name.
+ */
+export const ENVIRONMENT: EnvVarSpec[] = [
+  { name: 'SWEGYM_CONSOLE_WORKSPACE', help: 'the Dressage checkout when --workspace is not given (default: the current directory)' },
+  { name: 'SWEGYM_CONSOLE_PROVIDER', help: 'e2b or local when --provider is not given (default: e2b)' },
+  { name: 'SWEGYM_CONSOLE_PROGRESS_EVERY_MS', help: 'without a terminal, how often a long job prints its `N/M · ETA` line (default 10000)' },
+  { name: 'SWEGYM_DOCTOR_TIMEOUT_MS', help: "each doctor check's bound (default 3000); raise it on a slow machine" },
+  { name: 'SWEGYM_EXIT_GRACE_MS', help: 'after the first Ctrl-C or SIGTERM, how long a command may wind down before it is ended (default 10000)' },
+  { name: 'SWEGYM_E2B_REQUEST_TIMEOUT_MS', help: 'timeout of one E2B API request (default 30000)' },
+  { name: 'SWEGYM_E2B_SANDBOX_LIMIT', help: "your E2B plan's concurrent sandboxes, for the dashboard's gauge (default 100; Hobby 20)" },
+  { name: 'SWEGYM_SANDBOX_PORT_URL', help: 'reach a sandbox port through a tunnel or proxy: a URL with {port} (and {id}), e.g. http://127.0.0.1:{port}' },
+  { name: 'SWEGYM_DASHBOARD_REFRESH_MS', help: "the dashboard's data refresh, 250–60000 (default 2000)" },
+  { name: 'SWEGYM_MONITOR_WORKERS', help: 'monitor --once: threads that scan a large log (the main thread included; 1 = the main thread alone)' },
+  { name: 'SWEGYM_MONITOR_MAIN_SCANS', help: 'monitor --once: 0 leaves the scanning to the worker threads' },
+  { name: 'SWEGYM_MONITOR_MARKER_SEARCH', help: 'monitor --once: js searches the log markers without WebAssembly' },
+  { name: 'SWEGYM_RAY_BIN', help: 'the ray executable that follows a Ray job (default: ray on PATH)' },
+  { name: 'SWEGYM_PYTHON', help: 'the python that runs the artifacts script (default: python3)' },
+  { name: 'SWEGYM_DEBUG_SCAN', help: 'set: a failed parallel log scan prints its stack trace' },
+  { name: 'SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', help: "Train: concurrent sandboxes your E2B plan allows, for the launch checks (default 100)" },
+  { name: 'SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', help: 'Train: USD per sandbox-hour, for the cost estimate (default 0.10)' },
+  { name: 'SWEGYM_CONSOLE_AGENT_MINUTES', help: 'Train: assumed Claude Code minutes per sample, for the estimate (default 20)' },
+  { name: 'SWEGYM_CONSOLE_EVAL_MINUTES', help: 'Train: assumed evaluation minutes per sample, for the estimate (default 6)' },
+  { name: 'E2B_API_KEY', help: 'builds and smoke-tests templates, validates tasks (training reads DRESSAGE_E2B_API_KEY)' },
+  { name: 'NO_COLOR', help: 'set and not empty: no colours (as --no-color)' },
 ];
 
 export function findCommand(words: string[]): { spec: CommandSpec; consumed: number } | undefined {
