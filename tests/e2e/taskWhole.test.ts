@@ -32,16 +32,16 @@ test('the Data screen shows a task whole: every test id, the gold and test patch
         await t.waitForText(/sample-org__\w+-\d/);
         t.key('Enter');
         await t.waitForText('the patches as diffs');
-        // Scroll down to the end a few lines at a time, collecting every line that went by.
+        // Scroll down one line at a time, each after the last was drawn, collecting every line that went by.
         let seen = t.screen();
-        await waitFor(
-          () => {
-            for (let i = 0; i < 3; i++) t.key('Down');
-            seen += t.screen();
-            return /── gold patch \(diff\) ──/.test(seen) && /── test patch \(diff\) ──/.test(seen) && /^\+ /m.test(seen);
-          },
-          { timeoutMs: 20_000, message: () => seen.slice(-4000) },
-        );
+        for (let step = 0; step < 200 && !/── test patch \(diff\) ──/.test(seen); step++) {
+          const before = t.screen();
+          t.key('Down');
+          await waitFor(() => t.screen() !== before, { timeoutMs: 10_000, message: () => `the view did not scroll:\n${before}` });
+          seen += t.screen();
+        }
+        assert.match(seen, /── gold patch \(diff\) ──/);
+        assert.match(seen, /^\+ /m, 'added lines of the patch');
         assert.match(seen, /── PASS_TO_PASS \(\d+\) ──/);
         assert.match(seen, /^(diff --git|--- a\/|\+\+\+ b\/)/m, 'the patch is shown as a diff');
         for (const row of t.screen().split('\n')) assert.ok([...row].length <= cols, row);
