@@ -266,7 +266,7 @@ export interface EnvVarSpec {
 /**
  * Every variable of the console's own (SWEGYM_*), and the few of others it reads first-hand. The launcher's own
  * (DRESSAGE_*, MODEL_ROOT, …) are the Train screen's settings and `train launch --dry-run`'s, not listed here.
- * tests/cli/environment.test.ts fails when the source reads a SWEGYM_ variable this list does not name.
+ * tests/cli/environment.shipped.test.ts fails when the source reads a SWEGYM_ variable this list does not name.
  */
 export const ENVIRONMENT: EnvVarSpec[] = [
   { name: 'SWEGYM_CONSOLE_WORKSPACE', help: 'the Dressage checkout when --workspace is not given (default: the current directory)' },
