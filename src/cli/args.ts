@@ -1,7 +1,7 @@
 // Argument parsing generated from the command table. Pure: no I/O, so it is tested directly.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { COMMANDS, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
+import { COMMANDS, ENVIRONMENT, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
 import type { OptionValue } from './context.js';
 import type { GlobalOptions } from '../state/types/options.js';
 
@@ -25,7 +25,7 @@ function resolveGlobal(values: Record<string, OptionValue>, env: NodeJS.ProcessE
   if (provider !== 'e2b' && provider !== 'local') return `--provider must be e2b or local, got "${provider}"`;
   const workspace = path.resolve(cwd, (values.workspace as string | undefined) ?? env.SWEGYM_CONSOLE_WORKSPACE ?? '.');
   const noColor = values['no-color'] === true || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
-  return { workspace, provider, debug: values.debug === true, color: !noColor, json: values.json === true };
+  return { workspace, provider, debug: values.debug === true, color: !noColor, json: values.json === true, ...(values.pretty === true ? { pretty: true } : {}) };
 }
 
 /**
@@ -76,8 +76,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       strict: true,
     });
   } catch (err) {
-    const msg = (err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '');
-    return { kind: 'error', message: msg, hint: found ? `see swegym-console ${found.spec.words.join(' ')} --help` : 'see swegym-console --help' };
+    const helpHint = found ? `see swegym-console ${found.spec.words.join(' ')} --help` : 'see swegym-console --help';
+    return { kind: 'error', ...parseErrorWords(err as Error & { code?: string }, found?.spec), hint: helpHint };
   }
   const values = parsed.values as Record<string, OptionValue>;
   if (values.version) return { kind: 'version' };
@@ -109,6 +109,29 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   return { kind: 'command', spec: found.spec, global, options, positionals };
 }
 
+/**
+ * parseArgs's errors in the console's words: Node's own text for an unknown option ends in an unbalanced quote
+ * (`as in '-- "--bogus"`) and speaks of positional arguments; this names the option and the command.
+ */
+function parseErrorWords(err: Error & { code?: string }, spec: CommandSpec | undefined): { message: string } {
+  const where = spec ? ` for ${spec.words.join(' ')}` : '';
+  const text = err.message.replace(/^TypeError \[[A-Z_]+\]: /, '');
+  const option = /^Unknown option '([^']+)'/.exec(text)?.[1];
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    return { message: `unknown option ${option}${where} (an argument that starts with "-" goes after --, as in: -- ${option})` };
+  }
+  const missing = /^Option '(?:-\w, )?([^' ]+)(?: <value>)?' argument missing/.exec(text)?.[1];
+  if (missing) return { message: `${missing}${where} needs a value` };
+  const noArg = /^Option '([^' ]+)' does not take an argument/.exec(text)?.[1];
+  if (noArg) return { message: `${noArg} takes no value (it is a switch)` };
+  return { message: text };
+}
+
+function envLines(): string[] {
+  const width = Math.max(...ENVIRONMENT.map((v) => v.name.length)) + 2;
+  return ENVIRONMENT.map((v) => `  ${v.name.padEnd(width)}${v.help}`);
+}
+
 function optionLines(specs: OptionSpec[]): string[] {
   const rows = specs.map((o) => {
     const flag = `${o.short ? `-${o.short}, ` : '    '}--${o.name}${o.arg ? ` ${o.arg}` : ''}${o.multiple ? ' …' : ''}`;
@@ -127,12 +150,15 @@ export function helpText(version: string, topic?: CommandSpec, group?: string): 
       ...(topic.load ? [] : ['', '  (not implemented yet in this version)']),
     ];
     if (topic.options?.length) lines.push('', 'options:', ...optionLines(topic.options));
-    lines.push('', 'global options:', ...optionLines(GLOBAL_OPTIONS.filter((o) => o.name !== 'json' || topic.json)));
+    lines.push('', 'global options:', ...optionLines(GLOBAL_OPTIONS.filter((o) => (o.name !== 'json' && o.name !== 'pretty') || topic.json)));
     return lines.join('\n') + '\n';
   }
-  const specs = (group ? COMMANDS.filter((c) => c.words[0] === group) : COMMANDS).filter((c) => !c.hidden);
-  const rows = specs.map((c) => [`${c.words.join(' ')}${c.args ? ` ${c.args}` : ''}`, c.summary + (c.load ? '' : ' (not yet)')] as const);
-  const width = Math.max(...rows.map((r) => r[0].length)) + 2;
+  const inGroup = group ? COMMANDS.filter((c) => c.words[0] === group) : COMMANDS;
+  const row = (c: CommandSpec) => [`${c.words.join(' ')}${c.args ? ` ${c.args}` : ''}`, c.summary + (c.load ? '' : ' (not yet)')] as const;
+  const rows = inGroup.filter((c) => !c.hidden).map(row);
+  // Developer tools (the run simulator) are listed apart, so that nobody takes them for a step of the recipe.
+  const devRows = inGroup.filter((c) => c.hidden).map(row);
+  const width = Math.max(...[...rows, ...devRows].map((r) => r[0].length)) + 2;
   const lines = [
     `swegym-console ${version} — from a Dressage checkout to a monitored SWE-Gym GRPO run`,
     '',
@@ -141,10 +167,15 @@ export function helpText(version: string, topic?: CommandSpec, group?: string): 
     '',
     'commands:',
     ...rows.map(([c, s]) => `  ${c.padEnd(width)}${s}`),
+    ...(devRows.length ? ['', 'developer tools:', ...devRows.map(([c, s]) => `  ${c.padEnd(width)}${s}`)] : []),
     '',
     'global options:',
     ...optionLines(GLOBAL_OPTIONS),
     '',
+    'environment:',
+    ...envLines(),
+    '',
+    'shell completion: source <(swegym-console completion bash)   (zsh: the same with zsh; fish: swegym-console completion fish | source)',
     'exit codes: 0 success, 1 the operation failed, 2 usage error, 3 preconditions not met',
   ];
   return lines.join('\n') + '\n';

@@ -22,7 +22,7 @@ export interface CommandSpec {
   json?: boolean;
   /** Lazily loads the handler so that start-up parses only what the chosen command needs. */
   load?: () => Promise<Handler>;
-  /** Developer commands (e.g. `simulate`): they work, but `--help` does not list them. */
+  /** Developer commands (e.g. `simulate`): `--help` lists them apart, under "developer tools". */
   hidden?: boolean;
 }
 
@@ -31,7 +31,8 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
   { name: 'provider', type: 'string', arg: 'e2b|local', help: 'sandbox provider (default: e2b; local = bubblewrap on this machine)' },
   { name: 'debug', type: 'boolean', help: 'show stack traces and internal details' },
   { name: 'no-color', type: 'boolean', help: 'no colours (NO_COLOR is honoured too)' },
-  { name: 'json', type: 'boolean', help: 'machine-readable output, where the command supports it' },
+  { name: 'json', type: 'boolean', help: 'machine-readable output, where the command supports it: one document on stdout, indented on a terminal, compact when piped; a failure is {"ok": false, "error": {what, cause, fix}, "exitCode"}' },
+  { name: 'pretty', type: 'boolean', help: 'with --json: indent the document even when piped' },
   { name: 'help', type: 'boolean', short: 'h', help: 'show help' },
   { name: 'version', type: 'boolean', short: 'V', help: 'show the version' },
 ];
@@ -186,7 +187,7 @@ export const COMMANDS: CommandSpec[] = [
     args: '[RUN|RUN_DIR|LOG_FILE]',
     summary: 'live dashboard of a run; --once --json ingests what is there and prints one summary',
     options: [
-      { name: 'once', type: 'boolean', help: 'ingest what is there, print, exit' },
+      { name: 'once', type: 'boolean', help: 'ingest what is there, print, exit (in --json a NaN or Infinity metric is null: JSON has no such number)' },
       { name: 'from-start', type: 'boolean', help: 'read the log from the beginning' },
       { name: 'compare', type: 'string', arg: 'RUN_OR_LOG', help: "draw another run (registry name, run directory or log file) over the dashboard's curves" },
     ],
@@ -235,6 +236,12 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/demo.js')).demoCommand,
   },
   {
+    words: ['completion'],
+    args: 'bash|zsh|fish',
+    summary: 'print a shell completion script (e.g. source <(swegym-console completion bash)), generated from this table',
+    load: async () => (await import('./commands/completion.js')).completionCommand,
+  },
+  {
     words: ['simulate'],
     args: 'DIR',
     summary: 'developer tool: write a simulated Dressage run (run.log, traj files) into DIR, offline or --live',
@@ -261,6 +268,48 @@ export const COMMANDS: CommandSpec[] = [
     hidden: true,
     load: async () => (await import('./commands/simulate.js')).simulateCommand,
   },
+];
+
+/** An environment variable the console reads: `--help` and the README's reference are generated from this list. */
+export interface EnvVarSpec {
+  name: string;
+  help: string;
+}
+
+/**
+ * Every variable of the console's own (SWEGYM_*), and the few of others it reads first-hand. The launcher's own
+ * (DRESSAGE_*, MODEL_ROOT, …) are the Train screen's settings and `train launch --dry-run`'s, not listed here.
+ * tests/cli/environment.shipped.test.ts fails when the source reads a SWEGYM_ variable this list does not name.
+ */
+export const ENVIRONMENT: EnvVarSpec[] = [
+  { name: 'SWEGYM_CONSOLE_WORKSPACE', help: 'the Dressage checkout when --workspace is not given (default: the current directory)' },
+  { name: 'SWEGYM_CONSOLE_PROVIDER', help: 'e2b or local when --provider is not given (default: e2b)' },
+  { name: 'SWEGYM_CONSOLE_PROGRESS_EVERY_MS', help: 'without a terminal, how often a long job prints its `N/M · ETA` line (default 10000)' },
+  { name: 'SWEGYM_DOCTOR_TIMEOUT_MS', help: "each doctor check's bound (default 3000); raise it on a slow machine" },
+  { name: 'SWEGYM_EXIT_GRACE_MS', help: 'after the first Ctrl-C or SIGTERM, how long a command may wind down before it is ended (default 10000)' },
+  { name: 'SWEGYM_E2B_REQUEST_TIMEOUT_MS', help: 'timeout of one E2B API request (default 30000)' },
+  { name: 'SWEGYM_E2B_SANDBOX_LIMIT', help: "your E2B plan's concurrent sandboxes, for the dashboard's gauge (default 100; Hobby 20)" },
+  { name: 'SWEGYM_SANDBOX_PORT_URL', help: 'reach a sandbox port through a tunnel or proxy: a URL with {port} (and {id}), e.g. http://127.0.0.1:{port}' },
+  { name: 'SWEGYM_DASHBOARD_REFRESH_MS', help: "the dashboard's data refresh, 250–60000 (default 2000)" },
+  { name: 'SWEGYM_MONITOR_WORKERS', help: 'monitor --once: threads that scan a large log (the main thread included; 1 = the main thread alone)' },
+  { name: 'SWEGYM_MONITOR_MAIN_SCANS', help: 'monitor --once: 0 leaves the scanning to the worker threads' },
+  { name: 'SWEGYM_MONITOR_MARKER_SEARCH', help: 'monitor --once: js searches the log markers without WebAssembly' },
+  { name: 'SWEGYM_RAY_BIN', help: 'the ray executable that follows a Ray job (default: ray on PATH)' },
+  { name: 'SWEGYM_RAY_DASHBOARD', help: "the Ray dashboard's URL (default: an http(s) RAY_ADDRESS, else :8265 on this node)" },
+  { name: 'SWEGYM_RAY_METRICS', help: "Ray's Prometheus endpoints, comma-separated host:port or URLs (e.g. through a tunnel)" },
+  { name: 'SWEGYM_RETRY_BASE_MS', help: 'the first delay of every retry layer (sandboxes, template builds)' },
+  { name: 'SWEGYM_RETRY_MAX_MS', help: 'the longest one retry waits, Retry-After included' },
+  { name: 'SWEGYM_LATE_CREATE_WAIT_MS', help: 'at exit, how long to wait for sandbox creates E2B has not answered yet (default 30000)' },
+  { name: 'SWEGYM_HEARTBEAT_MS', help: "how often the workspace owner's heartbeat is written" },
+  { name: 'SWEGYM_HEARTBEAT_STALE_MS', help: "when another console's lock counts as abandoned (default 3 min, at least 3 beats)" },
+  { name: 'SWEGYM_PYTHON', help: 'the python that runs the artifacts script (default: python3)' },
+  { name: 'SWEGYM_DEBUG_SCAN', help: 'set: a failed parallel log scan prints its stack trace' },
+  { name: 'SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', help: "Train: concurrent sandboxes your E2B plan allows, for the launch checks (default 100)" },
+  { name: 'SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', help: 'Train: USD per sandbox-hour, for the cost estimate (default 0.10)' },
+  { name: 'SWEGYM_CONSOLE_AGENT_MINUTES', help: 'Train: assumed Claude Code minutes per sample, for the estimate (default 20)' },
+  { name: 'SWEGYM_CONSOLE_EVAL_MINUTES', help: 'Train: assumed evaluation minutes per sample, for the estimate (default 6)' },
+  { name: 'E2B_API_KEY', help: 'builds and smoke-tests templates, validates tasks (training reads DRESSAGE_E2B_API_KEY)' },
+  { name: 'NO_COLOR', help: 'set and not empty: no colours (as --no-color)' },
 ];
 
 export function findCommand(words: string[]): { spec: CommandSpec; consumed: number } | undefined {

@@ -60,8 +60,32 @@ export function optMinutes(ctx: CommandContext, name: string): number | undefine
   return Math.round(n * 60_000);
 }
 
+/**
+ * --json's one convention for every command: one document on stdout, indented for a person on a terminal, compact
+ * (one line) when piped to a program, a file or `jq`; `--pretty` indents it anyway.
+ */
+export function jsonIndented(ctx: Pick<CommandContext, 'stdout' | 'global'>): boolean {
+  return ctx.global.pretty === true || (ctx.stdout as NodeJS.WriteStream).isTTY === true;
+}
+
 export function writeJson(ctx: CommandContext, value: unknown): void {
-  ctx.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  ctx.stdout.write(JSON.stringify(value, null, jsonIndented(ctx) ? 2 : undefined) + '\n');
+}
+
+/** A document already written as compact JSON text (the monitor builds its large one itself), by the same convention. */
+export function writeJsonText(ctx: CommandContext, text: string): void {
+  ctx.stdout.write((jsonIndented(ctx) ? JSON.stringify(JSON.parse(text), null, 2) : text) + '\n');
+}
+
+/** The one shape of a failed --json command, whatever the command: what, cause and fix as the person reads them. */
+export interface ErrorDocument {
+  ok: false;
+  error: { what: string; cause: string | null; fix: string | null };
+  exitCode: number;
+}
+
+export function errorDocument(error: { what: string; cause?: string; fix?: string }, exitCode: number): ErrorDocument {
+  return { ok: false, error: { what: error.what, cause: error.cause ?? null, fix: error.fix ?? null }, exitCode };
 }
 
 export function say(ctx: CommandContext, text: string): void {

@@ -1,7 +1,7 @@
 // Starts the full-screen console. Without a TTY it explains itself and points to the headless commands.
 import React from 'react';
 import { render } from 'ink';
-import { CONSOLE_RENDER_OPTIONS } from './renderOptions.js';
+import { terminalRenderOptions } from './renderOptions.js';
 import type { GlobalOptions } from '../state/types/options.js';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
@@ -51,7 +51,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
     void refreshHome(services);
     services.whenReady().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
-  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, CONSOLE_RENDER_OPTIONS);
+  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
   // kill, a closed terminal or SSH: quit as `q` does (jobs cancelled, sandboxes swept by the caller), exit 128+N.
   // Ctrl-C is a key here (raw mode), so SIGINT only comes from `kill -INT`.
   const SIGNAL_NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;

@@ -6,6 +6,8 @@ import { recipePaths } from '../services/workspace/paths.js';
 import type { CommandContext } from './context.js';
 import { sandboxLedger, describeSweep } from '../services/sandbox/ledger.js';
 import { releaseHeldLocksSync } from '../services/workspace/lock.js';
+import { redact } from '../services/secrets.js';
+import { errorDocument } from './context.js';
 
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
@@ -53,18 +55,53 @@ async function sweepSandboxes(callMs: number, lateWaitMs = lateCreateWaitMs(proc
   return r.failed.length === 0 && !r.unanswered;
 }
 
+/** What a closed pipe does while a command runs: ask it to stop (set by the command case). */
+let stopOnClosedPipe: (() => void) | undefined;
+let pipeClosed = false;
+
 // A reader that went away (`swegym-console doctor | head -3`) ends the command quietly, as with any Unix tool: no
-// stack trace for an unhandled EPIPE.
-function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+// stack trace for an unhandled EPIPE. What is still written goes nowhere; the command is asked to stop and the
+// process ends with the command's own exit code (`doctor | head -1` still says 3 when a check fails), not 0.
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok);
-    throw err;
+    if (pipeClosed) return; // the writes after the first EPIPE fail too
+    if (err.code !== 'EPIPE') throw err;
+    pipeClosed = true;
+    if (stopOnClosedPipe) stopOnClosedPipe();
+    else process.exit(typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok);
   });
 }
 
+/** Whether anything reached stdout: a --json command that failed after printing its document prints no second. */
+function watchWrites(stream: NodeJS.WriteStream): () => boolean {
+  let wrote = false;
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((...args: unknown[]) => {
+    wrote = true;
+    return write(...args);
+  }) as typeof stream.write;
+  return () => wrote;
+}
+
+/** --json's failure document, the same for every command (and for a command line that did not parse). */
+function printErrorDocument(err: unknown, code: number): void {
+  const masked = (text: string | undefined) => (text === undefined ? undefined : redact(text, process.env));
+  const doc =
+    err instanceof ConsoleError
+      ? errorDocument({ what: redact(err.what, process.env), cause: masked(err.causeText), fix: masked(err.fix) }, code)
+      : errorDocument({ what: redact(err instanceof Error ? err.message : String(err), process.env) }, code);
+  tryWrite(process.stdout, JSON.stringify(doc, null, process.stdout.isTTY || process.argv.includes('--pretty') ? 2 : undefined) + '\n');
+}
+
+/** `--json` among the options (not after `--`). */
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
 async function main(argv: string[]): Promise<number> {
-  exitQuietlyOnClosedPipe(process.stdout);
-  exitQuietlyOnClosedPipe(process.stderr);
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   const parsed = parseCommandLine(argv);
   switch (parsed.kind) {
     case 'version':
@@ -75,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
       return ExitCode.ok;
     case 'error':
       process.stderr.write(`swegym-console: ${parsed.message}\n${parsed.hint ? `  ${parsed.hint}\n` : ''}`);
+      if (wantsJson(argv)) printErrorDocument(new ConsoleError({ what: parsed.message, fix: parsed.hint }), ExitCode.usage);
       return ExitCode.usage;
     case 'interactive': {
       // What the sandbox ledger says while Ink owns the terminal is printed once the console has quit.
@@ -147,6 +185,8 @@ async function main(argv: string[]): Promise<number> {
         env: process.env,
         signal: controller.signal,
       };
+      stopOnClosedPipe = () => controller.abort(new ConsoleError({ what: 'the reader of the output went away (closed pipe)', exitCode: ExitCode.failed }));
+      const wroteStdout = watchWrites(process.stdout);
       let code: number;
       try {
         const handler = await spec.load();
@@ -159,6 +199,7 @@ async function main(argv: string[]): Promise<number> {
           tryWrite(process.stderr, formatError(err, parsed.global.debug) + '\n');
           code = err instanceof ConsoleError ? err.exitCode : ExitCode.failed;
         }
+        if (parsed.global.json && !wroteStdout()) printErrorDocument(err, code);
       }
       try {
         const lateWaitMs = interrupted ? Math.min(lateCreateWaitMs(process.env), INTERRUPTED_LATE_WAIT_MS) : lateCreateWaitMs(process.env);

@@ -1,6 +1,6 @@
 // The app shell: header with the screen tabs, the current screen at a fixed height, the footer with the focused
 // panel's keys, and overlays (help, quit confirmation, command log). Keys come from binding tables only.
-import React, { useMemo, useState, useEffect } from 'react';
+import React, { useMemo, useState, useEffect, useRef } from 'react';
 import { Box, useApp, useInput, useStdout, useWindowSize, type Key } from 'ink';
 import type { AppServices } from './services.js';
 import { isLazyScreen, type ScreenEntry, type ScreenModule } from './types.js';
@@ -8,10 +8,10 @@ import { SCREENS } from './registry.js';
 import { useSel, usePolledVersion } from '../ui/hooks.js';
 import { dispatchKey, shared, splitEscPrefix, type Binding } from '../ui/keymap.js';
 import { ColorContext, T } from '../ui/theme.js';
-import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, tabBarText, type HelpSection } from '../ui/Overlays.js';
+import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, screenHelpSections, tabBarText, type HelpSection } from '../ui/Overlays.js';
 import { truncate } from '../ui/text.js';
 import { osc52 } from '../ui/clipboard.js';
-import { commandLogRows } from './commandLogRows.js';
+import { commandLogDetail, commandLogRows } from './commandLogRows.js';
 
 export const MIN_WIDTH = 40;
 export const MIN_HEIGHT = 10;
@@ -47,7 +47,7 @@ export function globalBindings(services: AppServices, screens: ScreenEntry[], re
 export function overlayBindings(
   services: AppServices,
   screens: ScreenEntry[],
-  o: { requestQuit: () => void; quitNow: () => void; scroll: (delta: number) => void; copy: () => void },
+  o: { requestQuit: () => void; quitNow: () => void; scroll: (delta: number) => void; copy: () => void; openLogEntry?: () => void },
 ): Record<'help' | 'log' | 'detail' | 'quit', Binding[]> {
   const app = () => services.app.getState();
   const close = () => app().setOverlay('none');
@@ -72,7 +72,20 @@ export function overlayBindings(
       ...jumps,
       quit,
     ],
-    log: [shared('back', 'close the command log', close), { keys: ['L'], id: 'overlay.log', description: 'close the command log (toggle)', run: close }, ...jumps, quit],
+    log: [
+      shared('up', 'previous process', () => o.scroll(-1)),
+      shared('down', 'next process', () => o.scroll(1)),
+      shared('pageUp', 'page up', () => o.scroll(-10)),
+      shared('pageDown', 'page down', () => o.scroll(10)),
+      shared('first', 'oldest', () => o.scroll(-OVERLAY_END)),
+      shared('last', 'newest (follows new processes)', () => o.scroll(OVERLAY_END)),
+      shared('open', 'the process whole: argv, exit, duration, times', () => o.openLogEntry?.()),
+      shared('view', 'the process whole', () => o.openLogEntry?.()),
+      shared('back', 'close the command log', close),
+      { keys: ['L'], id: 'overlay.log', description: 'close the command log (toggle)', run: close },
+      ...jumps,
+      quit,
+    ],
     quit: [
       shared('confirm', 'quit (stops running jobs)', o.quitNow),
       { keys: ['q'], id: 'quit', description: 'quit (q again)', run: o.quitNow },
@@ -89,6 +102,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [overlayScroll, setOverlayScroll] = useState(0);
+  const logCursorRef = useRef(0);
   // End/G pins an overlay to its last row: rows that arrive later (a doctor answer adds a key) keep it at the bottom.
   const [overlayAtEnd, setOverlayAtEnd] = useState(false);
   const win = useWindowSize();
@@ -182,16 +196,26 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
             services.app.getState().setFlash('copied to the clipboard (OSC 52); if nothing arrived, the command is shown in full above');
           } else services.app.getState().setFlash('this terminal cannot take OSC 52: select the command shown in full above', 'warn');
         },
+        openLogEntry: () => {
+          const entries = services.commandLog.entries();
+          const e = entries[Math.min(entries.length - 1, logCursorRef.current)];
+          if (!e) return;
+          // The detail view opens at its top, not pinned to the end as the log was.
+          setOverlayAtEnd(false);
+          setOverlayScroll(0);
+          services.app.getState().openDetail(commandLogDetail(e, Date.now()));
+        },
       }),
     [services, screens],
   );
   useEffect(() => {
-    setOverlayScroll(0);
-    setOverlayAtEnd(false);
+    // The command log opens on its newest process and follows new ones until the cursor moves.
+    setOverlayScroll(overlay === 'log' ? OVERLAY_END : 0);
+    setOverlayAtEnd(overlay === 'log');
   }, [overlay]);
   const bodyHeight = height - 3;
   const helpSections = useMemo<HelpSection[]>(() => [
-    { title: `${entry.title} keys`, bindings: screenBindings },
+    ...screenHelpSections(`${entry.title} keys`, screenBindings),
     ...fieldSections,
     { title: 'Everywhere', bindings: global },
     { title: 'Detail view (v / Enter on a row)', bindings: overlays.detail.filter((b) => !b.id?.startsWith('go.')) },
@@ -205,7 +229,11 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
       ? Math.max(0, helpLines(helpSections).length - helpRows(bodyHeight))
       : overlay === 'detail' && detail
         ? Math.max(0, detailLines(detail, width - 4).length - detailRows(bodyHeight))
-        : 0;
+        : overlay === 'log'
+          ? Math.max(0, services.commandLog.entries().length - 1)
+          : 0;
+  // In the command log the scroll is the cursor (a process's index).
+  logCursorRef.current = Math.min(overlayScroll, maxScroll);
   useEffect(() => {
     if (overlayScroll > maxScroll || (overlayAtEnd && overlayScroll !== maxScroll)) setOverlayScroll(maxScroll);
   }, [overlayScroll, maxScroll, overlayAtEnd]);
@@ -272,7 +300,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
           ) : overlay === 'quit' ? (
             <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} />
           ) : overlay === 'log' ? (
-            <CommandLogPanel rows={commandLogRows(services.commandLog.entries(), now)} width={width} height={bodyHeight} />
+            <CommandLogPanel rows={commandLogRows(services.commandLog.entries(), now)} width={width} height={bodyHeight} selected={logCursorRef.current} />
           ) : screen ? (
             <screen.Component services={services} width={width} height={bodyHeight} focus={focus} />
           ) : loadError ? (

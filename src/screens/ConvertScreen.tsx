@@ -72,7 +72,7 @@ function Convert({ services, width, height }: ScreenProps) {
         ? 'on disk: no JSONL yet'
         : `on disk: ${onDisk.rows} rows, ${formatBytes(onDisk.bytes)}, written ${formatAge(Date.now() - onDisk.mtimeMs)} ago${onDisk.staleBecause ? ` — stale: ${onDisk.staleBecause}; convert again` : ' (V verifies it)'}`;
   const reportLine = report
-    ? `${report.ok ? '✓' : '✗'} ${report.rows} rows${report.expectedRows !== undefined ? ` (expected ${report.expectedRows})` : ''}${Object.keys(report.counts).length ? ` — problems: ${Object.entries(report.counts).map(([k, n]) => `${k} ${n}`).join(', ')}` : ' — every row parses, no gold patch, templates in the map, commands and options as requested'}`
+    ? `${report.ok ? '✓' : '✗'} ${report.rows} rows${report.expectedRows !== undefined ? ` (expected ${report.expectedRows})` : ''}${Object.keys(report.counts).length ? ` — problems: ${Object.entries(report.counts).map(([k, n]) => `${k} ${n}`).join(', ')}` : ` — every row parses, no gold patch, templates in the map, commands and ${report.checkedAgainst ?? 'options as requested'}`}`
     : undefined;
   const fixed = 3 + formLines.length + 3 + (msg ? 1 : 0) + Math.min(2, notices.length) + (reportLine ? 1 : 0);
   const panel = Math.max(1, height - fixed);

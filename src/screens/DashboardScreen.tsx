@@ -13,7 +13,7 @@ import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashb
 import { fmtNum } from '../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
 import { formatAge } from '../services/util/format.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { headerLines, readingText } from './dashboardHeader.js';
@@ -319,7 +319,7 @@ function dashboardBindings(services: AppServices): Binding[] {
     shared('pageDown', 'page down', move('page'), { footer: false }),
     shared('first', 'top of the drill-in', () => scrollDrill(store, -Infinity), { when: inDrill, footer: false }),
     shared('last', 'end of the drill-in (follows a live log)', () => scrollDrill(store, Infinity), { when: inDrill, footer: false }),
-    shared('open', 'drill in', enter),
+    shared('open', 'drill in', enter, { short: 'drill in' }),
     shared(
       'view',
       'show the row whole',
@@ -328,23 +328,26 @@ function dashboardBindings(services: AppServices): Binding[] {
         const detail = st.snapshot && rowDetail(st.snapshot, st, focusedPanel());
         if (detail) services.app.getState().openDetail(detail);
       },
-      { when: () => store.getState().detail === 'none' },
+      { when: () => store.getState().detail === 'none', short: 'whole' },
     ),
-    shared(
-      'back',
-      'close detail',
-      () => {
-        store.getState().set({ detail: 'none' });
-        services.monitor.curves.focus(undefined);
-        void services.monitor.followSandbox(undefined);
-        void services.monitor.openTrajectory(undefined);
+    backOut([
+      {
+        description: 'close the detail',
+        isOpen: () => store.getState().detail !== 'none',
+        close: () => {
+          store.getState().set({ detail: 'none' });
+          services.monitor.curves.focus(undefined);
+          void services.monitor.followSandbox(undefined);
+          void services.monitor.openTrajectory(undefined);
+        },
       },
-      { when: () => store.getState().detail !== 'none', footer: false },
-    ),
+      { description: 'clear the kept filter', isOpen: () => store.getState().filter !== '', close: () => store.getState().set({ filter: '' }) },
+    ]),
     {
       keys: ['f'],
       id: 'dashboard.follow',
       description: 'toggle follow (a drill-in: follow its end; a rollout\'s: follow the newest rollout)',
+      short: 'follow',
       run: () => {
         const st = store.getState();
         const s = st.snapshot;

@@ -10,7 +10,7 @@ import { graphemeWidth, graphemes, padEnd, padStart, truncate } from '../ui/text
 import { Lines } from '../ui/Lines.js';
 import { Table, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { filterTasks, type DataState } from '../state/data.js';
 import { formatProgress } from '../services/dataset/format.js';
 import { formatBytes } from '../services/util/format.js';
@@ -222,19 +222,53 @@ function TaskDetail({ services, width, height }: { services: AppServices; width:
     { text: `FAIL_TO_PASS (${task.FAIL_TO_PASS.length}):`, tone: 'info' },
     ...task.FAIL_TO_PASS.slice(0, f2pShown).map((t) => ({ text: `  ${t}`, tone: 'plain' as const })),
     ...(task.FAIL_TO_PASS.length > f2pShown ? [{ text: `  … ${task.FAIL_TO_PASS.length - f2pShown} more`, tone: 'dim' as const }] : []),
-    { text: `PASS_TO_PASS (${task.PASS_TO_PASS.length}):${task.PASS_TO_PASS.length ? ` ${task.PASS_TO_PASS.slice(0, 3).join(', ')}${task.PASS_TO_PASS.length > 3 ? ', …' : ''}` : ''}`, tone: 'info' },
-    {
-      text: `gold patch: ${task.patch ? `${task.patch.split('\n').length} lines` : 'none'} · test patch: ${task.test_patch.split('\n').length} lines`,
-      tone: 'dim',
-    },
-    { text: `── problem statement (${task.problem_statement.length} chars; ↑/↓ scroll, Esc back) ──`, tone: 'dim' },
+    { text: `PASS_TO_PASS (${task.PASS_TO_PASS.length}) · gold patch ${task.patch ? `${patchLines(task.patch).length} lines` : 'none'} · test patch ${patchLines(task.test_patch).length} lines: all below`, tone: 'info' },
+    { text: `── problem statement (${task.problem_statement.length} chars), the tests, the patches as diffs; ↑/↓ PgUp/PgDn scroll, Esc back ──`, tone: 'dim' },
   ];
   const bodyRows = Math.max(0, height - lines.length);
-  const statement = wrapLines(task.problem_statement.trim(), width);
-  const maxScroll = Math.max(0, statement.length - bodyRows);
+  const document = taskDocument(task, width);
+  const maxScroll = Math.max(0, document.length - bodyRows);
   const from = Math.min(scroll, maxScroll);
-  const body = statement.slice(from, from + bodyRows).map((text) => ({ text }));
+  const body = document.slice(from, from + bodyRows);
   return <Lines lines={[...lines.map((l, i) => ({ ...l, bold: i === 0 })), ...body]} width={width} height={height} />;
+}
+
+function patchLines(patch: string): string[] {
+  return patch.replace(/\n$/, '').split('\n');
+}
+
+type DocTone = 'plain' | 'dim' | 'accent' | 'ok' | 'fail' | 'info';
+
+/** A unified diff's line in the colour a reader expects: files, hunks, additions, removals. */
+function diffTone(line: string): DocTone {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('index ')) return 'accent';
+  if (line.startsWith('@@')) return 'info';
+  if (line.startsWith('+')) return 'ok';
+  if (line.startsWith('-')) return 'fail';
+  return 'plain';
+}
+
+/** Everything of a task, whole: the statement, every test id of both lists, and both patches as diffs. */
+function taskDocument(task: SweGymTask, width: number): { text: string; tone?: DocTone }[] {
+  const out: { text: string; tone?: DocTone }[] = wrapLines(task.problem_statement.trim(), width).map((text) => ({ text }));
+  const list = (title: string, items: string[]) => {
+    out.push({ text: '' }, { text: `── ${title} (${items.length}) ──`, tone: 'info' });
+    for (const t of items) for (const w of wrapLines(`  ${t}`, width)) out.push({ text: w });
+    if (items.length === 0) out.push({ text: '  (none)', tone: 'dim' });
+  };
+  list('FAIL_TO_PASS', task.FAIL_TO_PASS);
+  list('PASS_TO_PASS', task.PASS_TO_PASS);
+  const diff = (title: string, patch: string | undefined) => {
+    out.push({ text: '' }, { text: `── ${title} ──`, tone: 'info' });
+    if (!patch) {
+      out.push({ text: '  (none in the split: grading cannot be validated against it)', tone: 'dim' });
+      return;
+    }
+    for (const l of patchLines(patch)) for (const w of wrapLines(l, width)) out.push({ text: w, tone: diffTone(l) });
+  };
+  diff('gold patch (diff)', task.patch);
+  diff('test patch (diff)', task.test_patch);
+  return out;
 }
 
 function DataView({ services, width, height, focus }: ScreenProps) {
@@ -335,16 +369,10 @@ function dataBindings(services: AppServices): Binding[] {
       },
       { when: inTable },
     ),
-    shared(
-      'back',
-      'close task / clear filter',
-      () => {
-        const s = st();
-        if (s.detail) s.set({ detail: undefined, detailScroll: 0 });
-        else s.set({ filter: '', selected: 0 });
-      },
-      { when: () => st().detail !== undefined || st().filter !== '', footer: false },
-    ),
+    backOut([
+      { description: 'close the task', isOpen: () => st().detail !== undefined, close: () => st().set({ detail: undefined, detailScroll: 0 }) },
+      { description: 'clear the kept filter', isOpen: () => st().filter !== '', close: () => st().set({ filter: '', selected: 0 }) },
+    ]),
     { keys: ['d'], id: 'data.download', description: 'download split', run: () => void services.dataset.download() },
     shared(
       'stop',

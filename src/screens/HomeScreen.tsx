@@ -206,7 +206,7 @@ export const homeScreen: ScreenModule = {
         const step = home().steps[home().selected];
         if (step) services.app.getState().go(step.screen);
       }),
-      shared('view', 'show the step / check whole', view),
+      shared('view', 'show the step / check whole', view, { short: 'whole' }),
       shared('refresh', 'refresh', () => void refreshHome(services)),
       {
         keys: ['D'],

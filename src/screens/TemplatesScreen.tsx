@@ -12,7 +12,7 @@ import { truncate } from '../ui/text.js';
 import { Lines } from '../ui/Lines.js';
 import { Table, tableLine, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { confirmTwice } from '../ui/confirm.js';
 import type { DetailContent } from '../state/app.js';
 import { filterRows } from '../state/templates.js';
@@ -154,7 +154,7 @@ export const templatesScreen: ScreenModule = {
       shared('down', 'next image', move(1)),
       shared('pageUp', 'page up', move(-10), { footer: false }),
       shared('pageDown', 'page down', move(10), { footer: false }),
-      shared('open', 'build log', () => t.controller.openLog(selectedRow(services)?.image), { when: noLog }),
+      shared('open', 'drill in: the build log', () => t.controller.openLog(selectedRow(services)?.image), { when: noLog }),
       shared(
         'view',
         'the row whole (reason, manual command)',
@@ -164,12 +164,15 @@ export const templatesScreen: ScreenModule = {
         },
         { when: noLog },
       ),
-      shared('back', 'close log', () => t.controller.openLog(undefined), { when: () => Boolean(st().logImage), footer: false }),
+      backOut([
+        { description: 'close the log', isOpen: () => Boolean(st().logImage), close: () => t.controller.openLog(undefined) },
+        { description: 'clear the kept filter', isOpen: () => st().filter !== '', close: () => st().set({ filter: '', selected: 0 }) },
+      ]),
       shared('filter', 'filter', () => {
         st().set({ filtering: true });
         services.app.getState().setInputCaptured(true);
       }),
-      { keys: ['A'], id: 'templates.buildArtifacts', description: 'build artifacts', run: () => void t.controller.buildArtifacts() },
+      { keys: ['A'], id: 'templates.buildArtifacts', description: 'build artifacts', short: 'artifacts', run: () => void t.controller.buildArtifacts() },
       { keys: ['a'], id: 'templates.artifactsLog', description: 'artifacts log', run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
       shared('runAll', 'build all', () => void t.controller.build()),
       shared('retryFailed', 'retry failed', () => void t.controller.retryFailed()),

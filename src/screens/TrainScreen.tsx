@@ -12,7 +12,7 @@ import { formatAge } from '../services/util/format.js';
 import { Lines } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { Table, type Column } from '../ui/Table.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { mergedChecks } from './trainChecksView.js';
 import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
 import { describeDerived } from '../services/train/derive.js';
@@ -107,7 +107,7 @@ function SettingsPanel({ services, width, height, focused, draftText }: { servic
   );
 }
 
-function DerivedPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
+function DerivedPanel({ services, width, height, focused, checksFirst = false }: { services: AppServices; width: number; height: number; focused: boolean; checksFirst?: boolean }) {
   const derived = useSel(services.train, (s) => s.derived);
   const staticChecks = useSel(services.train, (s) => s.staticChecks);
   const checks = useSel(services.train, (s) => s.checks);
@@ -115,12 +115,14 @@ function DerivedPanel({ services, width, height, focused }: { services: AppServi
   const checkedAt = useSel(services.train, (s) => s.checkedAt);
   // The probes know more than the pure checks; a pure failure stands.
   const all = mergedChecks(staticChecks, checks);
-  const lines: { text: string; tone: 'ok' | 'warn' | 'fail' | 'info' | 'dim' | 'plain' | 'accent' }[] = [];
+  type PanelLine = { text: string; tone: 'ok' | 'warn' | 'fail' | 'info' | 'dim' | 'plain' | 'accent' };
+  const derivedLines: PanelLine[] = [];
   if (derived) {
-    for (const d of describeDerived(derived)) lines.push({ text: `${d.label}: ${d.value}`, tone: d.tone ?? 'plain' });
-    lines.push({ text: 'the launcher will print:', tone: 'accent' });
-    for (const l of derived.effectiveLines) lines.push({ text: `  ${l}`, tone: 'dim' });
+    for (const d of describeDerived(derived)) derivedLines.push({ text: `${d.label}: ${d.value}`, tone: d.tone ?? 'plain' });
+    derivedLines.push({ text: 'the launcher will print:', tone: 'accent' });
+    for (const l of derived.effectiveLines) derivedLines.push({ text: `  ${l}`, tone: 'dim' });
   }
+  const lines: PanelLine[] = [];
   const fails = all.filter((c) => c.status === 'fail').length;
   const warns = all.filter((c) => c.status === 'warn').length;
   lines.push({
@@ -131,6 +133,9 @@ function DerivedPanel({ services, width, height, focused }: { services: AppServi
     lines.push({ text: `${STATE_SYMBOL[c.status] ?? '?'} ${c.title}: ${c.detail}`, tone: toneFor(c.status) });
     if (c.fix && (c.status === 'fail' || (focused && c.status === 'warn'))) lines.push({ text: `    fix: ${c.fix}`, tone: 'dim' });
   }
+  // Side by side there is room for both; stacked (80 columns) what blocks the launch comes before the arithmetic.
+  if (checksFirst) lines.push(...derivedLines);
+  else lines.unshift(...derivedLines);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <T tone={focused ? 'accent' : 'plain'} bold>
@@ -197,9 +202,11 @@ function Train({ services, width, height, focus }: ScreenProps) {
     onSubmit: (draft) => {
       const ed = services.train.getState().editing;
       if (!ed) return;
-      void commitField(services, ed.key, draft).then((ok) => {
-        if (ok) services.app.getState().setInputCaptured(false);
-      });
+      const saving = commitField(services, ed.key, draft);
+      // A valid value closes the field at once (the save follows): the next key, even one in the same read, is the
+      // screen's again.
+      if (services.train.getState().editing === undefined) services.app.getState().setInputCaptured(false);
+      void saving;
     },
     onCancel: () => {
       services.train.getState().set({ editing: undefined });
@@ -239,7 +246,7 @@ function Train({ services, width, height, focus }: ScreenProps) {
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
         {statusLine}
         <SettingsPanel services={services} width={width} height={settingsH} focused={focus === 0} draftText={draftText} />
-        <DerivedPanel services={services} width={width} height={derivedH} focused={focus === 1} />
+        <DerivedPanel services={services} width={width} height={derivedH} focused={focus === 1} checksFirst />
         <RunsPanel services={services} width={width} height={runsH} focused={focus === 2} />
       </Box>
     );
@@ -286,7 +293,10 @@ function bindings(services: AppServices): Binding[] {
     shared('confirm', 'confirm', () => confirmYes(services, false), { when: confirming, footer: false }),
     { keys: ['Y'], id: 'train.confirmRayStop', description: 'confirm stop and also ray stop --force', run: () => confirmYes(services, true), when: confirming, footer: false },
     shared('cancel', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
-    shared('back', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
+    backOut([{ description: 'cancel the question', isOpen: confirming, close: () => st().set({ confirm: undefined }) }]),
+    // The screen's own actions first: the footer shows them in this order.
+    { keys: ['l'], id: 'train.launch', description: 'launch (checks, then asks)', run: askLaunch },
+    { keys: ['C'], id: 'train.checks', description: 'run checks', short: 'checks', run: () => void runChecks(services) },
     shared('up', 'previous', move(-1), { footer: false }),
     shared('down', 'next', move(1), { footer: false }),
     shared('pageUp', 'page up', move(-10), { footer: false }),
@@ -301,27 +311,57 @@ function bindings(services: AppServices): Binding[] {
         st().set({ editing: { key, draft: isSecretSetting(key) ? '' : st().values[key] ?? '' } });
         services.app.getState().setInputCaptured(true);
       },
-      { when: () => focus() === 0 },
+      { when: () => focus() === 0, short: 'edit' },
+    ),
+    shared(
+      'view',
+      'the setting whole (value, help)',
+      () => {
+        const key = FIELD_KEYS[st().selected];
+        if (key) services.app.getState().openDetail(settingDetail(key, st()));
+      },
+      { when: () => focus() === 0, context: 'settings panel', short: 'whole' },
     ),
     shared(
       'view',
       'the checks whole (fixes)',
       () => services.app.getState().openDetail(checksDetail(mergedChecks(st().staticChecks, st().checks))),
-      { when: () => focus() === 1 },
+      { when: () => focus() === 1, context: 'checks panel', short: 'whole' },
     ),
     { keys: ['u'], id: 'train.reset', description: 'reset to default', run: () => void resetField(services, FIELD_KEYS[st().selected] ?? ''), when: () => focus() === 0 },
-    { keys: ['C'], id: 'train.checks', description: 'run checks', run: () => void runChecks(services) },
-    { keys: ['l'], id: 'train.launch', description: 'launch (checks, then asks)', run: askLaunch },
     shared('stop', 'stop run (asks)', () => {
       const r = selectedRun();
       if (!r) services.app.getState().setFlash('no run selected (Tab to the runs panel)', 'warn');
       else if (!(r.alive || r.status === 'running' || r.status === 'starting')) services.app.getState().setFlash(`${r.name} is not running (${r.status})`, 'warn');
       else st().set({ confirm: { kind: 'stop', run: r.name, rayStop: false } });
     }),
-    { keys: ['R'], id: 'train.resume', description: 'resume from latest checkpoint', run: () => void applyResume(services) },
+    { keys: ['R'], id: 'train.resume', description: 'resume from latest checkpoint', short: 'resume', run: () => void applyResume(services) },
     { keys: ['S'], id: 'train.saveSecrets', description: 'save secrets in a 0600 file (toggle)', run: () => void toggleStoreSecrets(services), footer: false },
     shared('refresh', 'refresh runs', () => void refreshRuns(services), { footer: false }),
   ];
+}
+
+/** One setting whole: its value unshortened (a secret: only whether it is set), where it comes from, its help. */
+function settingDetail(key: string, st: { effective: Record<string, string | undefined>; sources: Record<string, string | undefined>; values: Record<string, string | undefined> }): DetailContent {
+  const def = SETTING_BY_KEY.get(key);
+  const value = st.effective[key];
+  const source = st.sources[key] ?? 'default';
+  const problem = st.values[key] !== undefined ? validateSetting(key, st.values[key] as string) : undefined;
+  const lines: DetailContent['lines'] = [
+    { text: `value: ${shownValue(key, value)}`, tone: problem ? 'fail' : 'plain' },
+    { text: `from: ${source === 'environment' ? 'the environment' : source === 'saved' ? 'the form (saved in .swegym-console/settings.json)' : source === 'default' ? "the launcher's default" : source}` },
+    ...(problem ? [{ text: `problem: ${problem}`, tone: 'fail' as const }] : []),
+    { text: '' },
+    { text: def?.help ?? '', tone: 'info' },
+    { text: `default: ${def?.defaultText ?? ''}${def?.consoleOnly ? ' (console only, not passed to the launcher)' : ''}`, tone: 'dim' },
+    ...(def?.options ? [{ text: `one of: ${def.options.join(', ')}`, tone: 'dim' as const }] : []),
+  ];
+  const copy = !isSecretSetting(key) && value ? { copy: { label: 'export line', text: `export ${key}=${quoteShell(value)}` } } : {};
+  return { title: key, lines, ...copy };
+}
+
+function quoteShell(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 function checksDetail(all: ReturnType<typeof mergedChecks>): DetailContent {

@@ -1,6 +1,6 @@
 // Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
 // resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
-// failure and harness output below. V validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
+// failure and harness output below. e validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
 import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
@@ -50,7 +50,7 @@ export function validateDetailLines(row: ValidateRow): { text: string; tone: Ton
     };
     tail('gold   │', r.goldDetail?.outputTail);
     tail('control│', r.controlDetail?.outputTail);
-  } else lines.push({ text: `${row.instance_id}: not validated yet — V validates it (gold patch and untouched repo, each in a fresh sandbox from ${row.template})`, tone: 'dim' });
+  } else lines.push({ text: `${row.instance_id}: not validated yet — e validates it (gold patch and untouched repo, each in a fresh sandbox from ${row.template})`, tone: 'dim' });
   return lines;
 }
 
@@ -172,20 +172,23 @@ export const validateScreen: ScreenModule = {
       shared('down', 'next task', move(1)),
       shared('pageUp', 'page up', move(-10), { footer: false }),
       shared('pageDown', 'page down', move(10), { footer: false }),
-      shared(
-        'verify',
-        'validate selected',
-        () => {
+      // Not V: on Convert V verifies a file on disk; this starts sandboxes for a task.
+      {
+        keys: ['e'],
+        id: 'validate.one',
+        description: 'validate the selected task end to end',
+        short: 'validate one',
+        run: () => {
           const row = selectedRow(services);
           if (row) void v.controller.run([row.instance_id]);
         },
-        { when: idle },
-      ),
+        when: idle,
+      },
       shared('view', 'the task whole (reasons, output)', () => {
         const row = selectedRow(services);
         if (row) services.app.getState().openDetail(validateDetail(row));
-      }),
-      shared('open', 'the task whole', () => {
+      }, { short: 'whole' }),
+      shared('open', 'drill in: the task whole', () => {
         const row = selectedRow(services);
         if (row) services.app.getState().openDetail(validateDetail(row));
       }, { footer: false }),

@@ -74,8 +74,10 @@ export function headerLines(s: MonitorSnapshot, width: number): HeaderLine[] {
   // What changes every refresh goes last (the terminal repaints a line from its first changed column); when the
   // line is too long for that, the age comes right after the state so that it is never cut.
   const wide = `${state} · ${h.run} · ${phase} · ${ckpt}${eta} · samples ${samples} · ${age}`;
-  // Narrow: what matters most first (the ETA before the checkpoint and elapsed time, which a cut may drop).
-  const line1 = wide.length <= width ? wide : `${state} · ${age} · ${h.run} · ${active && h.phaseKind === 'generating' ? `generating ${samples} · ${where}` : phase}${eta} · ${ckpt}`;
+  // Narrow: what matters most first: the ETA (the number an operator reads first) and the rollout before the run's
+  // long name, the checkpoint and elapsed time last, where a cut may drop them.
+  const generating = active && h.phaseKind === 'generating';
+  const line1 = wide.length <= width ? wide : `${state} · ${age} · ${generating ? `generating ${samples}${eta} · ${where}` : `${phase}${eta}`} · ${h.run} · ${ckpt}`;
   const following = s.live && active ? ' following' : '';
   const [traj, solved] = rewardParts(s);
   const parts = [

@@ -39,6 +39,9 @@ export async function initTrain(services: AppServices): Promise<void> {
     flash(services, `settings not loaded: ${(err as Error).message}`, 'error');
   }
   recompute(services);
+  // The same set of checks as `train launch --dry-run` (files, proxy, runs, Ray), so that the screen's count is the
+  // headless one from the start, not the settings' checks alone until C.
+  void runChecks(services);
   await refreshRuns(services);
 }
 
@@ -62,8 +65,10 @@ export async function commitField(services: AppServices, key: string, value: str
   const values = { ...services.train.getState().values };
   if (trimmed === '') delete values[key];
   else values[key] = trimmed;
-  services.train.getState().set({ values, editing: undefined });
+  // The probed checks were for the old value: they go, and run again for the new one.
+  services.train.getState().set({ values, editing: undefined, checks: [], checkedAt: undefined });
   recompute(services);
+  void runChecks(services);
   await persist(services);
   if (isSecretSetting(key) && trimmed !== '' && !services.train.getState().storeSecrets) {
     flash(services, `${key} kept in memory only (p stores secrets in a 0600 file)`, 'info');
@@ -82,17 +87,28 @@ export async function toggleStoreSecrets(services: AppServices): Promise<void> {
   flash(services, next ? 'secrets are saved in .swegym-console/train-secrets.env (mode 0600)' : 'secrets are no longer saved to disk');
 }
 
+/** Screens whose settings changed while their checks ran: they check again once the run ends. */
+const recheck = new WeakSet<AppServices>();
+
 export async function runChecks(services: AppServices): Promise<void> {
   const store = services.train.getState();
-  if (store.checking) return;
+  if (store.checking) {
+    recheck.add(services);
+    return;
+  }
   store.set({ checking: true });
+  const asked = { values: store.values, env: store.env };
   try {
     const checks = await runLaunchChecks(plan(services), { log: services.commandLog });
-    services.train.getState().set({ checks, checkedAt: Date.now() });
+    const now = services.train.getState();
+    // Answers for settings that have changed since are not shown as today's.
+    if (now.values === asked.values && now.env === asked.env) now.set({ checks, checkedAt: Date.now() });
+    else recheck.add(services);
   } catch (err) {
     flash(services, `checks failed to run: ${(err as Error).message}`, 'error');
   } finally {
     services.train.getState().set({ checking: false });
+    if (recheck.delete(services)) void runChecks(services);
   }
 }
 

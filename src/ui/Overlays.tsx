@@ -5,12 +5,23 @@ import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
 import type { DetailContent } from '../state/app.js';
-import { padEnd, truncate, wrapText } from './text.js';
+import { displayWidth, padEnd, truncate, visibleWindow, wrapText } from './text.js';
 import { Lines, clampScroll, type Line } from './Lines.js';
 
 export interface HelpSection {
   title: string;
   bindings: readonly Binding[];
+}
+
+/** A screen's keys for help, one section per place they apply: the screen's own, then each context in order. */
+export function screenHelpSections(title: string, bindings: readonly Binding[]): HelpSection[] {
+  const groups = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    const key = b.context ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), b]);
+  }
+  const sections = [...groups].map(([context, list]) => ({ title: context ? `${title} — ${context}` : title, bindings: list }));
+  return [...sections.filter((s) => s.title === title), ...sections.filter((s) => s.title !== title)];
 }
 
 export function helpLines(sections: readonly HelpSection[]): Line[] {
@@ -43,14 +54,24 @@ export function HelpOverlay({ sections, width, height, scroll }: { sections: rea
   );
 }
 
+/** The quit question: every sentence whole, wrapped to the box (the last one is what an operator must read). */
 export function QuitConfirm({ jobs, width }: { jobs: string[]; width: number }) {
+  const inner = Math.min(width, 80) - 4;
+  const sentences: Line[] = [
+    { text: 'Quit swegym-console?', tone: 'warn' },
+    { text: `${jobs.length} job${jobs.length === 1 ? '' : 's'} still running: ${jobs.join(', ')}` },
+    { text: 'Quitting stops them; finished work is kept and resumes next time.' },
+    { text: 'Training runs are detached and keep running; the console finds them again later.', tone: 'dim' },
+    { text: 'y / q quit · n / Esc stay', tone: 'accent' },
+  ];
+  const lines = sentences.flatMap((l) => wrapText(l.text, inner).map((text): Line => ({ text, tone: l.tone })));
   return (
     <Box flexDirection="column" borderStyle="double" width={Math.min(width, 80)} paddingX={1}>
-      <T tone="warn">Quit swegym-console?</T>
-      <T>{truncate(`${jobs.length} job(s) still running: ${jobs.join(', ')}`, Math.min(width, 80) - 4)}</T>
-      <T>Quitting stops them; finished work is kept and resumes next time.</T>
-      <T tone="dim">Training runs are detached and keep running; the console finds them again later.</T>
-      <T tone="accent">y / q quit · n / Esc stay</T>
+      {lines.map((l, i) => (
+        <T key={i} tone={l.tone ?? 'plain'}>
+          {l.text}
+        </T>
+      ))}
     </Box>
   );
 }
@@ -61,22 +82,27 @@ export interface CommandLogRow {
   /** `ok`, `exit 3`, `stopped`, `running` … */
   outcome: string;
   duration: string;
+  /** When it started, as the clock on the wall says it (HH:MM:SS). */
+  time: string;
   command: string;
   tone: 'ok' | 'info' | 'dim' | 'fail';
 }
 
-export function CommandLogPanel({ rows: entries, width, height }: { rows: readonly CommandLogRow[]; width: number; height: number }) {
-  const rows = Math.max(1, height - 3);
-  const shown = entries.slice(-rows);
+/** The command log as a list with a cursor (`selected`); Enter or v shows the process under it whole. */
+export function CommandLogPanel({ rows: entries, width, height, selected }: { rows: readonly CommandLogRow[]; width: number; height: number; selected: number }) {
+  const rows = Math.max(1, height - 4);
+  const cursor = Math.max(0, Math.min(entries.length - 1, selected));
+  const [start, end] = visibleWindow(entries.length, cursor, rows);
   return (
     <Box flexDirection="column" borderStyle="single" width={width} height={height} paddingX={1} overflow="hidden">
       <T tone="accent">{truncate(`Command log (${entries.length} processes; secrets redacted; stopped = ended by the console, expected)`, width - 4)}</T>
-      {shown.length === 0 ? <T tone="dim">no processes started yet</T> : null}
-      {shown.map((e) => (
-        <T key={e.id} tone={e.tone}>
-          {truncate(`${padEnd(e.outcome, 9)} ${padEnd(e.duration, 7)} ${e.command}`, width - 4)}
+      {entries.length === 0 ? <T tone="dim">no processes started yet</T> : null}
+      {entries.slice(start, end).map((e, i) => (
+        <T key={e.id} tone={e.tone} inverse={start + i === cursor}>
+          {truncate(`${start + i === cursor ? '›' : ' '} ${e.time} ${padEnd(e.outcome, 9)} ${padEnd(e.duration, 7)} ${e.command}`, width - 4)}
         </T>
       ))}
+      <T tone="dim">{truncate(entries.length ? `${cursor + 1}/${entries.length} · ↑↓ choose · Enter or v the whole command, exit, duration, times · Esc closes` : 'Esc closes', width - 4)}</T>
     </Box>
   );
 }
@@ -119,13 +145,52 @@ export function DetailView({ detail, width, height, scroll }: { detail: DetailCo
 /** Keys the footer always shows, whatever the width: the way out, help and the command log. */
 const PINNED = 'q quit · ? help · L log';
 
+/** Moving about (rows, pages, panels, back): help (`?`) lists these; the footer keeps its room for actions. */
+const NAVIGATION = new Set(['up', 'down', 'pageUp', 'pageDown', 'first', 'last', 'prevItem', 'nextItem', 'back', 'panel.next', 'panel.previous']);
+
+/** A description without what it says in parentheses (or after a colon). */
+function plain(description: string): string {
+  return description.replace(/\s*\([^)]*\)/g, '').replace(/:.*$/, '').trim();
+}
+
+/** Its shortest form: the binding's own, else the description of two words or less, else its first real word. */
+function shortest(b: Binding): string {
+  if (b.short) return b.short;
+  const words = plain(b.description).replace(/^(the|a|an) /, '').split(/\s+/);
+  return words.length <= 2 ? words.join(' ') : (words[0] ?? '');
+}
+
+/**
+ * The footer, as htop, k9s and lazygit have it: the actions that apply now (the focused panel's first, then the
+ * screen's), navigation left to `?`; in full when they fit, else in their shortest form, else as many whole ones
+ * as fit and "…" (never a word cut in half). `q quit · ? help · L log` always ends it.
+ */
 export function footerText(bindings: readonly Binding[], width: number, hint?: string): string {
   const pinned = new Set(['q', '?', 'L']);
-  const parts = bindings.filter((b) => b.footer !== false && !pinned.has(b.keys[0] ?? '')).map((b) => `${b.keys[0]} ${b.description}`);
-  const left = (hint ? hint + '  ' : '') + parts.join(' · ');
+  const seen = new Set<string>();
+  const applying = bindings.filter((b) => {
+    const key = b.keys[0] ?? '';
+    if (b.footer === false || pinned.has(key) || NAVIGATION.has(b.id ?? '') || (b.when && !b.when()) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  // In the screen's order (its main actions first); a binding whose condition fails (another panel's) is left out.
+  const ordered = applying;
   const room = width - PINNED.length - 3;
   if (room < 8) return truncate(PINNED, width);
-  return `${padEnd(left, room)} · ${PINNED}`;
+  const lead = hint ? hint + '  ' : '';
+  const fits = (text: string) => displayWidth(text) <= room;
+  for (const form of [(b: Binding) => b.description, (b: Binding) => plain(b.description), shortest]) {
+    const text = lead + ordered.map((b) => `${b.keys[0]} ${form(b)}`).join(' · ');
+    if (fits(text)) return `${padEnd(text, room)} · ${PINNED}`;
+  }
+  const kept: string[] = [];
+  for (const b of ordered) {
+    const item = `${b.keys[0]} ${shortest(b)}`;
+    if (!fits(`${lead}${[...kept, item].join(' · ')} …`)) break;
+    kept.push(item);
+  }
+  return `${padEnd(truncate(`${lead}${kept.join(' · ')} …`, room), room)} · ${PINNED}`;
 }
 
 export function Footer({ bindings, width, hint }: { bindings: readonly Binding[]; width: number; hint?: string }) {

@@ -14,6 +14,13 @@ export interface Binding {
   id?: string;
   /** Hidden from the footer (still in help). */
   footer?: boolean;
+  /**
+   * Where it applies, when a key means something else there (the large chart, a drill-in, a panel): help lists the
+   * screen's keys grouped by it, so no group shows one key twice.
+   */
+  context?: string;
+  /** Its shortest form for a narrow footer ("launch", "drill in"); else the description's first word. */
+  short?: string;
 }
 
 /** Actions that several screens offer: the same keys, the same meaning, everywhere. */
@@ -24,7 +31,7 @@ export const SHARED = {
   pageDown: { keys: ['PgDn'], meaning: 'page down' },
   first: { keys: ['g', 'Home'], meaning: 'first row' },
   last: { keys: ['G', 'End'], meaning: 'last row' },
-  open: { keys: ['Enter'], meaning: 'open / edit the selected row' },
+  open: { keys: ['Enter'], meaning: 'drill into the selected row (its log, its whole record), or edit it in a form' },
   view: { keys: ['v'], meaning: 'show the selected row whole (detail view)' },
   back: { keys: ['Esc'], meaning: 'close / back' },
   filter: { keys: ['/'], meaning: 'filter' },
@@ -32,7 +39,7 @@ export const SHARED = {
   stop: { keys: ['x'], meaning: 'stop the running job (asks when it loses work)' },
   retryFailed: { keys: ['F'], meaning: 'retry the failed rows' },
   runAll: { keys: ['b'], meaning: 'run the screen’s job on every row' },
-  verify: { keys: ['V'], meaning: 'verify / validate the selected item' },
+  verify: { keys: ['V'], meaning: 'verify the file on disk against the rules (reads only)' },
   confirm: { keys: ['y'], meaning: 'yes (in a question)' },
   cancel: { keys: ['n'], meaning: 'no (in a question)' },
   copy: { keys: ['c'], meaning: 'copy the command (OSC 52)' },
@@ -43,8 +50,30 @@ export const SHARED = {
 export type SharedAction = keyof typeof SHARED;
 
 /** A binding for a shared action: keys and id from SHARED, the screen's own description and handler. */
-export function shared(action: SharedAction, description: string, run: () => void, extra: Pick<Binding, 'when' | 'footer'> = {}): Binding {
+export function shared(action: SharedAction, description: string, run: () => void, extra: Pick<Binding, 'when' | 'footer' | 'context' | 'short'> = {}): Binding {
   return { keys: SHARED[action].keys, id: action, description, run, ...extra };
+}
+
+/** A state Esc backs out of: an open detail or log, a kept filter, a question. */
+export interface BackLayer {
+  isOpen: () => boolean;
+  close: () => void;
+  /** What closing it does, for help: 'close the detail', 'clear the filter'. */
+  description: string;
+}
+
+/**
+ * Esc's one rule, on every screen: it backs out of the innermost state that is open, one state per press. A screen
+ * lists its states innermost first (a detail over a kept filter, …); when none is open, Esc falls through to the
+ * app's own back. The binding is hidden from the footer (it is navigation) and listed in help.
+ */
+export function backOut(layers: readonly BackLayer[]): Binding {
+  return shared(
+    'back',
+    layers.map((l) => l.description).join(', else '),
+    () => layers.find((l) => l.isOpen())?.close(),
+    { when: () => layers.some((l) => l.isOpen()), footer: false },
+  );
 }
 
 /** Named keys a binding may list; anything else of one character is matched as that character. */

@@ -61,6 +61,27 @@ export function truncate(text: string, width: number): string {
   return out + '…';
 }
 
+/**
+ * `text` in `width` columns, cut in the middle: the head and the tail stay, "…" between. For names that share a long
+ * prefix and differ at the end (templates `swegym-<org>-<repo>-<issue>`, sandbox and trajectory ids), where an
+ * end cut would leave rows that all read alike.
+ */
+export function truncateMiddle(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 1) return width === 1 ? '…' : '';
+  const chars = graphemes(text);
+  const tailRoom = Math.ceil((width - 1) / 2);
+  let tail = '';
+  let used = 0;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = graphemeWidth(chars[i] as string);
+    if (used + w > tailRoom) break;
+    tail = (chars[i] as string) + tail;
+    used += w;
+  }
+  return truncate(text, width - used).slice(0, -1) + '…' + tail;
+}
+
 export function padEnd(text: string, width: number): string {
   const t = truncate(text, width);
   return t + ' '.repeat(Math.max(0, width - displayWidth(t)));

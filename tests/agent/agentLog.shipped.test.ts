@@ -72,7 +72,7 @@ test('agent-log --follow streams updates of a growing log and stops once the str
 test('agent-log on the real shapes: two results summed, structured inputs, cache tokens, no false "after 0 retries"', async () => {
   const two = await runShipped(['agent-log', rec('two-results')]);
   assert.equal(two.code, 0, explain(two));
-  assert.match(two.out, /model turns 4 · tool calls 2 \(1 failed\) · tokens in 5600 out 120\n/);
+  assert.match(two.out, /4 model turns · 2 tool calls \(1 failed\) · tokens in 5600 out 120\n/);
   assert.match(two.out, /2 result events \(a background task or a resumed turn\): the totals cover all of them/);
   const structured = await runShipped(['agent-log', rec('structured-inputs'), '--json']);
   assert.deepEqual(JSON.parse(structured.out).usage, { input_tokens: 1950, output_tokens: 120, cache_read_input_tokens: 12550, cache_creation_input_tokens: 4450 });

@@ -56,6 +56,15 @@ export class TmuxSession {
     this.tmux('paste-buffer', '-p', '-d', '-b', 'swegym-paste', '-t', this.name);
   }
 
+  /**
+   * Writes `text` to the program in ONE write, never bracketed, line feeds kept: what a fast typist or an SSH link
+   * delivers in one read (`abc\r`), or a paste in a terminal without bracketed paste.
+   */
+  writeOnce(text: string): void {
+    this.tmux('set-buffer', '-b', 'swegym-chunk', '--', text);
+    this.tmux('paste-buffer', '-r', '-d', '-b', 'swegym-chunk', '-t', this.name);
+  }
+
   resize(cols: number, rows: number): void {
     this.tmux('resize-window', '-t', this.name, '-x', String(cols), '-y', String(rows));
   }

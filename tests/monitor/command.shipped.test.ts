@@ -56,7 +56,7 @@ test('monitor LOG_FILE --once --json prints exactly the issue #8 shape', async (
     assert.deepEqual(Object.keys(doc.run), ['name', 'phase']);
     assert.equal(doc.run.phase, 'rollout 1 generating 3/128');
     assert.equal(doc.effective.claude_code.version, '2.1.207');
-    assert.equal(doc.steps[0].metrics['train/grad_norm'], 'NaN', 'a later line for the same step merges');
+    assert.equal(doc.steps[0].metrics['train/grad_norm'], null, 'a later line for the same step merges');
     assert.deepEqual(Object.keys(doc.rollouts[0]), ['rollout', 'metrics', 'samples']);
     assert.deepEqual(Object.keys(doc.rollouts[0].samples), ['total', 'reward_one', 'raw_one', 'integrity_violations', 'by_reason']);
     assert.deepEqual(doc.in_progress, { rollout: 1, samples: { total: 3, reward_one: 2, raw_one: 2, integrity_violations: 1, by_reason: { swegym_integrity_violation: 1, '': 2 } } });

@@ -76,12 +76,12 @@ test('settled texts are used: a record left alone for a batch is written once, d
   // A change drops the text; the document shows the change.
   m.ingestLine(metricLine('step', 1, { 'train/loss': NaN }));
   assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
-  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
+  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":null\}/);
   // Nor is it written again: a log that comes back to its records would write and drop texts without end.
   m.settleDocumentText();
   m.settleDocumentText();
   assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
-  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":"NaN"\}/);
+  assert.match(m.toJsonText(), /"metrics":\{"train\/loss":null\}/);
 });
 
 test('the --once --json scan on workers settles texts as segments arrive; the document is the one of classifying every line', async () => {

@@ -78,7 +78,13 @@ test('shipped: monitor on a file that is not a run log says so and exits 3', { t
       assert.equal(r.code, 3, explain(r));
       assert.match(r.err, /garbage\.jsonl is not a run log: none of its first 50 line\(s\)/);
       assert.match(r.err, /fix: +Point monitor at the launcher output/);
-      assert.equal(r.out, '', 'no document for a file that is not a run');
+      // No run document; with --json the one error document every failing --json command prints.
+      if (args.includes('--json')) {
+        const doc = JSON.parse(r.out) as { ok: boolean; exitCode: number; error: { what: string } };
+        assert.equal(doc.ok, false);
+        assert.equal(doc.exitCode, 3);
+        assert.match(doc.error.what, /is not a run log/);
+      } else assert.equal(r.out, '', 'no document for a file that is not a run');
     }
   } finally {
     await removeDir(ws);

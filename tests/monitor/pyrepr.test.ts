@@ -51,12 +51,12 @@ test('parsePyDictAt leaves trailing text to the caller', () => {
 });
 
 test('JSON-safe conversion writes non-finite numbers as strings', () => {
-  assert.deepEqual(toJsonSafe({ a: NaN, b: Infinity, c: -Infinity, d: [NaN], e: 1 }), { a: 'NaN', b: 'Infinity', c: '-Infinity', d: ['NaN'], e: 1 });
+  assert.deepEqual(toJsonSafe({ a: NaN, b: Infinity, c: -Infinity, d: [NaN], e: 1 }), { a: null, b: null, c: null, d: [null], e: 1 });
   // Flat finite dicts (kept as they are) and nested ones (converted) print as a converted copy would.
   const flat = parsePyRepr("{'b': 1, '10': 2.5, 'a': 'x', '2': True, 'n': None, 'z': -0.0}") as Record<string, number>;
   assert.equal(JSON.stringify(toJsonSafe(flat)), '{"2":true,"10":2.5,"b":1,"a":"x","n":null,"z":0}');
-  assert.deepEqual(toJsonSafe({ a: 1, inner: { b: NaN }, l: [1, -Infinity] }), { a: 1, inner: { b: 'NaN' }, l: [1, '-Infinity'] });
-  assert.deepEqual(toJsonSafe({ a: 1, b: 'x', c: NaN }), { a: 1, b: 'x', c: 'NaN' });
+  assert.deepEqual(toJsonSafe({ a: 1, inner: { b: NaN }, l: [1, -Infinity] }), { a: 1, inner: { b: null }, l: [1, null] });
+  assert.deepEqual(toJsonSafe({ a: 1, b: 'x', c: NaN }), { a: 1, b: 'x', c: null });
 });
 
 test('fuzz: random values round-trip through a Python-style repr; mutated text never throws', () => {

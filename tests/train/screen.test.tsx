@@ -37,7 +37,7 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     assert.match(f, /4-node GRPO/);
     assert.match(f, /── Model ──/);
     assert.match(f, /MODEL_ROOT +\S*models +\[env\]/);
-    assert.match(f, /total GPUs: 8 \(1 nodes × 8\)/);
+    assert.match(f, /total GPUs: 8 \(1 node × 8\)/);
     assert.match(f, /✓ DRESSAGE_E2B_API_KEY: set \(28 chars\)/);
 
     // Move to ACTOR_NUM_NODES and set 4: derived values follow at once and the form is saved.
@@ -58,7 +58,7 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     // Four nodes without HOSTFILE: a warning, not a block. Back to 1 node (u resets to the env value).
     await ui.waitForText(/Nodes \/ Ray workers: 4 nodes but no HOSTFILE/);
     await ui.press('u');
-    await ui.waitForText('total GPUs: 8 (1 nodes × 8)');
+    await ui.waitForText('total GPUs: 8 (1 node × 8)');
 
     // Launch asks first; n cancels; y launches, detached.
     await ui.press('l');

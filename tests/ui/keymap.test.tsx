@@ -7,8 +7,10 @@ import { SCREENS, loadScreen } from '../../src/screens/registry.js';
 import { globalBindings, overlayBindings } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { SHARED, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
+import { SHARED, backOut, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
+import { readFile } from 'node:fs/promises';
+import { screenHelpSections } from '../../src/ui/Overlays.js';
 
 const NO_KEY: Key = {
   upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
@@ -93,4 +95,72 @@ test('Esc and a digit arriving together (Alt+digit) split into the two keys', ()
   const tab = splitEscPrefix('', key({ meta: true, tab: true }));
   assert.equal(tab?.[1]![0].tab, true);
   assert.equal(tab?.[1]![0].meta, false);
+});
+
+test('Esc backs out of the innermost open state, one per press, then falls through', () => {
+  const open = { detail: true, filter: true };
+  const b = backOut([
+    { description: 'close the detail', isOpen: () => open.detail, close: () => (open.detail = false) },
+    { description: 'clear the kept filter', isOpen: () => open.filter, close: () => (open.filter = false) },
+  ]);
+  const esc = key({ escape: true });
+  assert.equal(b.id, 'back');
+  assert.equal(dispatchKey([b], '', esc), true);
+  assert.deepEqual(open, { detail: false, filter: true });
+  assert.equal(dispatchKey([b], '', esc), true);
+  assert.deepEqual(open, { detail: false, filter: false });
+  assert.equal(dispatchKey([b], '', esc), false, 'nothing open: the app’s own back takes Esc');
+});
+
+test('every screen has one Esc rule: at most one back binding, and a kept filter is one of its states', async () => {
+  const { ws, services, tables } = await allTables();
+  try {
+    for (const t of tables.filter((x) => !x.where.startsWith('overlay') && x.where !== 'global')) {
+      assert.ok(t.bindings.filter((b) => b.id === 'back').length <= 1, `${t.where} has several Esc bindings`);
+      if (t.bindings.some((b) => b.id === 'filter')) {
+        const back = t.bindings.find((b) => b.id === 'back');
+        assert.match(back?.description ?? '', /clear the kept filter/, `${t.where}: Esc does not clear a kept filter`);
+      }
+    }
+  } finally {
+    services.dispose();
+    await removeDir(ws);
+  }
+});
+
+test('help groups a screen’s keys by where they apply: no group lists one key twice with two meanings', async () => {
+  const { ws, services, tables } = await allTables();
+  try {
+    const twice: string[] = [];
+    for (const t of tables.filter((x) => !x.where.startsWith('overlay') && x.where !== 'global')) {
+      for (const section of screenHelpSections(`${t.where} keys`, t.bindings)) {
+        const seen = new Map<string, string>();
+        for (const b of section.bindings) {
+          for (const k of b.keys) {
+            const before = seen.get(k);
+            if (before !== undefined && before !== b.description) twice.push(`${section.title}: ${k} "${before}" and "${b.description}"`);
+            seen.set(k, b.description);
+          }
+        }
+      }
+    }
+    assert.deepEqual(twice, []);
+  } finally {
+    services.dispose();
+    await removeDir(ws);
+  }
+});
+
+test('the README names the demo key the home screen binds', async () => {
+  const readme = await readFile('README.md', 'utf8');
+  const named = /`(\w)` starts the offline demo/.exec(readme)?.[1];
+  const { ws, services, tables } = await allTables();
+  try {
+    const demo = tables.find((t) => t.where === 'home')?.bindings.find((b) => b.id === 'home.demo');
+    assert.ok(named && demo, 'README and the home screen both name the demo key');
+    assert.deepEqual(demo.keys, [named]);
+  } finally {
+    services.dispose();
+    await removeDir(ws);
+  }
 });

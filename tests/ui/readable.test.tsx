@@ -180,3 +180,20 @@ test('End pins an overlay to its last row: rows added while it is open keep it a
     await removeDir(ws);
   }
 });
+
+test('the quit question keeps every sentence whole at 80 and 60 columns (the last one says training continues)', async () => {
+  const { QuitConfirm } = await import('../../src/ui/Overlays.js');
+  const { renderInk } = await import('../helpers/ink.js');
+  const React = (await import('react')).default;
+  for (const width of [80, 60]) {
+    const ui = renderInk(React.createElement(QuitConfirm, { jobs: ['templates build 3/293', 'validate 1/23'], width }));
+    try {
+      const text = ui.frame().replace(/[│║╔╗╚╝═]/g, ' ').replace(/\s+/g, ' ');
+      assert.match(text, /Training runs are detached and keep running; the console finds them again later\./, `${width}: ${ui.frame()}`);
+      assert.match(text, /2 jobs still running: templates build 3\/293, validate 1\/23/);
+      assert.doesNotMatch(ui.frame(), /\S…/);
+    } finally {
+      ui.unmount();
+    }
+  }
+});

@@ -56,7 +56,7 @@ test('matrix from disk, failures filter, v validates the selected task for real'
       assert.doesNotMatch(ui.frame(), /sample__calc-1/);
       await ui.press('o');
       await waitFor(() => !ui.frame().includes('[only failures]'));
-      await ui.press('V'); // the first row (sample__calc-1) is selected
+      await ui.press('e'); // the first row (sample__calc-1) is selected
       await ui.waitForText('3 tasks: 1 ✓ validated, 1 ✗ failing, 1 not run', 120_000);
       await ui.waitForText(/✓ sample__calc-1\s+R 1\/1 1\/1\s+U 0\/1 1\/1/, 5000);
       await ui.waitForText('grading works for sample__calc-1');

@@ -3,11 +3,12 @@
 // document per update (JSON lines), the last one once the CLI's stream has ended (agentLog.ts streamEnded: the
 // process gone, or a last result with no background task open and nothing written since).
 import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
-import { ExitCode, usageError } from '../../services/errors.js';
+import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { createProvider } from '../../services/sandbox/index.js';
 import { readAgentLog, resolveLogSource } from '../../services/agent/agentLog.js';
 import { progressJson, tokensText, type StreamJsonProgress } from '../../services/agent/streamJson.js';
 import { redact } from '../../services/secrets.js';
+import { count } from '../../services/util/format.js';
 
 export async function agentLogCommand(ctx: CommandContext): Promise<number> {
   const [target, ...rest] = ctx.positionals;
@@ -28,6 +29,15 @@ export async function agentLogCommand(ctx: CommandContext): Promise<number> {
       else for (const e of newEvents) say(ctx, redact(`${e.tone === 'error' ? '✗ ' : e.tone === 'warn' ? '! ' : '  '}${e.type.padEnd(17)} ${e.text}`).slice(0, 240));
     },
   });
+  // Lines, but not one JSON event among them: not a Claude Code stream-json log (a README, a shell log).
+  if (final.events === 0 && final.skipped > 0) {
+    throw new ConsoleError({
+      what: `${source.label} is not a Claude Code stream-json log: none of its ${final.skipped} line${final.skipped === 1 ? ' is a JSON event' : 's is a JSON event'}`,
+      cause: 'agent-log reads the output of `claude --output-format stream-json` (one JSON event per line)',
+      fix: "pass the agent's stdout log (e.g. logs/claude_code.stdout.log in the run's trajectory folder), or a sandbox id with --provider",
+      exitCode: ExitCode.failed,
+    });
+  }
   if (ctx.global.json) {
     if (!follow) writeJson(ctx, progressJson(final));
   } else say(ctx, summary(final, source.label));
@@ -38,16 +48,16 @@ function summary(p: StreamJsonProgress, label: string): string {
   const errors = p.toolCalls.filter((c) => c.is_error).length;
   const lines = [
     `Claude Code (${label}): ${p.status}${p.cause ? ` — ${p.cause}` : ''}`,
-    `  model turns ${p.modelTurns} · tool calls ${p.toolCalls.length}${errors ? ` (${errors} failed)` : ''} · ${tokensText(p)}`,
+    `  ${count(p.modelTurns, 'model turn')} · ${count(p.toolCalls.length, 'tool call')}${errors ? ` (${errors} failed)` : ''} · ${tokensText(p)}`,
   ];
   if (p.results > 1) lines.push(`  ${p.results} result events (a background task or a resumed turn): the totals cover all of them`);
-  if (p.openTasks > 0) lines.push(`  ${p.openTasks} background task(s) still open`);
+  if (p.openTasks > 0) lines.push(`  ${count(p.openTasks, 'background task')} still open`);
   if (p.lastTool) lines.push(`  last tool: ${p.lastTool}`);
   if (p.apiRetries.length) lines.push(`  API retries: ${p.apiRetries.length} (${p.apiRetries.map((r) => r.error_status ?? 'no response').join(', ')})`);
   if (p.apiErrorStatus !== null) lines.push(`  API error status: ${p.apiErrorStatus}`);
   if (p.permissionDenials.length) lines.push(`  permission denials: ${p.permissionDenials.length} (${p.permissionDenials.map((d) => d.tool_name).join(', ')})`);
   if (p.status === 'running') lines.push('  no result event yet: the agent is still running, or it was stopped before it could finish');
-  if (p.skipped) lines.push(`  ${p.skipped} line(s) were not JSON events (cut or foreign) and were skipped`);
+  if (p.skipped) lines.push(`  ${count(p.skipped, 'line')} ${p.skipped === 1 ? 'was' : 'were'} not JSON events (cut or foreign) and skipped`);
   return redact(lines.join('\n'));
 }
 

@@ -1,6 +1,6 @@
 // `data download | images | show`: the dataset step headless. Progress goes to stderr; --json prints one document.
 import type { CommandContext } from '../context.js';
-import { note, optString, say, writeJson } from '../context.js';
+import { errorDocument, note, optString, say, writeJson } from '../context.js';
 import { ConsoleError, ExitCode, formatError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { displayPath } from '../../services/workspace/paths.js';
@@ -49,7 +49,7 @@ async function jsonOnFailure(ctx: CommandContext, body: () => Promise<number>): 
     return await body();
   } catch (err) {
     if (ctx.global.json && err instanceof ConsoleError && !(err instanceof DataValidationError)) {
-      writeJson(ctx, { ok: false, error: { what: redact(err.what, ctx.env), cause: err.causeText ? redact(err.causeText, ctx.env) : null, fix: err.fix ? redact(err.fix, ctx.env) : null }, exitCode: err.exitCode });
+      writeJson(ctx, errorDocument({ what: redact(err.what, ctx.env), cause: err.causeText ? redact(err.causeText, ctx.env) : undefined, fix: err.fix ? redact(err.fix, ctx.env) : undefined }, err.exitCode));
     }
     throw err;
   }

@@ -4,7 +4,7 @@
 // line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
 import { stat } from 'node:fs/promises';
 import type { CommandContext } from '../context.js';
-import { optFlag, optString, say, note } from '../context.js';
+import { optFlag, optString, say, note, writeJsonText } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { statLogFile } from '../../services/monitor/ingest.js';
@@ -70,7 +70,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     }
     const sources = await onceSources(ctx, target);
     const liveness = await onceLiveness(ctx, target, model, sources);
-    if (ctx.global.json) ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)) + '\n');
+    if (ctx.global.json) writeJsonText(ctx, withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)));
     else say(ctx, `${rolloutLine(model)} · ${livenessLine(liveness)}`);
     return ExitCode.ok;
   }
@@ -80,7 +80,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
     if (ctx.global.json) {
       note(ctx, `no run log found in ${target.runDir}; the summary is empty (${offline.trajectories} trajectory files, ${offline.errors} error files)`);
       const sources = await onceSources(ctx, target);
-      ctx.stdout.write(withLiveness(offline.model, await onceLiveness(ctx, target, offline.model, sources), await sectionsFor(ctx, target, sources, offline.model)) + '\n');
+      writeJsonText(ctx, withLiveness(offline.model, await onceLiveness(ctx, target, offline.model, sources), await sectionsFor(ctx, target, sources, offline.model)));
     } else {
       note(ctx, `no run log found in ${target.runDir}; showing trajectory files only`);
       say(ctx, `trajectories: ${offline.trajectories} (errors: ${offline.errors}) · tasks: ${offline.tasks}`);
@@ -93,8 +93,8 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
   const sources = await onceSources(ctx, target);
   const liveness = await onceLiveness(ctx, target, model, sources);
   if (ctx.global.json) {
-    // Compact: a multi-day run has thousands of steps; one line is also friendlier to `jq`.
-    ctx.stdout.write(withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)) + '\n');
+    // Built compact (a multi-day run has thousands of steps); indented only for a person on a terminal.
+    writeJsonText(ctx, withLiveness(model, liveness, await sectionsFor(ctx, target, sources, model)));
     return ExitCode.ok;
   }
   say(ctx, `run: ${target.name}${(await isSimulatedRun(target)) ? ' (SIMULATED: written by the console\'s run simulator, not training output)' : ''}`);

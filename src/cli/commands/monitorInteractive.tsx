@@ -1,7 +1,7 @@
 // `monitor RUN` in a terminal: the full-screen console opened on the dashboard, following that run.
 import React from 'react';
 import { render } from 'ink';
-import { CONSOLE_RENDER_OPTIONS } from '../renderOptions.js';
+import { terminalRenderOptions } from '../renderOptions.js';
 import type { GlobalOptions } from '../../state/types/options.js';
 import { App } from '../../screens/App.js';
 import { createAppServices } from '../../app/domain.js';
@@ -15,7 +15,7 @@ export async function startDashboard(global: GlobalOptions, arg: string | undefi
   const opening = services.monitor.open(arg, { fromStart: opts.fromStart });
   // `--compare`: the second run is read once and drawn over the curves (as `O` on the charts does).
   if (opts.compare) void services.monitor.curves.compare(opts.compare);
-  const instance = render(<App services={services} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, CONSOLE_RENDER_OPTIONS);
+  const instance = render(<App services={services} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
   const finishCodeCache = scheduleUiCodeCacheSave();
   await opening;
   await instance.waitUntilExit();

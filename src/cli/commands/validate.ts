@@ -15,7 +15,7 @@ import { validateAgent, type AgentProgress } from '../../services/validate/agent
 import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
 import { loadTrainSettings } from '../../services/train/settings.js';
 import { readRows } from '../../services/convert/rows.js';
-import { formatDuration } from '../../services/util/format.js';
+import { count, formatDuration } from '../../services/util/format.js';
 
 function markerCell(m: Record<string, unknown> | null): string {
   if (!m) return '—';
@@ -33,7 +33,7 @@ export function formatHarnessLine(r: HarnessValidationResult): string {
 /** The sandbox provider; for E2B a missing E2B_API_KEY is a precondition error before any task starts. */
 export async function providerFor(ctx: CommandContext): Promise<SandboxProvider> {
   const { openSandboxProvider } = await import('../../services/templates/provider.js');
-  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))) });
+  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))), purpose: 'validating tasks in fresh sandboxes' });
 }
 
 /** Prints the validation job's events: the plan, one line per finished task with the progress line, the summary. */
@@ -121,7 +121,7 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
     env: ctx.env,
     signal: ctx.signal,
     onProgress: (p: AgentProgress) => {
-      const line = `${p.phase}${p.turnStatus ? ` (${p.turnStatus})` : ''}: ${p.steps} steps, ${p.toolCalls} tool calls, ${p.inputTokens}+${p.outputTokens} tokens${p.lastTool ? `, last: ${p.lastTool}` : ''} [${formatDuration(p.elapsedMs)}]`;
+      const line = `${p.phase}${p.turnStatus ? ` (${p.turnStatus})` : ''}: ${count(p.steps, 'step')}, ${count(p.toolCalls, 'tool call')}, ${p.inputTokens}+${p.outputTokens} tokens${p.lastTool ? `, last: ${p.lastTool}` : ''} [${formatDuration(p.elapsedMs)}]`;
       if (line !== last) note(ctx, redact(line));
       last = line;
     },
@@ -167,7 +167,7 @@ async function validateAgentLocal(ctx: CommandContext, id: string, router: strin
     signal: ctx.signal,
     onPhase: (p) => note(ctx, `${p}`),
     onProgress: (p) => {
-      const line = `  Claude Code ${p.status}: ${p.modelTurns} model turns, ${p.toolCalls.length} tool calls${p.apiRetries.length ? `, ${p.apiRetries.length} API retries` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
+      const line = `  Claude Code ${p.status}: ${count(p.modelTurns, 'model turn')}, ${count(p.toolCalls.length, 'tool call')}${p.apiRetries.length ? `, ${count(p.apiRetries.length, 'API retry', 'API retries')}` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
       if (line !== last) note(ctx, redact(line));
       last = line;
     },
@@ -178,7 +178,7 @@ async function validateAgentLocal(ctx: CommandContext, id: string, router: strin
   if (ctx.global.json) writeJson(ctx, { ...doc, error: doc.error ?? null });
   else {
     say(ctx, `${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}: ${r.summary ?? ''}${r.reward ? ` → reward ${r.reward.reward}` : ''}`);
-    say(ctx, `     model: ${r.model}${r.scripted ? ' (SCRIPTED)' : ''} · Claude Code ${r.cliVersion}: ${r.claudeCode.status}, ${r.claudeCode.model_turns} model turns, ${r.claudeCode.tool_calls.length} tool calls${r.claudeCode.cause ? ` — ${r.claudeCode.cause}` : ''}`);
+    say(ctx, `     model: ${r.model}${r.scripted ? ' (SCRIPTED)' : ''} · Claude Code ${r.cliVersion}: ${r.claudeCode.status}, ${count(r.claudeCode.model_turns, 'model turn')}, ${count(r.claudeCode.tool_calls.length, 'tool call')}${r.claudeCode.cause ? ` — ${r.claudeCode.cause}` : ''}`);
     if (r.error) say(ctx, `     ${redact(r.error)}`);
     say(ctx, `     log: ${r.logFile} (swegym-console agent-log ${r.logFile})`);
     if (r.patch) say(ctx, `\npatch (${r.patchFiles.length} file(s): ${r.patchFiles.join(', ')}):\n${redact(r.patch.length > 20_000 ? r.patch.slice(0, 20_000) + '\n… (truncated)' : r.patch)}`);

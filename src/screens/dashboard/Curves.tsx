@@ -404,12 +404,12 @@ export function curveBindings(services: AppServices, focusedPanel: () => string)
         const c = st.snapshot?.charts[Math.min((st.snapshot?.charts.length ?? 1) - 1, st.selected['charts'] ?? 0)];
         if (c) showMetric(services, c.key);
       },
-      { when: () => store.getState().detail === 'none' && focusedPanel() === 'charts', footer: false },
+      { when: () => store.getState().detail === 'none' && focusedPanel() === 'charts', footer: false, context: 'charts panel' },
     ),
-    shared('up', 'previous metric (large chart)', stepMetric(-1), { when: inChart, footer: false }),
-    shared('down', 'next metric (large chart)', stepMetric(1), { when: inChart, footer: false }),
-    shared('prevItem', 'cursor to the previous rollout (large chart)', moveCursor(-1), { when: inChart, footer: false }),
-    shared('nextItem', 'cursor to the next rollout (large chart)', moveCursor(1), { when: inChart, footer: false }),
+    shared('up', 'previous metric', stepMetric(-1), { when: inChart, footer: false, context: 'large chart' }),
+    shared('down', 'next metric', stepMetric(1), { when: inChart, footer: false, context: 'large chart' }),
+    shared('prevItem', 'cursor to the previous rollout', moveCursor(-1), { when: inChart, footer: false, context: 'large chart' }),
+    shared('nextItem', 'cursor to the next rollout', moveCursor(1), { when: inChart, footer: false, context: 'large chart' }),
     { keys: ['m'], id: 'dashboard.metric', description: 'pick a metric (every logged metric)', when: onCharts, run: () => openPicker(services, 'metric'), footer: false },
     { keys: ['O'], id: 'dashboard.compare', description: 'overlay another run (registry or log file)', when: onCharts, run: () => openPicker(services, 'compare'), footer: false },
     { keys: ['['], id: 'dashboard.smoothingDown', description: 'less smoothing (curves)', run: smooth(-1), footer: false },

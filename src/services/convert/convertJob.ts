@@ -62,7 +62,9 @@ export async function runConvertJob(o: ConvertJobOptions): Promise<ConvertJobOut
     if (o.verifyOnly) {
       phase('verifying');
       const map = options.sandboxImageMap ? await readTemplateMapForChecks(options.sandboxImageMap) : undefined;
-      verify = await verifyJsonl(options.output, { ...(await verifyExpectationsFor(paths, options)), templateMap: map, smoke: await readSmokeResults(paths) });
+      const { checkedAgainst, ...expectations } = await verifyExpectationsFor(paths, options);
+      verify = await verifyJsonl(options.output, { ...expectations, templateMap: map, smoke: await readSmokeResults(paths) });
+      if (checkedAgainst) verify = { ...verify, checkedAgainst };
       phase(verify.ok ? 'done' : 'failed');
     } else {
       result = await runConvert({

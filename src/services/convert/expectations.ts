@@ -33,8 +33,11 @@ async function readSampleConvertExpectations(paths: RecipePaths): Promise<Sample
 }
 
 /** The rows and options a verification of `options.output` expects in this workspace. */
-export async function verifyExpectationsFor(paths: RecipePaths, options: ConvertOptions): Promise<{ expectedRows: number; options: ConvertOptions }> {
+export async function verifyExpectationsFor(paths: RecipePaths, options: ConvertOptions): Promise<{ expectedRows: number; options: ConvertOptions; checkedAgainst?: string }> {
   const sample = await readSampleConvertExpectations(paths);
   if (!sample) return { expectedRows: expectedRowCount(options), options };
-  return { expectedRows: sample.rows, options: { ...options, ...sample.timeouts } };
+  const t = sample.timeouts;
+  // Said in the report: the form shows the recipe's values, which the sample's rows do not carry.
+  const checkedAgainst = `the options the demo wrote (test timeout ${t.testTimeout} s, command timeout ${t.commandTimeout} s, git sanitize ${t.gitSanitizeTimeout} s), not the form's`;
+  return { expectedRows: sample.rows, options: { ...options, ...sample.timeouts }, checkedAgainst };
 }

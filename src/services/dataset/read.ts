@@ -31,6 +31,11 @@ export interface ReadSplitOptions {
   split?: Split;
   /** Overrides the expected row count; `false` skips the check (other datasets). */
   expectRows?: number | false;
+  /**
+   * The operator's own file (`--input`), not the split the console downloads to the recipe path: a broken one is
+   * never to be deleted on our advice.
+   */
+  ownFile?: boolean;
 }
 
 /** A split that failed validation: every problem, with row, instance and field. */
@@ -54,17 +59,19 @@ export class DataValidationError extends ConsoleError {
 
 const PARQUET_MAGIC = 'PAR1';
 
-function downloadFix(file: string, split: Split | undefined): string {
+function downloadFix(file: string, split: Split | undefined, ownFile = false): string {
   const s = split ?? 'train';
+  // Advice to delete is for the file the console downloads (and will download again), never for one it was handed.
+  if (ownFile) return `Pass --input with a SWE-Gym parquet (${s}.parquet from ${SWEGYM_DATASET}), or leave --input out to read the downloaded split (swegym-console data download --split ${s}).`;
   return `Delete ${file} and download it again (swegym-console data download --split ${s}), or place a good copy of ${s}.parquet from ${SWEGYM_DATASET} there by hand.`;
 }
 
 /** Reads the whole file after checking that it exists and looks like parquet (magic at both ends). */
-async function readParquetBytes(file: string, split: Split | undefined): Promise<Uint8Array> {
+async function readParquetBytes(file: string, split: Split | undefined, ownFile = false): Promise<Uint8Array> {
   let size: number;
   try {
     const st = await stat(file);
-    if (!st.isFile()) throw preconditionError(`${file} is not a file`, undefined, downloadFix(file, split));
+    if (!st.isFile()) throw preconditionError(`${file} is not a file`, undefined, downloadFix(file, split, ownFile));
     size = st.size;
   } catch (err) {
     if (err instanceof ConsoleError) throw err;
@@ -98,14 +105,14 @@ async function readParquetBytes(file: string, split: Split | undefined): Promise
     throw new ConsoleError({
       what: `${file} is not a parquet file`,
       cause: bytes.length === 0 ? 'the file is empty' : `it does not start with the parquet magic "PAR1" (${bytes.length} bytes; an HTML error page or a Git LFS pointer?)`,
-      fix: downloadFix(file, split),
+      fix: downloadFix(file, split, ownFile),
     });
   }
   if (text(bytes.length - 4, bytes.length) !== PARQUET_MAGIC) {
     throw new ConsoleError({
       what: `${file} is truncated`,
       cause: `it starts like parquet but has no footer (${bytes.length} bytes); an interrupted download or copy`,
-      fix: downloadFix(file, split),
+      fix: downloadFix(file, split, ownFile),
     });
   }
   return bytes;
@@ -164,7 +171,7 @@ function combineEncoding(a: TestListEncoding, b: 'list' | 'json'): TestListEncod
  * that is missing, not parquet, truncated or without the `instance` struct.
  */
 export async function readSplit(file: string, opts: ReadSplitOptions = {}): Promise<SplitData> {
-  const bytes = await readParquetBytes(file, opts.split);
+  const bytes = await readParquetBytes(file, opts.split, opts.ownFile);
   const [arrow, pw] = await Promise.all([import('apache-arrow'), loadParquetWasm()]);
   let table: import('apache-arrow').Table;
   try {
@@ -173,7 +180,7 @@ export async function readSplit(file: string, opts: ReadSplitOptions = {}): Prom
     throw new ConsoleError({
       what: `${file} could not be decoded as parquet`,
       cause: String((err as Error)?.message ?? err),
-      fix: downloadFix(file, opts.split),
+      fix: downloadFix(file, opts.split, opts.ownFile),
       inner: err,
     });
   }

@@ -72,7 +72,7 @@ export interface LoadSplitOptions {
 export async function loadSplit(paths: RecipePaths, o: LoadSplitOptions): Promise<SplitData> {
   const file = o.input ? path.resolve(o.input) : paths.parquet(o.split);
   const expectRows = o.expectRows ?? (!o.input && sampleWorkspaceLabel(paths) !== undefined ? false : undefined);
-  return readSplit(file, { split: o.split, expectRows });
+  return readSplit(file, { split: o.split, expectRows, ...(file !== paths.parquet(o.split) ? { ownFile: true } : {}) });
 }
 
 export interface WriteImagesOptions extends LoadSplitOptions {

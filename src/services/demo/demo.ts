@@ -24,6 +24,7 @@ import { imageForInstance } from '../dataset/imageName.js';
 import { writeSplitParquet } from '../dataset/write.js';
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
 import { BLACKBOX_PORT, TASK_WORKDIR } from '../recipe.js';
+import { count } from '../util/format.js';
 
 export interface ManifestInstance {
   instance_id: string;
@@ -293,7 +294,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
       summary.agent = { instance_id: r.instance_id, model: r.model, scripted: r.scripted, cli_version: r.cliVersion, claude_code: r.claudeCode, summary: r.summary ?? null, reward: r.reward?.reward ?? null, log_file: r.logFile, error: r.error ?? null };
       return {
         ok: r.ok && r.reward?.reward === 1,
-        detail: `Claude Code ${r.cliVersion} on ${r.instance_id}: ${r.claudeCode.status}, ${r.claudeCode.model_turns} model turns, ${r.claudeCode.tool_calls.length} tool calls; fresh-sandbox grade: ${r.summary ?? r.error ?? '?'} (model SCRIPTED: gold patch replay; log: swegym-console agent-log ${r.logFile})`,
+        detail: `Claude Code ${r.cliVersion} on ${r.instance_id}: ${r.claudeCode.status}, ${count(r.claudeCode.model_turns, 'model turn')}, ${count(r.claudeCode.tool_calls.length, 'tool call')}; fresh-sandbox grade: ${r.summary ?? r.error ?? '?'} (model SCRIPTED: gold patch replay; log: swegym-console agent-log ${r.logFile})`,
       };
     });
   }

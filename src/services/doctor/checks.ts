@@ -48,9 +48,19 @@ function packageCheck(id: string, title: string, mod: ProbePackage, fix: string,
     run: async (ctx) => {
       const p = await ctx.probe.package(mod);
       if ('missing' in p) return notChecked(p);
+      // python3 runs in the checkout, so it imports the source folders from there even when nothing is installed:
+      // that is not an installed package (Ray's workers and the launcher's other nodes would not find it).
+      if (p.present && !p.version && p.origin && isInside(ctx.paths.root, p.origin)) {
+        return { status: severity, detail: `${title} is importable from the checkout (${path.relative(ctx.paths.root, p.origin)}), not installed`, fix };
+      }
       return p.present ? { status: 'ok', detail: `${title} ${p.version ?? ''}`.trim() } : { status: severity, detail: `${title} is not installed`, fix };
     },
   };
+}
+
+function isInside(root: string, file: string): boolean {
+  const rel = path.relative(path.resolve(root), path.resolve(file));
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /**

@@ -3,7 +3,9 @@
 // soon as it is known, so the screen fills in while slow checks (python3, the E2B API) still run.
 import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck, PendingCheck } from './types.js';
-import { CHECKS, type CheckContext } from './checks.js';
+import { stat } from 'node:fs/promises';
+import { CHECKS, type CheckContext, type CheckDef } from './checks.js';
+import { DRESSAGE_CLONE_COMMAND } from '../workspace/checkout.js';
 import { DoctorProbe, NoAnswerError } from './probe.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
@@ -19,6 +21,25 @@ function forSampleWorkspace(c: DoctorCheck): DoctorCheck {
   return { ...c, status: 'skip', detail: `not needed in the sample workspace (for the real recipe: ${c.detail})`, fix: '' };
 }
 
+/** Checks that need nothing of the workspace folder: the environment, this Node, the PATH. */
+const WORKSPACE_FREE = new Set(['node', 'e2b-key', 'bootstrap-urls', 'nodes', 'bbs-port', 'tools']);
+
+/** A check of its own, first, when the workspace folder is missing (or is not a folder); undefined when it is there. */
+async function workspaceFolderCheck(root: string): Promise<CheckDef | undefined> {
+  let problem: string | undefined;
+  try {
+    if (!(await stat(root)).isDirectory()) problem = `${root} is not a folder`;
+  } catch (err) {
+    problem = (err as NodeJS.ErrnoException).code === 'ENOENT' ? `${root} does not exist` : `${root} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  if (!problem) return undefined;
+  const detail = problem;
+  return {
+    id: 'workspace',
+    title: 'Workspace folder',
+    run: async () => ({ status: 'fail', detail, fix: `pass --workspace with the folder of your Dressage checkout (${DRESSAGE_CLONE_COMMAND} makes one); the checks that read it were skipped` }),
+  };
+}
 
 export type DoctorJobEvent =
   /** Every check about to run, in the order results are listed. */
@@ -42,11 +63,27 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
   // A check that hangs must not hold the doctor up; SWEGYM_DOCTOR_TIMEOUT_MS raises the bound on slow machines.
   const timeoutMs = opts.timeoutMs ?? (Number(opts.env.SWEGYM_DOCTOR_TIMEOUT_MS) || 3000);
   const base = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
-  const ctx: CheckContext = { ...base, probe: new DoctorProbe(base) };
+  // python3 starts with the first check that asks for it (none does when the workspace folder is missing).
+  let probe: DoctorProbe | undefined;
+  const ctx: CheckContext = {
+    ...base,
+    get probe() {
+      return (probe ??= new DoctorProbe(base));
+    },
+  };
   const sample = Boolean(sampleWorkspaceLabel(opts.paths));
-  emit({ type: 'started', pending: CHECKS.map(({ id, title }) => ({ id, title })) });
+  const folder = await workspaceFolderCheck(opts.paths.root);
+  // Without the folder every check that reads it or starts a program in it would fail for that reason alone, in
+  // words that blame something else ("python3 not found"): the folder is named first and those checks wait for it.
+  const checks = folder ? [folder, ...CHECKS] : CHECKS;
+  emit({ type: 'started', pending: checks.map(({ id, title }) => ({ id, title })) });
   const results = await Promise.all(
-    CHECKS.map(async (check): Promise<DoctorCheck[]> => {
+    checks.map(async (check): Promise<DoctorCheck[]> => {
+      if (folder && check !== folder && !WORKSPACE_FREE.has(check.id)) {
+        const rows: DoctorCheck[] = [{ id: check.id, title: check.title, status: 'skip', detail: `not checked: the workspace folder ${opts.paths.root} does not exist` }];
+        emit({ type: 'result', id: check.id, checks: rows });
+        return rows;
+      }
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<DoctorCheck[]>((resolve) => {
         timer = setTimeout(
@@ -72,7 +109,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
       return rows;
     }),
   );
-  const checks = results.flat();
-  emit({ type: 'finished', checks });
-  return checks;
+  const all = results.flat();
+  emit({ type: 'finished', checks: all });
+  return all;
 }

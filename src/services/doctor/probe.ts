@@ -70,7 +70,12 @@ except Exception:
 for mod, dist in spec["packages"]:
     rec = {"modules": {mod: False}}
     try:
-        rec["modules"][mod] = importlib.util.find_spec(mod) is not None
+        found = importlib.util.find_spec(mod)
+        rec["modules"][mod] = found is not None
+        if found is not None:
+            where = found.origin if found.origin not in (None, "namespace", "built-in", "frozen") else next(iter(found.submodule_search_locations or []), None)
+            if where:
+                rec["origins"] = {mod: where}
     except Exception:
         pass
     if md is not None:
@@ -95,6 +100,8 @@ export interface PackageAnswer {
   present: boolean;
   version?: string;
   vcsCommit?: string;
+  /** Where python3 imports it from (a file or folder), when it imports. */
+  origin?: string;
 }
 
 /** A tool's run, in the shape the checks read (undefined when the tool is not installed). */
@@ -119,6 +126,7 @@ interface Report {
   python?: string;
   modules: Record<string, boolean>;
   dists: Record<string, { version?: string; vcs_commit?: string | null }>;
+  origins: Record<string, string>;
   tools: Record<string, ToolLine>;
 }
 
@@ -133,7 +141,7 @@ interface Ended {
 export class NoAnswerError extends Error {}
 
 export class DoctorProbe {
-  private readonly report: Report = { modules: {}, dists: {}, tools: {} };
+  private readonly report: Report = { modules: {}, dists: {}, origins: {}, tools: {} };
   private ended: Ended | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly stderrTail: string[] = [];
@@ -193,6 +201,7 @@ export class DoctorProbe {
     if (typeof part.python === 'string') this.report.python = part.python;
     Object.assign(this.report.modules, part.modules);
     Object.assign(this.report.dists, part.dists);
+    Object.assign(this.report.origins, part.origins);
     Object.assign(this.report.tools, part.tools);
     this.wake();
   }
@@ -238,7 +247,8 @@ export class DoctorProbe {
       return { noPython, missing: noPython ? `not checked: python3 did not run (${how})` : `not checked: the python3 probe ended before it (${how})` };
     }
     const dist = this.report.dists[PROBE_PACKAGES[mod]];
-    return { present, ...(dist?.version ? { version: dist.version } : {}), ...(dist?.vcs_commit ? { vcsCommit: dist.vcs_commit } : {}) };
+    const origin = this.report.origins[mod];
+    return { present, ...(dist?.version ? { version: dist.version } : {}), ...(dist?.vcs_commit ? { vcsCommit: dist.vcs_commit } : {}), ...(origin ? { origin } : {}) };
   }
 
   /**

@@ -460,7 +460,6 @@ export function parsePyDictAtGeneral(text: string, start: number): { dict: PyDic
   }
 }
 
-/** JSON-safe copy: non-finite numbers become the strings "NaN", "Infinity", "-Infinity". */
 function flatAndFinite(d: { [key: string]: PyValue }): boolean {
   for (const k of Object.keys(d)) {
     const x = d[k];
@@ -469,11 +468,12 @@ function flatAndFinite(d: { [key: string]: PyValue }): boolean {
   return true;
 }
 
+/**
+ * JSON-safe copy: a non-finite number (a NaN loss, an Infinity grad norm) becomes null, as JSON has no such number and
+ * a string would turn a numeric field into text for every reader (`monitor --help` says so).
+ */
 export function toJsonSafe(v: PyValue): unknown {
-  if (typeof v === 'number') {
-    if (Number.isFinite(v)) return v;
-    return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
-  }
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (Array.isArray(v)) return v.map(toJsonSafe);
   if (v && typeof v === 'object') {
     // The usual metrics dict (finite numbers, strings, booleans, None) is JSON-safe as it is: no copy (a run's

@@ -320,7 +320,7 @@ export function describeDerived(d: Derived): { label: string; value: string; ton
   const n = (v: number | undefined) => (v === undefined ? '?' : v.toLocaleString('en-US'));
   const usd = (v: number | undefined) => (v === undefined ? '?' : `$${v.toFixed(2)}`);
   return [
-    { label: 'total GPUs', value: `${n(d.totalGpus)} (${n(d.nodes)} nodes × ${n(d.gpusPerNode)})` },
+    { label: 'total GPUs', value: `${n(d.totalGpus)} (${n(d.nodes)} ${d.nodes === 1 ? 'node' : 'nodes'} × ${n(d.gpusPerNode)})` },
     {
       label: 'DP size',
       value: d.dpDivisible ? `${n(d.dpSize)} (= GPUs / (TP ${n(d.tp)} × CP ${n(d.cp)}))` : `not an integer: ${n(d.totalGpus)} GPUs / (TP×CP ${n((d.tp ?? NaN) * (d.cp ?? NaN))})`,

@@ -54,3 +54,8 @@ export function formatBytes(n: number): string {
 export function formatRate(bytesPerSecond: number): string {
   return bytesPerSecond > 0 ? `${formatBytes(Math.round(bytesPerSecond))}/s` : '–';
 }
+
+/** `1 node`, `4 nodes`, `0 model turns`: a count and its noun, singular only for exactly one (`many` for irregulars). */
+export function count(n: number, noun: string, many = `${noun}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : many}`;
+}

@@ -32,6 +32,8 @@ export interface VerifyReport {
   /** Rows whose template has no smoke result yet. */
   notSmokeTested: number;
   warnings: string[];
+  /** What the rows' options were held against when it is not the options asked for (the sample workspace's own). */
+  checkedAgainst?: string;
 }
 
 export interface RowPreview {

@@ -5,4 +5,6 @@ export interface GlobalOptions {
   debug: boolean;
   color: boolean;
   json: boolean;
+  /** --pretty: a --json document indented even when stdout is not a terminal. */
+  pretty?: boolean;
 }
