@@ -11,7 +11,7 @@ import { useSel } from '../ui/hooks.js';
 import type { Tone } from '../ui/theme.js';
 import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashboard/Curves.js';
 import { fmtNum } from '../ui/charts.js';
-import { padEnd, padStart, truncate, visibleWindow } from '../ui/text.js';
+import { padEnd, padStart, truncate, truncateMiddle, visibleWindow } from '../ui/text.js';
 import { formatAge } from '../services/util/format.js';
 import { backOut, shared, type Binding } from '../ui/keymap.js';
 import { Lines, type Line } from '../ui/Lines.js';
@@ -82,10 +82,11 @@ function sandboxLines(s: MonitorSnapshot, ui: MonitorState, w: number, h: number
     // An agent whose log ended badly shows how (✗, in the error tone), not its last tool call.
     const progress = r.kind === 'agent' ? ` ${padStart(r.steps === undefined ? '' : `${r.steps}/80`, 6)} ${r.ending ?? r.lastTool ?? ''}` : '';
     // Who the sandbox is first, then what moves (age, steps, last tool): a changed row is repainted from there on.
-    // Many sandboxes share a template: the sandbox id's head tells the rows apart (`v` shows everything whole). The
+    // A long template name is cut in its middle: its tail (the task number) tells templates apart; many sandboxes
+    // share a template, and the sandbox id's head tells those rows apart (`v` shows everything whole). The
     // trajectory id only where there is room: in a half-width panel the last tool call says more.
     const trajectory = w >= 100 ? `${padEnd(r.trajectoryId, 16)} ` : '';
-    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(r.template, 26)} ${padEnd(r.id.slice(0, 8), 8)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.ending?.startsWith('✗') ? 'fail' : r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
+    lines.push({ text: `${padEnd(r.kind, 5)} ${padEnd(truncateMiddle(r.template, 26), 26)} ${padEnd(r.id.slice(0, 8), 8)} ${trajectory}${padStart(r.ageMs === undefined ? '?' : formatAge(r.ageMs), 6)}${progress}`, tone: r.ending?.startsWith('✗') ? 'fail' : r.kind === 'eval' ? 'info' : 'plain', inverse: focused && start + i === sel });
   });
   if (sb?.ok && rows.length === 0) lines.push({ text: '  no Dressage sandbox running', tone: 'dim' });
   return lines.map((l) => ({ ...l, text: truncate(l.text, w) }));

@@ -53,7 +53,7 @@ function providerDouble(list: SandboxInfo[], agentLog: string | (() => string), 
   } as unknown as SandboxProvider;
 }
 
-export async function setup(size: { width: number; height: number }, opts: { simulated?: boolean; agentLog?: string | (() => string); gone?: boolean | (() => boolean) } = {}) {
+export async function setup(size: { width: number; height: number }, opts: { simulated?: boolean; agentLog?: string | (() => string); gone?: boolean | (() => boolean); moreSandboxes?: SandboxInfo[] } = {}) {
   const ws = await tempDir();
   const runDir = path.join(ws, 'outputs', 'logs', 'demo-run');
   await mkdir(runDir, { recursive: true });
@@ -77,6 +77,7 @@ export async function setup(size: { width: number; height: number }, opts: { sim
     { id: 'sbx-agent-1', template: 'swegym-getmoto-moto-1', metadata: { trajectory_id: 'bbs-1234', paddock_mode: 'blackbox' }, startedAt: new Date(now - 600_000).toISOString(), state: 'running', provider: 'memory' },
     { id: 'sbx-eval-1', template: 'swegym-getmoto-moto-1', metadata: { trajectory_id: 'swegym-eval-abcd', paddock_mode: 'blackbox' }, startedAt: new Date(now - 60_000).toISOString(), state: 'running', provider: 'memory' },
     { id: 'not-dressage', template: 'other', metadata: { swegym_console: '1' }, startedAt: new Date(now).toISOString(), state: 'running', provider: 'memory' },
+    ...(opts.moreSandboxes ?? []),
   ];
   const agentLog = opts.agentLog ?? ['STEPS=7', '{"type":"system","subtype":"init"}', JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'Let me run the tests' }, { type: 'tool_use', name: 'Bash', input: { command: 'pytest tests/test_x.py' } }] } }), '{"type":"result","num_turns":7,"is_error":false}'].join('\n');
   const fetchImpl = (async () => new Response(JSON.stringify({ status: 'ok', active_sessions: 42, rollout_pause: { paused: false } }), { status: 200 })) as typeof fetch;
