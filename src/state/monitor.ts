@@ -86,7 +86,7 @@ export interface SandboxStreamView {
         lastRetryStatus: number | null | undefined;
         apiErrorStatus: number | null;
         permissionDenials: number;
-        /** What agent-log says of the same log: `model turns 4 · tool calls 4 (1 failed) · tokens in … out …`. */
+        /** What agent-log says of the same log: `4 model turns · 4 tool calls (1 failed) · tokens in … out …`. */
         counts?: string;
         results?: number;
         openTasks?: number;

@@ -90,7 +90,7 @@ for (const [cols, rows] of [
     try {
       t.start([process.execPath, BIN, '--workspace', ws, 'monitor', sim, '--once', '--json'], { cols, rows, env: { NO_COLOR: '1' } });
       assert.equal(await t.exitCode(30_000), 0);
-      assert.match(t.screen(), /^ {2}"(liveness|tasks|progress|failures|samples)": /m);
+      assert.match(t.screen(), /^ {2}"(liveness|tasks|progress|failures|samples|trajectories|sandboxes|cluster|hangs)": /m);
     } finally {
       t.kill();
       await removeDir(ws);

@@ -25,7 +25,7 @@ const CASES: [string, RegExp][] = [
 for (const [name, headline] of CASES) {
   test(`drill-in on ${name}: agent-log's counts, read whole`, { timeout: 60_000 }, async () => {
     const summary = (await runShipped(['agent-log', rec(name)])).out;
-    const counts = /^ {2}(model turns .*)$/m.exec(summary)?.[1];
+    const counts = /^ {2}(\d+ model turns? .*)$/m.exec(summary)?.[1];
     assert.ok(counts, summary);
     const x = await setup({ width: 200, height: 50 }, { agentLog: `STEPS=3\n${fs.readFileSync(rec(name), 'utf8')}` });
     try {

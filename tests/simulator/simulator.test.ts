@@ -409,8 +409,8 @@ function ctxFor(argv: string[]): { ctx: CommandContext; out: () => string } {
   };
 }
 
-test('simulate is a hidden command: works, refuses to overwrite, absent from --help', async () => {
-  assert.doesNotMatch(helpText('0.0.0'), /simulate/);
+test('simulate is a developer command: works, refuses to overwrite, listed apart in --help', async () => {
+  assert.match(helpText('0.0.0'), /developer tools:\n {2}simulate DIR /);
   const dir = await tempDir('swegym-sim-');
   try {
     const { simulateCommand, parseSize } = await import('../../src/cli/commands/simulate.js');

@@ -6,7 +6,7 @@ import { optFlag, say, note, writeJson, type CommandContext } from '../context.j
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { createProvider } from '../../services/sandbox/index.js';
 import { readAgentLog, resolveLogSource } from '../../services/agent/agentLog.js';
-import { progressJson, tokensText, type StreamJsonProgress } from '../../services/agent/streamJson.js';
+import { countsText, progressJson, type StreamJsonProgress } from '../../services/agent/streamJson.js';
 import { redact } from '../../services/secrets.js';
 import { count } from '../../services/util/format.js';
 
@@ -45,10 +45,9 @@ export async function agentLogCommand(ctx: CommandContext): Promise<number> {
 }
 
 function summary(p: StreamJsonProgress, label: string): string {
-  const errors = p.toolCalls.filter((c) => c.is_error).length;
   const lines = [
     `Claude Code (${label}): ${p.status}${p.cause ? ` — ${p.cause}` : ''}`,
-    `  ${count(p.modelTurns, 'model turn')} · ${count(p.toolCalls.length, 'tool call')}${errors ? ` (${errors} failed)` : ''} · ${tokensText(p)}`,
+    `  ${countsText(p)}`,
   ];
   if (p.results > 1) lines.push(`  ${p.results} result events (a background task or a resumed turn): the totals cover all of them`);
   if (p.openTasks > 0) lines.push(`  ${count(p.openTasks, 'background task')} still open`);

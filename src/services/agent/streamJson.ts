@@ -18,6 +18,7 @@
 // The reader takes text as it grows (a live log, `tail -c` of one): a line cut at either end is skipped or kept
 // for the next chunk, never thrown on.
 import type { StreamEventView } from '../../state/types/agent.js';
+import { count } from '../util/format.js';
 export type { StreamEventView } from '../../state/types/agent.js';
 
 export type AgentStatus = 'running' | 'success' | 'max_turns' | 'api_error' | 'error';
@@ -331,6 +332,12 @@ export function progressJson(p: StreamJsonProgress) {
 
 /** Tokens as agent-log and the drill-in say them: input, the prompt cache's tokens beside it (the API counts them
  * apart from input_tokens), output. */
+/** The counts line of a session, worded once for `agent-log` and the dashboard's drill-in: `4 model turns · 2 tool calls (1 failed) · tokens …`. */
+export function countsText(p: StreamJsonProgress): string {
+  const errors = p.toolCalls.filter((c) => c.is_error).length;
+  return `${count(p.modelTurns, 'model turn')} · ${count(p.toolCalls.length, 'tool call')}${errors ? ` (${errors} failed)` : ''} · ${tokensText(p)}`;
+}
+
 export function tokensText(p: Pick<StreamJsonProgress, 'usage' | 'cache' | 'usageFinal'>): string {
   const cache = p.cache.read_input_tokens || p.cache.creation_input_tokens ? ` (+ cache read ${p.cache.read_input_tokens}, cache creation ${p.cache.creation_input_tokens})` : '';
   return `tokens in ${p.usage.input_tokens}${cache} out ${p.usage.output_tokens}${p.usageFinal ? '' : ' (so far; output is counted at each result)'}`;

@@ -2,7 +2,7 @@
 // the task table) and of a drilled-into sandbox: bounded to what the panels can show, log text redacted.
 import type { RolloutRow, FeedRow, TaskRow, SandboxStreamView } from '../../state/monitor.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { tokensText, type StreamJsonProgress } from '../agent/streamJson.js';
+import { countsText, type StreamJsonProgress } from '../agent/streamJson.js';
 import type { StreamEventView } from './sandboxes.js';
 import type { TrajectoryView } from './offline.js';
 import { zeroStdGroups, type RunModel } from './model.js';
@@ -85,10 +85,7 @@ export interface DrillStream {
 }
 
 /** The agent-log summary's counts line, for the drill-in (the same words, from the same reader). */
-export function agentCounts(a: StreamJsonProgress): string {
-  const errors = a.toolCalls.filter((c) => c.is_error).length;
-  return `model turns ${a.modelTurns} · tool calls ${a.toolCalls.length}${errors ? ` (${errors} failed)` : ''} · ${tokensText(a)}`;
-}
+export const agentCounts = (a: StreamJsonProgress): string => countsText(a);
 
 export function streamSnapshot(s: DrillStream): SandboxStreamView {
   const a = s.agent;
