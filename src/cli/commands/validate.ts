@@ -153,23 +153,20 @@ async function validateAgentLocal(ctx: CommandContext, id: string, router: strin
       throw usageError(`--router is not a URL: ${router}`);
     }
   }
-  const { runSampleAgent, SCRIPTED_MODEL_LABEL } = await import('../../services/demo/agentStep.js');
+  const { runValidateAgentJob, agentProgressText } = await import('../../services/validate/agentJob.js');
   const { createProvider } = await import('../../services/sandbox/index.js');
-  if (!router) note(ctx, SCRIPTED_MODEL_LABEL);
-  let last = '';
-  const r = await runSampleAgent({
-    provider: createProvider('local', { workspace: ctx.paths.root, env: ctx.env }),
+  const { run: r } = await runValidateAgentJob({
     paths: ctx.paths,
     instanceId: id,
     router,
     apiKey: ctx.env.ANTHROPIC_API_KEY,
+    openProvider: async () => createProvider('local', { workspace: ctx.paths.root, env: ctx.env }),
     env: ctx.env,
     signal: ctx.signal,
-    onPhase: (p) => note(ctx, `${p}`),
-    onProgress: (p) => {
-      const line = `  Claude Code ${p.status}: ${p.modelTurns} model turns, ${p.toolCalls.length} tool calls${p.apiRetries.length ? `, ${p.apiRetries.length} API retries` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
-      if (line !== last) note(ctx, redact(line));
-      last = line;
+    onEvent: (e) => {
+      if (e.type === 'started' && e.scripted) note(ctx, e.modelLabel);
+      else if (e.type === 'phase') note(ctx, e.phase);
+      else if (e.type === 'progress') note(ctx, redact(`  ${agentProgressText(e.progress)}`));
     },
   }).catch((err: unknown) => {
     throw err instanceof ConsoleError ? err : sandboxConsoleError(err, 'the local agent run stopped');
