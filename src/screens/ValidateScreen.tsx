@@ -18,7 +18,7 @@ import { ProgressBar } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
 import type { AgentRunRecord, ValidateAgentView } from '../state/types/validate.js';
-import { agentProgressText, agentResultText } from '../services/validate/agentJob.js';
+import { agentProgressText, agentResultText } from '../services/validate/agentRecord.js';
 
 const STATUS_SYMBOL: Record<ValidateRow['status'], string> = { untested: '·', queued: '…', running: '▶', ok: '✓', failed: '✗' };
 const STATUS_TONE: Record<ValidateRow['status'], Tone> = { untested: 'dim', queued: 'dim', running: 'info', ok: 'ok', failed: 'fail' };

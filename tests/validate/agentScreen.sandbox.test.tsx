@@ -15,7 +15,7 @@ import { runDemo } from '../../src/services/demo/demo.js';
 import { createProvider } from '../../src/services/sandbox/index.js';
 import { findClaudeCodeCli } from '../../src/services/demo/localAgent.js';
 import { fileLogSource, readAgentLog } from '../../src/services/agent/agentLog.js';
-import { readAgentRunRecord } from '../../src/services/validate/agentJob.js';
+import { readAgentRunRecord } from '../../src/services/validate/agentRecord.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 
 const dirs: string[] = [];

@@ -141,6 +141,12 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   return result.ok ? ExitCode.ok : ExitCode.failed;
 }
 
+/** Tests replace the local provider of `validate agent --provider local` (the jobs' two-faces test). */
+let localAgentProviderOverride: (() => Promise<SandboxProvider>) | undefined;
+export function setValidateAgentProviderForTests(fn: typeof localAgentProviderOverride): void {
+  localAgentProviderOverride = fn;
+}
+
 /**
  * `validate agent --provider local`: the real Claude Code CLI in a bubblewrap sandbox of the task, its model the
  * scripted replay of a sample task's gold patch (labelled), or the Anthropic-compatible --router URL.
@@ -153,14 +159,14 @@ async function validateAgentLocal(ctx: CommandContext, id: string, router: strin
       throw usageError(`--router is not a URL: ${router}`);
     }
   }
-  const { runValidateAgentJob, agentProgressText } = await import('../../services/validate/agentJob.js');
+  const [{ runValidateAgentJob }, { agentProgressText }] = await Promise.all([import('../../services/demo/agentJob.js'), import('../../services/validate/agentRecord.js')]);
   const { createProvider } = await import('../../services/sandbox/index.js');
   const { run: r } = await runValidateAgentJob({
     paths: ctx.paths,
     instanceId: id,
     router,
     apiKey: ctx.env.ANTHROPIC_API_KEY,
-    openProvider: async () => createProvider('local', { workspace: ctx.paths.root, env: ctx.env }),
+    openProvider: localAgentProviderOverride ?? (async () => createProvider('local', { workspace: ctx.paths.root, env: ctx.env })),
     env: ctx.env,
     signal: ctx.signal,
     onEvent: (e) => {

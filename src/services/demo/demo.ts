@@ -298,7 +298,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
         summary.agentInConsole = first.metadata.instance_id;
         return { ok: true, detail: `runs inside the console next, live on its Validate screen (validate agent ${first.metadata.instance_id}, model SCRIPTED: gold patch replay)` };
       }
-      const { runValidateAgentJob } = await import('../validate/agentJob.js');
+      const { runValidateAgentJob } = await import('./agentJob.js');
       const { run: r } = await runValidateAgentJob({
         paths,
         instanceId: first.metadata.instance_id,

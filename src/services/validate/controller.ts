@@ -11,7 +11,8 @@ import { readRows } from '../convert/rows.js';
 import { validateHarnessJournal } from './harness.js';
 import { runValidateHarnessJob, type ValidateHarnessEvent } from './harnessJob.js';
 import type { JobProgress } from '../../state/types/jobs.js';
-import { readAgentRunRecord, runValidateAgentJob, type ValidateAgentEvent } from './agentJob.js';
+import { readAgentRunRecord } from './agentRecord.js';
+import type { ValidateAgentEvent } from '../../state/types/validate.js';
 
 export interface ValidateControllerOptions {
   paths: RecipePaths;
@@ -22,6 +23,11 @@ export interface ValidateControllerOptions {
   /** The environment the job reads (DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC); the app's. */
   env?: NodeJS.ProcessEnv;
   publishHz?: number;
+  /**
+   * The `validate agent` job (services/demo/agentJob.ts's runValidateAgentJob), handed over by the composition root:
+   * the demo domain owns the local Claude Code run and imports validate, so validate cannot import it.
+   */
+  runAgentJob?: (o: { paths: RecipePaths; instanceId: string; openProvider: () => Promise<SandboxProvider>; env?: NodeJS.ProcessEnv; signal?: AbortSignal; onEvent?: (e: ValidateAgentEvent) => void }) => Promise<unknown>;
 }
 
 const JOB_ID = 'validate-harness';
@@ -157,13 +163,17 @@ export class ValidateController {
    */
   async runAgent(instanceId: string): Promise<void> {
     if (this.agentCtl) return;
-    const { store, jobs, paths } = this.opts;
+    const { store, jobs, paths, runAgentJob } = this.opts;
+    if (!runAgentJob) {
+      store.getState().set({ message: { text: 'validate agent is not available in this console (no agent job was handed over)', tone: 'error' } });
+      return;
+    }
     const ctl = new AbortController();
     this.agentCtl = ctl;
     store.getState().set({ agent: { instanceId, running: true, phase: 'starting' }, message: { text: `validate agent ${instanceId}: starting the real Claude Code CLI in a local sandbox…`, tone: 'info' } });
     const view = () => store.getState().agent ?? { instanceId, running: true, phase: 'starting' };
     try {
-      await runValidateAgentJob({
+      await runAgentJob({
         paths,
         instanceId,
         openProvider: this.opts.openProvider,

@@ -67,3 +67,11 @@ export interface ValidateAgentView {
   record?: AgentRunRecord;
   error?: string;
 }
+
+/** The `validate agent` job's events (services/demo/agentJob.ts): the CLI prints them, the Validate screen's
+ * controller puts them in the validate store. */
+export type ValidateAgentEvent =
+  | { type: 'started'; instanceId: string; provider: string; scripted: boolean; modelLabel: string }
+  | { type: 'phase'; instanceId: string; phase: string }
+  | { type: 'progress'; instanceId: string; progress: AgentProgressSummary }
+  | { type: 'finished'; instanceId: string; record: AgentRunRecord };

@@ -1,29 +1,21 @@
 // The `validate agent` job on the local provider, written once for both faces: `validate agent --provider local`
 // prints its events, the Validate screen's controller (and the demo inside the console) puts them in the validate
-// store. The real Claude Code CLI runs in a local sandbox of the task (services/demo/agentStep.ts); its progress is
-// the stream-json reader's (agent-log's counts); the graded result is kept beside its log, so that the screen shows
-// it after the run, and after a restart.
-import path from 'node:path';
-import { readFile } from 'node:fs/promises';
+// store. The composition root hands the job to the controller (validate does not import demo: demo imports
+// validate). The real Claude Code CLI runs in a local sandbox of the task (agentStep.ts); its progress is the
+// stream-json reader's (agent-log's counts); the graded result is kept beside its log (validate/agentRecord.ts).
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { redact } from '../secrets.js';
 import { writeFileAtomic } from '../workspace/atomic.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
-import type { StreamJsonProgress } from '../agent/streamJson.js';
-import type { AgentProgressSummary, AgentRunRecord } from '../../state/types/validate.js';
-import { agentRunLogFile, runSampleAgent, SCRIPTED_MODEL_LABEL, type SampleAgentRun } from '../demo/agentStep.js';
+import type { AgentRunRecord, ValidateAgentEvent } from '../../state/types/validate.js';
+import { agentProgressSummary, agentProgressText, agentRunRecordFile } from '../validate/agentRecord.js';
+import { runSampleAgent, SCRIPTED_MODEL_LABEL, type SampleAgentRun } from './agentStep.js';
 
-export type { AgentProgressSummary, AgentRunRecord } from '../../state/types/validate.js';
+export type { ValidateAgentEvent } from '../../state/types/validate.js';
 
 export const VALIDATE_AGENT_JOB = 'validate agent';
-
-export type ValidateAgentEvent =
-  | { type: 'started'; instanceId: string; provider: string; scripted: boolean; modelLabel: string }
-  | { type: 'phase'; instanceId: string; phase: string }
-  | { type: 'progress'; instanceId: string; progress: AgentProgressSummary }
-  | { type: 'finished'; instanceId: string; record: AgentRunRecord };
 
 export interface ValidateAgentJobOptions {
   paths: RecipePaths;
@@ -37,36 +29,6 @@ export interface ValidateAgentJobOptions {
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   onEvent?: JobListener<ValidateAgentEvent>;
-}
-
-/** The counts of one reading of Claude Code's log. */
-export function agentProgressSummary(p: StreamJsonProgress): AgentProgressSummary {
-  return { status: p.status, modelTurns: p.modelTurns, toolCalls: p.toolCalls.length, failedToolCalls: p.toolCalls.filter((c) => c.is_error).length, apiRetries: p.apiRetries.length, ...(p.lastTool ? { lastTool: p.lastTool } : {}) };
-}
-
-/** The progress line both faces say: `Claude Code running: 3 model turns, 4 tool calls, last: Edit calc.py`. */
-export function agentProgressText(p: AgentProgressSummary): string {
-  return `Claude Code ${p.status}: ${p.modelTurns} model turns, ${p.toolCalls} tool calls${p.failedToolCalls ? ` (${p.failedToolCalls} failed)` : ''}${p.apiRetries ? `, ${p.apiRetries} API retries` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
-}
-
-/** The graded result in one line: `resolved F2P 1/1 P2P 3/3 → reward 1`, or the failure. */
-export function agentResultText(r: AgentRunRecord): string {
-  const graded = r.summary ? `${r.summary}${r.reward !== null ? ` → reward ${r.reward}` : ''}` : 'not graded';
-  return `${r.resolved ? '✓' : '✗'} ${graded}${r.error ? ` — ${r.error}` : ''}`;
-}
-
-export function agentRunRecordFile(paths: RecipePaths, instanceId: string): string {
-  return path.join(path.dirname(agentRunLogFile(paths, instanceId)), 'result.json');
-}
-
-/** The last record of a task, or undefined when it has none (or it cannot be read: the screen then shows none). */
-export async function readAgentRunRecord(paths: RecipePaths, instanceId: string): Promise<AgentRunRecord | undefined> {
-  try {
-    const r = JSON.parse(await readFile(agentRunRecordFile(paths, instanceId), 'utf8')) as AgentRunRecord;
-    return r && r.instance_id === instanceId ? r : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export function agentRunRecord(r: SampleAgentRun): AgentRunRecord {
