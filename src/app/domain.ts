@@ -34,7 +34,7 @@ export function attachDomainServices({ services, domain, disposers }: CoreServic
   domain.templates = templates;
   disposers.push(() => templates.controller.dispose());
   const validateStore = createValidateStore();
-  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider, env }) };
+  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider, env, runAgentJob: async (o) => (await import('../services/demo/agentJob.js')).runValidateAgentJob(o) }) };
   domain.validate = validate;
   disposers.push(() => validate.controller.dispose());
   const convertStore = createConvertStore();

@@ -27,7 +27,7 @@ async function runDemoInstead(global: GlobalOptions): Promise<number> {
   });
 }
 
-export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string } = {}): Promise<number> {
+export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string; startAgent?: string } = {}): Promise<number> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     process.stderr.write(
       [
@@ -44,12 +44,18 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   }
   // Only what the first frame needs is loaded before it: the domain services (and run discovery, which may open
   // the dashboard of a running run) and the home screen's probes (the doctor spawns processes) start after it.
-  const services = startAppServices(global, { monitorTarget: opts.monitorTarget });
+  // The demo's Claude Code step (startAgent): the console opens on the Validate screen, which shows it live.
+  const services = startAppServices(global, { monitorTarget: opts.monitorTarget, ...(opts.startAgent ? { initialScreen: 'validate' } : {}) });
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
     void refreshHome(services);
-    services.whenReady().catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
+    services
+      .whenReady()
+      .then(() => {
+        if (opts.startAgent) void services.validate.controller.runAgent(opts.startAgent);
+      })
+      .catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
   const instance = render(<App services={services} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
   // kill, a closed terminal or SSH: quit as `q` does (jobs cancelled, sandboxes swept by the caller), exit 128+N.

@@ -1,6 +1,8 @@
 // Validate: the result matrix of harness validation, one row per task of the JSONL: gold arm (gold patch → must
 // resolve) and control arm (untouched repo → must not), F2P/P2P counts, verdict and time; the selected task's
 // failure and harness output below. e validates the selected task, b all, F the failing ones, x stops; v shows a row whole.
+// w runs `validate agent` on the selected task (the real Claude Code CLI in a local sandbox); its live progress and
+// graded result show in the Claude Code panel, which the demo inside the console uses too.
 import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
@@ -15,6 +17,8 @@ import type { DetailContent } from '../state/app.js';
 import { ProgressBar } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
 import type { MarkerJson } from '../services/validate/harness.js';
+import type { AgentRunRecord, ValidateAgentView } from '../state/types/validate.js';
+import { agentProgressText, agentResultText } from '../services/validate/agentRecord.js';
 
 const STATUS_SYMBOL: Record<ValidateRow['status'], string> = { untested: '·', queued: '…', running: '▶', ok: '✓', failed: '✗' };
 const STATUS_TONE: Record<ValidateRow['status'], Tone> = { untested: 'dim', queued: 'dim', running: 'info', ok: 'ok', failed: 'fail' };
@@ -69,6 +73,33 @@ function validateDetail(row: ValidateRow): DetailContent {
   return { title: `Validate — ${row.instance_id}`, lines, copy: { label: 'headless', text: `swegym-console validate harness --instance ${row.instance_id}` } };
 }
 
+/**
+ * The Claude Code panel: the `validate agent` run started here while it runs (phase, model, the stream-json
+ * reader's counts) and its graded result; else the selected task's last recorded run; empty when there is none.
+ */
+export function agentPanelLines(live: ValidateAgentView | undefined, selectedId: string | undefined, records: Record<string, AgentRunRecord>): { text: string; tone: Tone }[] {
+  const view = live && (live.running || live.instanceId === selectedId) ? live : undefined;
+  const record = view ? view.record : selectedId ? records[selectedId] : undefined;
+  if (!view && !record) return [];
+  const id = view?.instanceId ?? record?.instance_id ?? '';
+  const lines: { text: string; tone: Tone }[] = [];
+  if (view?.running) {
+    lines.push({ text: `Claude Code (validate agent) on ${id}: ${view.phase}${view.scripted ? ' · model SCRIPTED: a replay of the gold patch (not a language model)' : view.model ? ` · model ${view.model}` : ''}`, tone: 'accent' });
+    lines.push({ text: `  ${view.progress ? agentProgressText(view.progress) : 'no stream-json event yet'}`, tone: 'info' });
+    return lines;
+  }
+  if (view?.error && !record) {
+    lines.push({ text: `Claude Code (validate agent) on ${id}: ${view.error}`, tone: view.error === 'stopped' ? 'warn' : 'fail' });
+    return lines;
+  }
+  if (!record) return lines;
+  lines.push({ text: `Claude Code (validate agent) on ${id}: ${record.scripted ? 'model SCRIPTED (gold patch replay)' : `model ${record.model}`} · CLI ${record.cliVersion} · ${record.finishedAt}`, tone: 'accent' });
+  lines.push({ text: `  ${agentProgressText(record.claudeCode)}${record.claudeCode.cause ? ` — ${record.claudeCode.cause}` : ''}`, tone: 'dim' });
+  lines.push({ text: `  graded in a fresh sandbox: ${agentResultText(record)}`, tone: record.resolved ? 'ok' : 'fail' });
+  lines.push({ text: `  log: swegym-console agent-log ${record.logFile}`, tone: 'dim' });
+  return lines;
+}
+
 function Validate({ services, width, height }: ScreenProps) {
   const store = services.validate.store;
   const rows = useSel(store, (s) => s.rows);
@@ -79,6 +110,8 @@ function Validate({ services, width, height }: ScreenProps) {
   const msg = useSel(store, (s) => s.message);
   const sampleLabel = useSel(store, (s) => s.sampleLabel);
   const progress = useSel(store, (s) => s.progress);
+  const agent = useSel(store, (s) => s.agent);
+  const agentRuns = useSel(store, (s) => s.agentRuns);
 
   useEffect(() => {
     void services.validate.controller.refresh();
@@ -89,8 +122,10 @@ function Validate({ services, width, height }: ScreenProps) {
   const sel = Math.min(selected, Math.max(0, visible.length - 1));
   const row = visible[sel];
   const detailLines = row ? validateDetailLines(row) : [];
+  const agentLines = agentPanelLines(agent, row?.instance_id, agentRuns);
   const detailHeight = Math.min(5, Math.max(0, height - 8));
-  const tableRows = Math.max(1, height - 5 - detailHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0) - (running && progress ? 1 : 0));
+  const agentHeight = Math.min(agentLines.length, Math.max(0, height - 10 - detailHeight));
+  const tableRows = Math.max(1, height - 5 - detailHeight - agentHeight - (msg ? 1 : 0) - (sampleLabel ? 1 : 0) - (running && progress ? 1 : 0));
   const idW = Math.max(18, Math.min(40, Math.floor(width * 0.32)));
   const cellW = 14;
   const columns: Column[] = [
@@ -141,6 +176,7 @@ function Validate({ services, width, height }: ScreenProps) {
       />
       {visible.length === 0 && !loading ? <T tone="dim">{rows.length ? 'no failing task' : 'no rows: convert first (4), or run `swegym-console demo` for the sample workspace'}</T> : null}
       <Box flexGrow={1} />
+      {agentHeight > 0 ? <Lines lines={agentLines} width={width} height={agentHeight} /> : null}
       <Lines lines={detailLines} width={width} height={detailHeight} />
       <T tone="dim">{truncate('headless: swegym-console validate harness --all --json   (R = resolved, U = unresolved; counts are F2P and P2P passing/expected)', width)}</T>
     </Box>
@@ -184,6 +220,17 @@ export const validateScreen: ScreenModule = {
         },
         when: idle,
       },
+      {
+        keys: ['w'],
+        id: 'validate.agent',
+        description: 'run Claude Code on the selected task (validate agent)',
+        short: 'Claude Code',
+        run: () => {
+          const row = selectedRow(services);
+          if (row) void v.controller.runAgent(row.instance_id);
+        },
+        when: () => !v.controller.agentRunning,
+      },
       shared('view', 'the task whole (reasons, output)', () => {
         const row = selectedRow(services);
         if (row) services.app.getState().openDetail(validateDetail(row));
@@ -203,7 +250,7 @@ export const validateScreen: ScreenModule = {
         { when: idle },
       ),
       { keys: ['o'], id: 'validate.onlyFailures', description: 'only failures', run: () => st().set({ onlyFailures: !st().onlyFailures, selected: 0 }) },
-      shared('stop', 'stop', () => v.controller.stop(), { when: () => v.controller.running }),
+      shared('stop', 'stop', () => v.controller.stop(), { when: () => v.controller.running || v.controller.agentRunning }),
       shared('refresh', 'refresh', () => void v.controller.refresh()),
     ] satisfies Binding[];
   },

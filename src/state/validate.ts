@@ -1,7 +1,7 @@
 // Validate screen state: one row per task of the JSONL with its last harness-validation result (from the journal)
 // or its live phases. The validate controller publishes here at most 10 times a second.
 import { createStore } from 'zustand/vanilla';
-import type { HarnessValidationResult, ArmPhase } from './types/validate.js';
+import type { HarnessValidationResult, ArmPhase, AgentRunRecord, ValidateAgentView } from './types/validate.js';
 import type { JobProgress } from './types/jobs.js';
 
 export type ValidateRowStatus = 'untested' | 'queued' | 'running' | 'ok' | 'failed';
@@ -28,6 +28,10 @@ export interface ValidateState {
   /** The workspace is the demo's sample workspace (its label, shown on screen), when it is one. */
   sampleLabel?: string;
   message?: { text: string; tone: 'info' | 'warn' | 'error' };
+  /** The `validate agent` run started here (live), or the last one that ended here. */
+  agent?: ValidateAgentView;
+  /** The last `validate agent` record of each task, read from the workspace (agent-runs/<instance>/result.json). */
+  agentRuns: Record<string, AgentRunRecord>;
   set(partial: Partial<Omit<ValidateState, 'set'>>): void;
 }
 
@@ -39,6 +43,7 @@ export function createValidateStore() {
     selected: 0,
     onlyFailures: false,
     source: '',
+    agentRuns: {},
     set(partial) {
       set(partial);
     },

@@ -30,6 +30,12 @@ import { refreshHome } from '../../src/screens/homeActions.js';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { setValidateAgentProviderForTests, validateAgentCommand } from '../../src/cli/commands/validate.js';
+import { ValidateController } from '../../src/services/validate/controller.js';
+import { createValidateStore } from '../../src/state/validate.js';
+import { agentProgressText } from '../../src/services/validate/agentRecord.js';
+import { runValidateAgentJob } from '../../src/services/demo/agentJob.js';
+import { replayAgentProvider, transcript } from '../validate/agentReplayProvider.js';
 
 const dirs: string[] = [];
 
@@ -317,4 +323,69 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
   assert.deepEqual(home.checks.map((c) => `${c.id}=${c.status}`), fromScreen.events.at(-1).checks.map((c: { id: string; status: string }) => `${c.id}=${c.status}`));
   assert.deepEqual(home.pendingChecks, []);
   services.dispose();
+});
+
+/** A workspace with the sample task's row (its scripted replay ships with the console). */
+async function agentFixture() {
+  const { findSamplesDir, readManifest, sampleTemplateName } = await import('../../src/services/demo/demo.js');
+  const { sampleRow } = await import('../../src/services/demo/rows.js');
+  const inst = (await readManifest(findSamplesDir() as string)).find((i) => i.instance_id === 'sample-org__calc-2')!;
+  const ws = await tempDir('swegym-jobs-agent-');
+  dirs.push(ws);
+  const paths = recipePaths(ws);
+  const row = sampleRow({ instance_id: inst.instance_id, repo: inst.repo, base_commit: inst.base_commit, problem_statement: inst.problem_statement, test_patch: inst.test_patch, test_cmd: inst.local.test_command, FAIL_TO_PASS: inst.FAIL_TO_PASS, PASS_TO_PASS: inst.PASS_TO_PASS, template: sampleTemplateName(inst) });
+  await mkdir(path.dirname(paths.trainJsonl), { recursive: true });
+  await writeFile(paths.trainJsonl, JSON.stringify(row) + '\n');
+  // Any native binary that answers --version stands for the CLI: the replaying sandbox never runs it.
+  const env = { CLAUDE_CODE_BIN: process.execPath, PATH: process.env.PATH };
+  return { paths, row, env, provider: replayAgentProvider(row, transcript('success-parallel-tools')) };
+}
+
+/** An agent event without what differs run to run (times, the workspace's path). */
+function agentShape(e: any): string {
+  if (e.type === 'finished') {
+    const { finishedAt: _f, durationMs: _d, logFile, ...rest } = e.record;
+    return `finished ${JSON.stringify(rest)} log=${path.basename(logFile)}`;
+  }
+  return JSON.stringify(e);
+}
+
+test('validate agent: `validate agent --provider local` and the Validate screen get the same events from one agent job', { timeout: 60_000 }, async () => {
+  const cli = await agentFixture();
+  setValidateAgentProviderForTests(async () => cli.provider);
+  const h = headless(cli.paths, ['validate', 'agent'], { instance: 'sample-org__calc-2' }, cli.env, false, 'local');
+  let fromCli;
+  try {
+    fromCli = await eventsOf('validate agent', () => validateAgentCommand(h.ctx));
+  } finally {
+    setValidateAgentProviderForTests(undefined);
+  }
+
+  const screen = await agentFixture();
+  const store = createValidateStore();
+  const jobs = createJobsStore();
+  const controller = new ValidateController({ paths: screen.paths, store, jobs, env: screen.env, openProvider: async () => screen.provider, runAgentJob: runValidateAgentJob });
+  const fromScreen = await eventsOf('validate agent', () => controller.runAgent('sample-org__calc-2'));
+
+  assert.deepEqual(fromScreen.events.map(agentShape), fromCli.events.map(agentShape));
+  const types = fromCli.events.map((e) => e.type);
+  assert.equal(types[0], 'started');
+  assert.equal(types.at(-1), 'finished');
+  const progress = fromCli.events.filter((e) => e.type === 'progress');
+  assert.ok(progress.length >= 2, 'Claude Code progress arrives while it runs');
+  const record = fromCli.events.at(-1).record;
+  assert.deepEqual([record.resolved, record.reward, record.claudeCode.status], [true, 1, 'success']);
+
+  // The CLI printed each phase and each progress line, then the graded result; exit 0.
+  assert.equal(fromCli.value, 0);
+  for (const e of progress) assert.ok(h.err().includes(`  ${agentProgressText(e.progress)}`), `printed: ${agentProgressText(e.progress)}`);
+  assert.match(h.err(), /^running$/m);
+  assert.match(h.out(), /^ok {3}sample-org__calc-2: resolved F2P 2\/2 P2P 3\/3 → reward 1$/m);
+  // The screen's store holds the same run, ended, and the task's record.
+  const st = store.getState();
+  assert.equal(st.agent?.running, false);
+  assert.deepEqual(st.agent?.progress, fromScreen.events.at(-1).record.claudeCode);
+  assert.deepEqual(st.agentRuns['sample-org__calc-2'], fromScreen.events.at(-1).record);
+  assert.match(st.message?.text ?? '', /resolved \(reward 1\)/);
+  assert.deepEqual(Object.keys(jobs.getState().jobs), [], 'the job is finished in the jobs store');
 });

@@ -48,7 +48,7 @@ test('interactive console in tmux: first frame, number keys, help, resize, quit 
   }
 });
 
-test('outside a Dressage checkout the home screen says so first, and D runs the offline demo, then opens its sample workspace', { timeout: 240_000, skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
+test('outside a Dressage checkout the home screen says so first, and D runs the offline demo, then opens its sample workspace with Claude Code running on the Validate screen', { timeout: 240_000, skip: !hasTmux() ? 'tmux not installed' : !built ? 'run npm run build first' : false }, async () => {
   const dir = await tempDir('swegym-not-a-checkout-');
   const t = new TmuxSession('nocheckout');
   try {
@@ -59,6 +59,14 @@ test('outside a Dressage checkout the home screen says so first, and D runs the 
     await t.waitForText('press D for the offline demo');
     t.key('D');
     await t.waitForText('SAMPLE WORKSPACE (not SWE-Gym)', 200_000);
+    // The demo's headline inside the console: the real Claude Code CLI on a sample task, live on the Validate
+    // screen (its phase and the stream-json reader's counts), then its graded result, which stays.
+    await t.waitForText(/\[5 Validate\]/, 30_000);
+    await t.waitForText(/Claude Code \(validate agent\) on sample-org__\S+: (starting|creating|sanitizing|running|extracting|evaluating)/, 30_000);
+    const done = await t.waitForText(/graded in a fresh sandbox: ✓ resolved F2P 2\/2 P2P \d\/\d → reward 1/, 120_000);
+    assert.match(done, /Claude Code success: 4 model turns, 4 tool calls/);
+    assert.match(done, /validate agent sample-org__\S+: resolved \(reward 1\)/);
+    t.key('1');
     await t.waitForText(/✓ 7\. Validate tasks end to end +3\/3 tasks validated/, 30_000);
     assert.doesNotMatch(t.screen(), /Not a Dressage checkout/);
     t.key('q');

@@ -50,9 +50,11 @@ test('monitor LOG_FILE --once --json prints exactly the issue #8 shape', async (
     assert.equal(await monitorCommand(c.ctx), 0);
     const doc = JSON.parse(c.out());
     // Every field of issue #8 unchanged, in its place; `liveness` (issue 18), then what the dashboard shows beside
-    // the log (issue 27): trajectories, sandboxes, cluster, and the hang signatures.
-    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples', 'liveness', 'trajectories', 'sandboxes', 'cluster', 'hangs']);
+    // the log (issue 27): trajectories, sandboxes, cluster, the hang signatures, and whether the log is the one the
+    // run's launch record knows (none here: a log file has no record).
+    assert.deepEqual(Object.keys(doc), ['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples', 'liveness', 'trajectories', 'sandboxes', 'cluster', 'hangs', 'log_since_record']);
     assert.equal(doc.trajectories.files, 0, 'a log outside a run folder has no trajectories');
+    assert.deepEqual([doc.log_since_record.checked, doc.log_since_record.replaced, doc.log_since_record.truncated], [false, null, null]);
     assert.deepEqual(Object.keys(doc.run), ['name', 'phase']);
     assert.equal(doc.run.phase, 'rollout 1 generating 3/128');
     assert.equal(doc.effective.claude_code.version, '2.1.207');
@@ -168,7 +170,7 @@ test('monitor --once --json through the built binary: the bundled scan workers g
       assert.equal(scanned[2], scanned[1], 'every segment scanned by the bundled worker threads');
       assert.equal(scanned[3], search);
       // The model's document, plus the run's liveness (issue 18), which is not the model's.
-      const { liveness, trajectories: _t, sandboxes: _s, cluster: _c, hangs: _h, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
+      const { liveness, trajectories: _t, sandboxes: _s, cluster: _c, hangs: _h, log_since_record: _l, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
       assert.equal((liveness as { state: string }).state, 'running');
       assert.deepEqual(doc, want, `marker search ${search} ${nodeFlags.join(' ')}`);
     }

@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { buildLaunchPlan, launchDetached } from '../../src/services/train/launch.js';
 import { runLaunchChecks } from '../../src/services/train/checks.js';
@@ -78,6 +78,9 @@ test('a run that ends is "exited" with the launcher exit code, recorded by the w
   assert.ok(!raw.includes(SECRET), 'secret in run.json');
   const rec = JSON.parse(raw) as RunRecord;
   assert.equal(rec.config.effective.DRESSAGE_E2B_API_KEY, '****');
+  // The log's inode as the launcher got it: monitor --once --json tells a file put over it later (log_since_record).
+  const logStat = await stat(run.logFile);
+  assert.deepEqual([rec.logInode, rec.logDevice], [logStat.ino, logStat.dev]);
   assert.equal(rec.outputsLogDir, path.join(w.root, 'outputs', 'logs', 'swegym-qwen3.5-4b-claude-code-grpo-sync'));
   assert.equal(rec.checkpointDir, path.join(w.root, 'outputs', 'checkpoints', 'swegym-qwen3.5-4b-claude-code-grpo-sync'));
   assert.ok(!text.includes(SECRET), 'secret in the run log');

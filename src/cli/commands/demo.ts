@@ -21,12 +21,15 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
   note(ctx, SAMPLE_LABEL);
   // The demo always runs on the local provider: it must work offline, without an E2B key.
   const provider = createProvider('local', { workspace, env: ctx.env });
+  // In a terminal the console opens afterwards: the Claude Code step runs there, live on the Validate screen.
+  const inConsole = !ctx.global.json && Boolean(process.stdout.isTTY && process.stdin.isTTY) && ctx.stdout === process.stdout;
   const summary = await runDemo({
     provider,
     workspace,
     concurrency,
     env: ctx.env,
     signal: ctx.signal,
+    agentInConsole: inConsole,
     onLine: (l) => (l.startsWith('SCRIPTED') || l.startsWith('  agent:') ? note(ctx, l) : undefined),
     onStep: (s) => note(ctx, 'running' in s ? `== ${s.title}…` : `${s.ok ? 'ok  ' : 'FAIL'} ${s.title}: ${s.detail} (${formatDuration(s.durationMs)})`),
     onResult: (r) => note(ctx, `     ${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}${r.error ? `: ${r.error}` : ''}`),
@@ -50,7 +53,7 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
         const { startInteractive } = await import('../interactive.js');
         const code = await startInteractive(
           { ...ctx.global, workspace: summary.workspace, provider: 'local' },
-          { monitorTarget: simulation?.dir },
+          { monitorTarget: simulation?.dir, ...(summary.agentInConsole ? { startAgent: summary.agentInConsole } : {}) },
         );
         return summary.ok ? code : ExitCode.failed;
       } finally {

@@ -19,6 +19,7 @@ import { deriveLiveness, lastLineLabel, livenessJson, livenessLabel, progressTim
 import { runSourcesPicker } from '../../app/monitorSources.js';
 import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
 import { onceSections } from '../../services/monitor/onceSections.js';
+import { logSinceRecord } from '../../services/monitor/logSinceRecord.js';
 import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor/provider.js';
 import type { RunSources } from '../../services/monitor/sources/types.js';
 import { logResetText } from '../../services/monitor/logReset.js';
@@ -133,7 +134,7 @@ function onceSources(ctx: CommandContext, target: MonitorTarget): Promise<RunSou
 
 /** What the dashboard shows besides the log: trajectory files, sandboxes, the Ray cluster (onceSections.ts). */
 async function sectionsFor(ctx: CommandContext, target: MonitorTarget, sources: RunSources, model: RunModel): Promise<Record<string, unknown>> {
-  return { ...(await onceSections(target, sources, { sandboxLimit: sandboxLimitFromEnv(ctx.env) })), hangs: hangsJson(model) };
+  return { ...(await onceSections(target, sources, { sandboxLimit: sandboxLimitFromEnv(ctx.env) })), hangs: hangsJson(model), log_since_record: await logSinceRecord(ctx.paths, target) };
 }
 
 /** The document with its liveness block (and the sections beside the log's), as JSON text. */

@@ -141,6 +141,12 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   return result.ok ? ExitCode.ok : ExitCode.failed;
 }
 
+/** Tests replace the local provider of `validate agent --provider local` (the jobs' two-faces test). */
+let localAgentProviderOverride: (() => Promise<SandboxProvider>) | undefined;
+export function setValidateAgentProviderForTests(fn: typeof localAgentProviderOverride): void {
+  localAgentProviderOverride = fn;
+}
+
 /**
  * `validate agent --provider local`: the real Claude Code CLI in a bubblewrap sandbox of the task, its model the
  * scripted replay of a sample task's gold patch (labelled), or the Anthropic-compatible --router URL.
@@ -153,23 +159,20 @@ async function validateAgentLocal(ctx: CommandContext, id: string, router: strin
       throw usageError(`--router is not a URL: ${router}`);
     }
   }
-  const { runSampleAgent, SCRIPTED_MODEL_LABEL } = await import('../../services/demo/agentStep.js');
+  const [{ runValidateAgentJob }, { agentProgressText }] = await Promise.all([import('../../services/demo/agentJob.js'), import('../../services/validate/agentRecord.js')]);
   const { createProvider } = await import('../../services/sandbox/index.js');
-  if (!router) note(ctx, SCRIPTED_MODEL_LABEL);
-  let last = '';
-  const r = await runSampleAgent({
-    provider: createProvider('local', { workspace: ctx.paths.root, env: ctx.env }),
+  const { run: r } = await runValidateAgentJob({
     paths: ctx.paths,
     instanceId: id,
     router,
     apiKey: ctx.env.ANTHROPIC_API_KEY,
+    openProvider: localAgentProviderOverride ?? (async () => createProvider('local', { workspace: ctx.paths.root, env: ctx.env })),
     env: ctx.env,
     signal: ctx.signal,
-    onPhase: (p) => note(ctx, `${p}`),
-    onProgress: (p) => {
-      const line = `  Claude Code ${p.status}: ${count(p.modelTurns, 'model turn')}, ${count(p.toolCalls.length, 'tool call')}${p.apiRetries.length ? `, ${count(p.apiRetries.length, 'API retry', 'API retries')}` : ''}${p.lastTool ? `, last: ${p.lastTool}` : ''}`;
-      if (line !== last) note(ctx, redact(line));
-      last = line;
+    onEvent: (e) => {
+      if (e.type === 'started' && e.scripted) note(ctx, e.modelLabel);
+      else if (e.type === 'phase') note(ctx, e.phase);
+      else if (e.type === 'progress') note(ctx, redact(`  ${agentProgressText(e.progress)}`));
     },
   }).catch((err: unknown) => {
     throw err instanceof ConsoleError ? err : sandboxConsoleError(err, 'the local agent run stopped');

@@ -3,7 +3,6 @@
 // everywhere as a replay, never as a model). Claude Code, its tools, the sandbox, patch extraction and grading are
 // real. The log is kept in the workspace (.swegym-console/agent-runs/<instance>/claude_code.stdout.log) so that
 // `swegym-console agent-log` reads it afterwards.
-import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { writeFileAtomic } from '../workspace/atomic.js';
@@ -13,6 +12,7 @@ import { findClaudeCodeCli, runClaudeCodeLocally, type LocalAgentResult, type Mo
 import { replaySolution } from '../agent/replay.js';
 import type { StreamJsonProgress } from '../agent/streamJson.js';
 import { findSamplesDir, readManifest } from './demo.js';
+import { agentRunLogFile } from '../validate/agentRecord.js';
 import { TASK_WORKDIR } from '../recipe.js';
 
 export const SCRIPTED_MODEL_LABEL = 'SCRIPTED model: a replay of the task\'s gold patch as tool calls (not a language model)';
@@ -36,10 +36,7 @@ export interface SampleAgentRun extends LocalAgentResult {
   logFile: string;
 }
 
-/** The agent-run log file of an instance in the workspace. */
-export function agentRunLogFile(paths: RecipePaths, instanceId: string): string {
-  return path.join(paths.consoleDir, 'agent-runs', instanceId.replace(/[^A-Za-z0-9._-]/g, '_'), 'claude_code.stdout.log');
-}
+export { agentRunLogFile } from '../validate/agentRecord.js';
 
 export async function runSampleAgent(o: SampleAgentOptions): Promise<SampleAgentRun> {
   const cli = findClaudeCodeCli(o.env);

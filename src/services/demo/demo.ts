@@ -66,6 +66,8 @@ export interface DemoSummary {
   results: HarnessResultJson[];
   /** The real Claude Code CLI on one sample task with the SCRIPTED model; null when the CLI is not installed. */
   agent: DemoAgentJson | null;
+  /** The task whose Claude Code run the console starts (agentInConsole), when the CLI is installed. */
+  agentInConsole?: string;
 }
 
 export interface DemoAgentJson {
@@ -94,6 +96,11 @@ export interface DemoOptions {
   /** Where CLAUDE_CODE_BIN is looked up (default: this process's environment). */
   env?: NodeJS.ProcessEnv;
   onResult?: (r: HarnessValidationResult) => void;
+  /**
+   * Leave the Claude Code step to the console (which runs the same `validate agent` job on its Validate screen,
+   * live): the step is recorded as handed over, and the task is named in `agentInConsole` of the summary.
+   */
+  agentInConsole?: boolean;
 }
 
 /** samples/tasks next to this module (source tree or bundle), searching upwards. */
@@ -288,9 +295,20 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
       const cli = findClaudeCodeCli(o.env);
       // Not a failure of the recipe: the agent step needs the CLI, which only a checkout with dev dependencies has.
       if (!cli.ok) return { ok: true, detail: `NOT RUN: ${cli.reason}; fix: ${cli.fix}` };
-      const { runSampleAgent, SCRIPTED_MODEL_LABEL } = await import('./agentStep.js');
-      line(SCRIPTED_MODEL_LABEL);
-      const r = await runSampleAgent({ provider: o.provider, paths, instanceId: first.metadata.instance_id, samplesDir, env: o.env, signal: o.signal, onPhase: (p) => line(`  agent: ${p}`) });
+      if (o.agentInConsole) {
+        summary.agentInConsole = first.metadata.instance_id;
+        return { ok: true, detail: `runs inside the console next, live on its Validate screen (validate agent ${first.metadata.instance_id}, model SCRIPTED: gold patch replay)` };
+      }
+      const { runValidateAgentJob } = await import('./agentJob.js');
+      const { run: r } = await runValidateAgentJob({
+        paths,
+        instanceId: first.metadata.instance_id,
+        openProvider: async () => o.provider,
+        samplesDir,
+        env: o.env,
+        signal: o.signal,
+        onEvent: (e) => (e.type === 'started' ? line(e.modelLabel) : e.type === 'phase' ? line(`  agent: ${e.phase}`) : undefined),
+      });
       summary.agent = { instance_id: r.instance_id, model: r.model, scripted: r.scripted, cli_version: r.cliVersion, claude_code: r.claudeCode, summary: r.summary ?? null, reward: r.reward?.reward ?? null, log_file: r.logFile, error: r.error ?? null };
       return {
         ok: r.ok && r.reward?.reward === 1,

@@ -247,7 +247,9 @@ async function launchLocked(plan: LaunchPlan, opts: LaunchOptions): Promise<RunR
   const handle = await open(logFile, 'a', 0o600);
   const entry = log.start(argv, plan.command.cwd, `training run ${name} (detached)`);
   let pid: number | undefined;
+  let logId: { ino: number; dev: number } | undefined;
   try {
+    logId = await handle.stat().catch(() => undefined);
     await handle.write(`[swegym-console] ${now.toISOString()} launching ${redact(argv.join(' '), plan.env)} in ${plan.command.cwd}\n`);
     const child = spawn('/bin/sh', ['-c', WRAPPER, 'swegym-launch', exitFile, ...argv], {
       cwd: plan.command.cwd,
@@ -268,7 +270,7 @@ async function launchLocked(plan: LaunchPlan, opts: LaunchOptions): Promise<RunR
     throw new ConsoleError({ what: 'could not start the launcher', cause: 'spawning /bin/sh failed', exitCode: ExitCode.failed });
   }
   log.finish(entry, { status: 'detached' });
-  const started: RunRecord = { ...record, pid, pgid: pid, startedAt: new Date().toISOString(), procStart: await procStartTime(pid) };
+  const started: RunRecord = { ...record, pid, pgid: pid, startedAt: new Date().toISOString(), procStart: await procStartTime(pid), ...(logId ? { logInode: logId.ino, logDevice: logId.dev } : {}) };
   await writeRun(plan.paths, started);
   return started;
 }

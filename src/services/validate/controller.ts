@@ -11,6 +11,8 @@ import { readRows } from '../convert/rows.js';
 import { validateHarnessJournal } from './harness.js';
 import { runValidateHarnessJob, type ValidateHarnessEvent } from './harnessJob.js';
 import type { JobProgress } from '../../state/types/jobs.js';
+import { readAgentRunRecord } from './agentRecord.js';
+import type { ValidateAgentEvent } from '../../state/types/validate.js';
 
 export interface ValidateControllerOptions {
   paths: RecipePaths;
@@ -21,9 +23,15 @@ export interface ValidateControllerOptions {
   /** The environment the job reads (DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC); the app's. */
   env?: NodeJS.ProcessEnv;
   publishHz?: number;
+  /**
+   * The `validate agent` job (services/demo/agentJob.ts's runValidateAgentJob), handed over by the composition root:
+   * the demo domain owns the local Claude Code run and imports validate, so validate cannot import it.
+   */
+  runAgentJob?: (o: { paths: RecipePaths; instanceId: string; openProvider: () => Promise<SandboxProvider>; env?: NodeJS.ProcessEnv; signal?: AbortSignal; onEvent?: (e: ValidateAgentEvent) => void }) => Promise<unknown>;
 }
 
 const JOB_ID = 'validate-harness';
+const AGENT_JOB_ID = 'validate-agent';
 
 function message(err: unknown): string {
   if (err instanceof ConsoleError) return [err.what, err.causeText, err.fix && `fix: ${err.fix}`].filter(Boolean).join(' — ');
@@ -37,11 +45,17 @@ export class ValidateController {
   private dirty = false;
   private timer?: ReturnType<typeof setInterval>;
   private pendingProgress?: JobProgress;
+  private agentCtl?: AbortController;
 
   constructor(private readonly opts: ValidateControllerOptions) {}
 
   get running(): boolean {
     return Boolean(this.ctl);
+  }
+
+  /** A `validate agent` run is going. */
+  get agentRunning(): boolean {
+    return Boolean(this.agentCtl);
   }
 
   private publish(force = false): void {
@@ -70,7 +84,9 @@ export class ValidateController {
         }
       }
       const sampleLabel = sampleWorkspaceLabel(paths);
-      store.getState().set({ loading: false, source: paths.trainJsonl, sampleLabel });
+      const records = await Promise.all(rows.map((r) => readAgentRunRecord(paths, r.metadata.instance_id)));
+      const agentRuns = Object.fromEntries(records.filter((r) => r !== undefined).map((r) => [r.instance_id, r]));
+      store.getState().set({ loading: false, source: paths.trainJsonl, sampleLabel, agentRuns });
       this.publish(true);
     } catch (err) {
       store.getState().set({ loading: false, message: { text: message(err), tone: 'error' } });
@@ -141,12 +157,58 @@ export class ValidateController {
     }
   }
 
+  /**
+   * `validate agent` on one task: the real Claude Code CLI in a local sandbox (the scripted replay for a sample
+   * task), its progress and graded result put in the store as the job says them. One agent run at a time.
+   */
+  async runAgent(instanceId: string): Promise<void> {
+    if (this.agentCtl) return;
+    const { store, jobs, paths, runAgentJob } = this.opts;
+    if (!runAgentJob) {
+      store.getState().set({ message: { text: 'validate agent is not available in this console (no agent job was handed over)', tone: 'error' } });
+      return;
+    }
+    const ctl = new AbortController();
+    this.agentCtl = ctl;
+    store.getState().set({ agent: { instanceId, running: true, phase: 'starting' }, message: { text: `validate agent ${instanceId}: starting the real Claude Code CLI in a local sandbox…`, tone: 'info' } });
+    const view = () => store.getState().agent ?? { instanceId, running: true, phase: 'starting' };
+    try {
+      await runAgentJob({
+        paths,
+        instanceId,
+        openProvider: this.opts.openProvider,
+        env: this.opts.env,
+        signal: ctl.signal,
+        onEvent: (e: ValidateAgentEvent) => {
+          if (e.type === 'started') {
+            jobs.getState().start({ id: AGENT_JOB_ID, title: `validate agent ${instanceId}`, startedAt: Date.now(), cancel: () => ctl.abort() });
+            store.getState().set({ agent: { ...view(), model: e.modelLabel, scripted: e.scripted } });
+          } else if (e.type === 'phase') store.getState().set({ agent: { ...view(), phase: e.phase } });
+          else if (e.type === 'progress') store.getState().set({ agent: { ...view(), progress: e.progress } });
+          else if (e.type === 'finished') {
+            store.getState().set({ agent: { ...view(), running: false, record: e.record, progress: e.record.claudeCode }, agentRuns: { ...store.getState().agentRuns, [instanceId]: e.record } });
+          }
+        },
+      });
+      const r = store.getState().agentRuns[instanceId];
+      store.getState().set({ message: { text: `validate agent ${instanceId}: ${r?.resolved ? 'resolved' : 'not resolved'}${r?.reward !== null && r?.reward !== undefined ? ` (reward ${r.reward})` : ''}`, tone: r?.resolved ? 'info' : 'warn' } });
+    } catch (err) {
+      const text = ctl.signal.aborted ? 'stopped' : message(err);
+      store.getState().set({ agent: { ...view(), running: false, error: text }, message: { text: `validate agent ${instanceId}: ${text}`, tone: ctl.signal.aborted ? 'warn' : 'error' } });
+    } finally {
+      this.agentCtl = undefined;
+      jobs.getState().finish(AGENT_JOB_ID);
+    }
+  }
+
   stop(): void {
     this.ctl?.abort();
+    this.agentCtl?.abort();
   }
 
   dispose(): void {
     this.ctl?.abort();
+    this.agentCtl?.abort();
     if (this.timer) clearInterval(this.timer);
   }
 }

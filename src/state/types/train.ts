@@ -67,6 +67,9 @@ export interface RunRecord {
   command: { argv: string[]; cwd: string };
   /** Launcher stdout+stderr, appended. */
   logFile: string;
+  /** The log's inode and device when the launcher got it: another file put at the path later has another. */
+  logInode?: number;
+  logDevice?: number;
   /** Written by the wrapper when the launcher ends: {"exitCode":N,"endedAt":"…"}. */
   exitFile: string;
   /** Dressage's outputs/logs/<RUN_NAME> (LOG_DIR) and checkpoint dir (SAVE_ROOT). */
