@@ -10,9 +10,12 @@ export async function openMonitorProvider(name: 'e2b' | 'local', env: NodeJS.Pro
   return new E2bProvider(e2bSettingsFromEnv(env, { apiKey }));
 }
 
-/** E2B plan limit on concurrent sandboxes: SWEGYM_E2B_SANDBOX_LIMIT, else 100 (Pro; Hobby is 20). */
+/**
+ * E2B plan limit on concurrent sandboxes, else 100 (Pro; Hobby is 20). One setting for every screen: the launch checks
+ * read the same SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT (train/settings.ts).
+ */
 export function sandboxLimitFromEnv(env: NodeJS.ProcessEnv): number {
-  const v = Number(env.SWEGYM_E2B_SANDBOX_LIMIT);
+  const v = Number(env.SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT);
   return Number.isInteger(v) && v > 0 ? v : 100;
 }
 
