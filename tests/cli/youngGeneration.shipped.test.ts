@@ -13,9 +13,23 @@ import { waitFor } from '../helpers/wait.js';
 
 const FLAG = '--max-semi-space-size=8';
 const NODE24_BIN = path.dirname(process.execPath);
-const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-const children = (pid: number) =>
-  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+/** A process's argv, or [] once it is gone (a child read while it execs or ends). */
+function cmdline(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+function children(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+// Starting node (and, from an old Node, a second one) takes seconds on a machine that is busy.
+const START_MS = 60_000;
 const OLD_NODE = '/usr/bin/node';
 const PROJECT_NODE = path.resolve('node_modules/node/bin/node');
 const oldNodeMissing = (() => {
@@ -29,7 +43,7 @@ const oldNodeMissing = (() => {
 async function startLive(pathFirst: string, dir: string): Promise<ChildProcess> {
   const child = spawn(BIN, ['simulate', dir, '--live', '--speed', '1'], { env: { ...process.env, PATH: `${pathFirst}:${process.env.PATH}` }, stdio: 'ignore' });
   // sh first, then (exec) node on the same pid.
-  await waitFor(() => child.pid !== undefined && /node$/.test(cmdline(child.pid)[0] ?? ''), { message: () => 'the console never started' });
+  await waitFor(() => child.pid !== undefined && /node$/.test(cmdline(child.pid)[0] ?? ''), { timeoutMs: START_MS, message: () => 'the console never started' });
   return child;
 }
 
@@ -58,7 +72,8 @@ test('from an older Node the entry re-runs itself on the project Node with the c
   const wrapper = await startLive(path.dirname(OLD_NODE), path.join(dir, 'run'));
   try {
     let real: number | undefined;
-    await waitFor(() => (real = children(wrapper.pid!).find((pid) => cmdline(pid).includes(BIN))) !== undefined, { message: () => 'the wrapper started no console' });
+    // Between fork and exec a child still shows the wrapper's own argv: wait for the one that runs the project Node.
+    await waitFor(() => (real = children(wrapper.pid!).find((pid) => cmdline(pid)[0] === PROJECT_NODE && cmdline(pid).includes(BIN))) !== undefined, { timeoutMs: START_MS, message: () => `the wrapper started no console: ${children(wrapper.pid!).map((p) => cmdline(p).join(' ')).join(' | ')}` });
     const argv = cmdline(real!);
     assert.equal(argv[0], PROJECT_NODE, argv.join(' '));
     assert.ok(argv.includes(FLAG), argv.join(' '));
