@@ -1,12 +1,12 @@
-// The doctor's one probe process: a single python3 that reports its version, every recipe package (import and
-// installed distribution) and the version of every external tool the checks need, one JSON line per answer as
-// it finishes. Each check awaits only its own answer, so the home screen fills in while the probe still runs,
-// and a slow tool (`ray --version` imports Ray) holds up only its own row.
-//
-// When python3 cannot be run, or ends without answering for a tool (it crashed), the tools are started from
-// here, one process each, as before. When it ends without answering for a package, that check says so.
+// The doctor's probes: one python3 that reports its version and every recipe package (import and installed
+// distribution), one JSON line per answer as it finishes, and the external tools the checks need, each started from
+// here at once. Each check awaits only its own answer, so the home screen fills in while the probes still run, and a
+// slow tool (`ray --version` imports Ray) holds up only its own row. The tools do not wait for python3's start (a
+// pyenv shim alone takes 300+ ms), and python3 is the interpreter a pyenv shim would run, found without the shim
+// where pyenv's rules give it exactly (pythonResolve.ts).
 import type { CheckContext } from './checks.js';
 import { runProcess, type RunResult } from '../process/run.js';
+import { resolvePython3 } from './pythonResolve.js';
 
 /** Python module name → distribution name, for every package a check reads. */
 export const PROBE_PACKAGES = {
@@ -30,38 +30,15 @@ export const PROBE_TOOLS = {
 } as const;
 export type ProbeTool = keyof typeof PROBE_TOOLS;
 
-// Prints as soon as each answer is known: flushed per line, one lock so that lines from the tool threads never
-// interleave, the version before the modules the rest needs are loaded. argv[1] is the spec: packages, tools, and
-// the per-tool timeout in seconds.
+// Prints as soon as each answer is known, flushed per line, the version before the modules the rest needs are
+// loaded. argv[1] is the spec: the packages.
 const PYTHON_PROBE = `
 import json, sys
 def emit(obj):
     sys.stdout.write(json.dumps(obj) + "\\n")
     sys.stdout.flush()
 emit({"python": sys.version.split()[0]})
-import shutil, subprocess, threading
-lock = threading.Lock()
-def say(obj):
-    with lock:
-        emit(obj)
 spec = json.loads(sys.argv[1])
-def lines(b):
-    return (b or b"").decode("utf-8", "replace").splitlines()
-def tool(name, argv):
-    exe = shutil.which(argv[0])
-    if exe is None:
-        say({"tools": {name: {"found": False}}})
-        return
-    try:
-        r = subprocess.run([exe] + argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=spec["timeout"])
-        say({"tools": {name: {"found": True, "exit": r.returncode, "stdout": lines(r.stdout), "stderr": lines(r.stderr)}}})
-    except subprocess.TimeoutExpired as e:
-        say({"tools": {name: {"found": True, "exit": None, "timed_out": True, "stdout": lines(e.stdout), "stderr": lines(e.stderr)}}})
-    except OSError:
-        say({"tools": {name: {"found": False}}})
-threads = [threading.Thread(target=tool, args=(n, a), daemon=True) for n, a in spec["tools"]]
-for t in threads:
-    t.start()
 import importlib.util
 try:
     import importlib.metadata as md
@@ -86,9 +63,7 @@ for mod, dist in spec["packages"]:
             rec["dists"] = {dist: info}
         except Exception:
             pass
-    say(rec)
-for t in threads:
-    t.join()
+    emit(rec)
 `;
 
 export interface PackageAnswer {
@@ -107,19 +82,10 @@ export interface NoAnswer {
   noPython: boolean;
 }
 
-interface ToolLine {
-  found: boolean;
-  exit?: number | null;
-  timed_out?: boolean;
-  stdout?: string[];
-  stderr?: string[];
-}
-
 interface Report {
   python?: string;
   modules: Record<string, boolean>;
   dists: Record<string, { version?: string; vcs_commit?: string | null }>;
-  tools: Record<string, ToolLine>;
 }
 
 /** How the probe process ended, once it has. */
@@ -133,27 +99,33 @@ interface Ended {
 export class NoAnswerError extends Error {}
 
 export class DoctorProbe {
-  private readonly report: Report = { modules: {}, dists: {}, tools: {} };
+  private readonly report: Report = { modules: {}, dists: {} };
   private ended: Ended | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly stderrTail: string[] = [];
   private readonly direct = new Map<ProbeTool, Promise<ToolAnswer>>();
 
-  /** Starts python3 at once; the checks then await their answers. */
+  /** Starts python3 and the tools at once; the checks then await their answers. */
   constructor(private readonly ctx: Omit<CheckContext, 'probe'>) {
+    for (const name of Object.keys(PROBE_TOOLS) as ProbeTool[]) this.startTool(name);
     void this.run();
   }
 
+  private startTool(name: ProbeTool): void {
+    const [file, ...args] = PROBE_TOOLS[name];
+    const run = runProcess(file, args, { cwd: this.ctx.paths.root, env: this.ctx.env, extendEnv: false, timeoutMs: this.ctx.timeoutMs, note: 'doctor' }).then(
+      (r): ToolAnswer => (r.spawnError ? undefined : r),
+      () => undefined,
+    );
+    this.direct.set(name, run);
+  }
+
   private async run(): Promise<void> {
-    const spec = {
-      packages: Object.entries(PROBE_PACKAGES),
-      tools: Object.entries(PROBE_TOOLS),
-      // A tool gets the doctor's bound less a margin, so that its answer comes before python3's own timeout.
-      timeout: Math.max(0.5, (this.ctx.timeoutMs - 300) / 1000),
-    };
+    const spec = { packages: Object.entries(PROBE_PACKAGES) };
+    const python = resolvePython3(this.ctx.env, this.ctx.paths.root);
     let r: RunResult | undefined;
     try {
-      r = await runProcess('python3', ['-c', PYTHON_PROBE, JSON.stringify(spec)], {
+      r = await runProcess(python.file, ['-c', PYTHON_PROBE, JSON.stringify(spec)], {
         cwd: this.ctx.paths.root,
         env: this.ctx.env,
         extendEnv: false,
@@ -193,7 +165,6 @@ export class DoctorProbe {
     if (typeof part.python === 'string') this.report.python = part.python;
     Object.assign(this.report.modules, part.modules);
     Object.assign(this.report.dists, part.dists);
-    Object.assign(this.report.tools, part.tools);
     this.wake();
   }
 
@@ -241,23 +212,8 @@ export class DoctorProbe {
     return { present, ...(dist?.version ? { version: dist.version } : {}), ...(dist?.vcs_commit ? { vcsCommit: dist.vcs_commit } : {}) };
   }
 
-  /**
-   * A tool's run: from the probe, or, when python3 ended without answering for it (not there, crashed), started
-   * from here. When python3 ran out of time the tool is not started again: the doctor's bound holds.
-   */
+  /** A tool's run (undefined when it is not installed). */
   async tool(name: ProbeTool): Promise<ToolAnswer> {
-    const line = await this.answer(() => this.report.tools[name]);
-    if (line) {
-      if (!line.found) return undefined;
-      return { exitCode: line.exit ?? undefined, timedOut: Boolean(line.timed_out), stdout: line.stdout ?? [], stderr: line.stderr ?? [] };
-    }
-    if (this.ended?.timedOut) throw new NoAnswerError(`not checked: the python3 probe gave ${this.ended.how}`);
-    let run = this.direct.get(name);
-    if (!run) {
-      const [file, ...args] = PROBE_TOOLS[name];
-      run = runProcess(file, args, { cwd: this.ctx.paths.root, env: this.ctx.env, extendEnv: false, timeoutMs: this.ctx.timeoutMs, note: 'doctor' }).then((r) => (r.spawnError ? undefined : r));
-      this.direct.set(name, run);
-    }
-    return run;
+    return this.direct.get(name) as Promise<ToolAnswer>;
   }
 }
