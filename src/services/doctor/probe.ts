@@ -7,6 +7,7 @@
 import type { CheckContext } from './checks.js';
 import { runProcess, type RunResult } from '../process/run.js';
 import { resolvePython3 } from './pythonResolve.js';
+import { cacheFile, cachedLayout, layoutKey, packageFromDisk, recordLayout, type PythonLayout } from './sitePackages.js';
 
 /** Python module name → distribution name, for every package a check reads. */
 export const PROBE_PACKAGES = {
@@ -31,7 +32,7 @@ export const PROBE_TOOLS = {
 export type ProbeTool = keyof typeof PROBE_TOOLS;
 
 // Prints as soon as each answer is known, flushed per line, the version before the modules the rest needs are
-// loaded. argv[1] is the spec: the packages.
+// loaded, then what sitePackages.ts needs to answer the next doctor from disk. argv[1] is the spec: the packages.
 const PYTHON_PROBE = `
 import json, sys
 def emit(obj):
@@ -64,6 +65,14 @@ for mod, dist in spec["packages"]:
         except Exception:
             pass
     emit(rec)
+import importlib.machinery, site
+def qualname(f):
+    c = f if isinstance(f, type) else type(f)
+    return c.__module__ + "." + c.__qualname__
+emit({"layout": {"version": sys.version.split()[0], "paths": sys.path, "suffixes": importlib.machinery.all_suffixes(),
+    "finders": [qualname(f) for f in sys.meta_path], "pathHooks": len(sys.path_hooks),
+    "userSite": site.getusersitepackages() if site.ENABLE_USER_SITE else None,
+    "customized": "sitecustomize" in sys.modules or "usercustomize" in sys.modules}})
 `;
 
 export interface PackageAnswer {
@@ -86,6 +95,7 @@ interface Report {
   python?: string;
   modules: Record<string, boolean>;
   dists: Record<string, { version?: string; vcs_commit?: string | null }>;
+  layout?: PythonLayout;
 }
 
 /** How the probe process ended, once it has. */
@@ -104,12 +114,17 @@ export class DoctorProbe {
   private readonly waiters = new Set<() => void>();
   private readonly stderrTail: string[] = [];
   private readonly direct = new Map<ProbeTool, Promise<ToolAnswer>>();
+  /** Whether python3's answers came from disk (sitePackages.ts) and python3 was not started. */
+  answeredFromDisk = false;
 
   /** Starts python3 and the tools at once; the checks then await their answers. */
   constructor(private readonly ctx: Omit<CheckContext, 'probe'>) {
     for (const name of Object.keys(PROBE_TOOLS) as ProbeTool[]) this.startTool(name);
-    void this.run();
+    this.settled = this.run();
   }
+
+  /** Resolves once python3 has ended (or was not needed) and its record is written. */
+  readonly settled: Promise<void>;
 
   private startTool(name: ProbeTool): void {
     const [file, ...args] = PROBE_TOOLS[name];
@@ -122,7 +137,11 @@ export class DoctorProbe {
 
   private async run(): Promise<void> {
     const spec = { packages: Object.entries(PROBE_PACKAGES) };
-    const python = resolvePython3(this.ctx.env, this.ctx.paths.root);
+    const root = this.ctx.paths.root;
+    const python = resolvePython3(this.ctx.env, root);
+    const cache = cacheFile(this.ctx.env);
+    const key = python.interpreter ? layoutKey(python.interpreter, this.ctx.env, root) : undefined;
+    if (this.fromDisk(cachedLayout(cache, key, root))) return;
     let r: RunResult | undefined;
     try {
       r = await runProcess(python.file, ['-c', PYTHON_PROBE, JSON.stringify(spec)], {
@@ -138,6 +157,8 @@ export class DoctorProbe {
       this.finish({ timedOut: false, how: `it could not be started (${(err as Error).message})` });
       return;
     }
+    const layout = this.report.layout;
+    if (layout && r.exitCode === 0 && !r.timedOut) await recordLayout(cache, key, layout, root);
     if (r.spawnError) this.finish({ timedOut: false, how: 'python3 not found' });
     else if (r.timedOut) this.finish({ timedOut: true, how: `no answer within ${this.ctx.timeoutMs} ms` });
     else {
@@ -145,6 +166,24 @@ export class DoctorProbe {
       const last = this.stderrTail.at(-1);
       this.finish({ timedOut: false, how: `${status}${last ? `: ${last.slice(0, 160)}` : ''}` });
     }
+  }
+
+  /** Every answer from disk, with the layout python3 reported last time; false where the disk cannot give one. */
+  private fromDisk(layout: PythonLayout | undefined): boolean {
+    if (!layout) return false;
+    const root = this.ctx.paths.root;
+    const listings = new Map<string, string[] | null>();
+    const answers = Object.entries(PROBE_PACKAGES).map(([mod, dist]) => [mod, dist, packageFromDisk(layout, root, mod, dist, listings)] as const);
+    if (answers.some(([, , a]) => a === undefined)) return false;
+    this.report.python = layout.version;
+    for (const [mod, dist, a] of answers) {
+      if (!a) continue;
+      this.report.modules[mod] = a.present;
+      if (a.version !== undefined) this.report.dists[dist] = { version: a.version, ...(a.vcsCommit ? { vcs_commit: a.vcsCommit } : {}) };
+    }
+    this.answeredFromDisk = true;
+    this.finish({ timedOut: false, how: 'answered from the installed distributions' });
+    return true;
   }
 
   private keepStderr(line: string): void {
@@ -163,6 +202,7 @@ export class DoctorProbe {
     }
     if (!part || typeof part !== 'object') return;
     if (typeof part.python === 'string') this.report.python = part.python;
+    if (part.layout && typeof part.layout === 'object' && Array.isArray(part.layout.paths)) this.report.layout = part.layout;
     Object.assign(this.report.modules, part.modules);
     Object.assign(this.report.dists, part.dists);
     this.wake();

@@ -5,7 +5,7 @@
 // Where those rules give an installed version, its `bin/python3` is the interpreter the shim would exec. Anything
 // else (the system Python, a version that is not installed or is a prefix pyenv would complete, a shim of another
 // shape) is left to the shim itself, so that pyenv gives its own answer or error.
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 export interface ResolvedPython {
@@ -13,12 +13,29 @@ export interface ResolvedPython {
   file: string;
   /** How it was found, for the doctor's detail and tests. */
   via: 'path' | 'pyenv';
+  /** The interpreter file that will run, where known (not behind a shim). */
+  interpreter?: string;
 }
 
 function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** An ELF executable (what a Python interpreter is on Linux), not a script. */
+function isBinary(file: string): boolean {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const b = Buffer.alloc(4);
+      return readSync(fd, b, 0, 4, 0) === 4 && b.toString('latin1') === '\x7fELF';
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return false;
   }
@@ -78,7 +95,10 @@ function pyenvVersions(root: string, env: Record<string, string | undefined>, cw
 export function resolvePython3(env: Record<string, string | undefined>, cwd: string): ResolvedPython {
   const first = onPath('python3', env.PATH);
   const root = first ? pyenvShimRoot(first) : undefined;
-  if (!root || (env.PYENV_ROOT && path.resolve(env.PYENV_ROOT) !== root) || env.PYENV_DIR || env.PYENV_DEBUG) return { file: 'python3', via: 'path' };
+  if (!first) return { file: 'python3', via: 'path' };
+  // A script (a wrapper, a shim of another tool) may start any interpreter: only a binary is known to be itself.
+  if (!root) return { file: 'python3', via: 'path', ...(isBinary(first) ? { interpreter: first } : {}) };
+  if ((env.PYENV_ROOT && path.resolve(env.PYENV_ROOT) !== root) || env.PYENV_DIR || env.PYENV_DEBUG) return { file: 'python3', via: 'path' };
   const versions = pyenvVersions(root, env, cwd);
   // pyenv uses the first version that has the program; a name that is not installed is its error to give.
   for (const v of versions) {
@@ -90,7 +110,7 @@ export function resolvePython3(env: Record<string, string | undefined>, cwd: str
     } catch {}
     if (!isDir) return { file: 'python3', via: 'path' };
     const exe = path.join(dir, 'bin', 'python3');
-    if (executable(exe)) return { file: exe, via: 'pyenv' };
+    if (executable(exe)) return { file: exe, via: 'pyenv', ...(isBinary(exe) ? { interpreter: exe } : {}) };
   }
   return { file: 'python3', via: 'path' };
 }

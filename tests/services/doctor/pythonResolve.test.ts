@@ -22,7 +22,7 @@ function shimText(root: string): string {
   return `#!/usr/bin/env bash\nset -e\n[ -n "$PYENV_DEBUG" ] && set -x\n\nprogram="\${0##*/}"\n\nexport PYENV_ROOT="${root}"\nSHIM_PATH=\${0%/*}\nif [[ $SHIM_PATH != "${root}/shims" ]]; then\n  export _PYENV_SHIM_PATH="$SHIM_PATH"\nfi\nexec "${root}/libexec/pyenv" exec "$program" "$@"\n`;
 }
 
-/** A pyenv root with a shim and versions, each version's python3 printing its name. */
+/** A pyenv root with a shim and versions, each version's python3 printing its name (a script: no `interpreter`). */
 async function fakePyenv(versions: string[]): Promise<string> {
   const root = await tempDir('swegym-pyenv-');
   await script(path.join(root, 'shims', 'python3'), shimText(root));
@@ -98,5 +98,6 @@ test('against the real pyenv where one is installed: the same interpreter as `py
     if (got.via !== 'pyenv') continue;
     const want = spawnSync(pyenv, ['which', 'python3'], { encoding: 'utf8', env: { ...e, PYENV_ROOT: root } }).stdout.trim();
     assert.equal(got.file, want, `PYENV_VERSION=${v ?? '(unset)'}`);
+    assert.equal(got.interpreter, want, 'a real interpreter is known as itself');
   }
 });
