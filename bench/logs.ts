@@ -4,6 +4,8 @@
 //   dense     — 300k per-sample lines over 39k distinct instances in 200 MB (several datasets, or a long run):
 //               17 prompts × 7 samples a rollout, 2,521 rollouts, little noise;
 //   sparse    — 90k per-sample lines in 1 GB: 704 rollouts drowned in Ray/SGLang/httpx noise.
+// In each, LOOK_ALIKE_SHARE of the bytes are look-alike lines (src/services/simulator/lookAlikes.ts: printed configs,
+// `step skipped: {…}`, cut metric dicts, traceback lines), as real logs have: marker texts outside their shapes.
 // The 4 GB run for memory is the dense log repeated in /tmp (tmpLog), deleted after the benchmark.
 import { existsSync, readFileSync, createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
@@ -11,6 +13,9 @@ import path from 'node:path';
 import { generateOffline, SIM_LOG_NAME, SIM_MANIFEST_NAME, type SimManifest } from '../src/services/simulator/writer.js';
 import type { SimConfig } from '../src/services/simulator/model.js';
 import { OUT, fmt } from './lib.js';
+
+/** Share of a bench log's bytes in look-alike lines (≈ 14 % in the real logs issue #29 measured). */
+export const LOOK_ALIKE_SHARE = 0.14;
 
 export type LogKind = 'simulator' | 'dense' | 'sparse';
 
@@ -32,7 +37,7 @@ const SHAPES: Record<LogKind, (bytes: number) => { targetBytes: number; config: 
 
 /** A simulated log of `kind`, about `bytes` long, generated once (seeded) and cached. */
 export async function benchLog(kind: LogKind, bytes: number, seed: number, log: (s: string) => void): Promise<BenchLog> {
-  const dir = path.join(OUT, 'logs', `${kind === 'simulator' ? 'sim' : kind}-${Math.round(bytes / 1e6)}MB-seed${seed}`);
+  const dir = path.join(OUT, 'logs', `${kind === 'simulator' ? 'sim' : kind}-${Math.round(bytes / 1e6)}MB-seed${seed}-lookalike${Math.round(LOOK_ALIKE_SHARE * 100)}`);
   const manifestFile = path.join(dir, SIM_MANIFEST_NAME);
   const file = path.join(dir, SIM_LOG_NAME);
   if (existsSync(manifestFile) && existsSync(file)) {
@@ -43,7 +48,7 @@ export async function benchLog(kind: LogKind, bytes: number, seed: number, log: 
   log(`  generating a ${fmt(bytes / 1e9, 2)} GB ${kind} log in ${path.relative(process.cwd(), dir)} …`);
   const t0 = performance.now();
   const shape = SHAPES[kind](bytes);
-  const manifest = await generateOffline({ dir, targetBytes: shape.targetBytes, config: { seed, ...shape.config } });
+  const manifest = await generateOffline({ dir, targetBytes: shape.targetBytes, lookAlikeShare: LOOK_ALIKE_SHARE, config: { seed, ...shape.config } });
   return { kind, file, manifest, generatedMs: performance.now() - t0 };
 }
 

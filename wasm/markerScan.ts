@@ -12,7 +12,8 @@
 //   +176  16 bytes of 0x0f (the nibble mask, loaded: V8 rebuilds a v128 constant at each use inside a loop);
 //   +192  16 bytes of scratch;
 // and at `texts`, per text: u32 address of its bytes, u32 length, u32 offset of its fingerprint in it, u32 its index
-// in the caller's marker list (< 64); and at `literals`, what the line readers compare (see LITERALS below).
+// in the caller's marker list (< 64) plus 256 × its shape (src/services/monitor/markerShapes.ts: a text with a
+// shape counts only inside it); and at `literals`, what the line readers compare (see LITERALS below).
 //
 // Each marked line gives a record of RECORD i32s at `out`: its start, its end (its newline, or the window's end),
 // then, when asked, the per-sample line read on its bytes (src/services/monitor/sampleBytes.ts readSampleBytes is
@@ -35,7 +36,8 @@ let candidateCount: i32 = 0;
 // field names ` raw=`, ` integrity=`, ` instance=`, ` f2p=`, ` p2p=`, ` reason=`, +128 their six lengths (u8),
 // +256 a 256-byte table: 1 for each byte of `SWE-Gym reward=`; +512 48 bytes where the fields' ranges are kept;
 // +576 16 newlines, +592 16 escape bytes, +608 16 × `S`, +624 16 × `[` (loaded: V8 rebuilds a v128 constant at
-// each use inside a loop).
+// each use inside a loop); the shapes' literals: +640 `Memory-Usage`, +656 `ray.exceptions.`, +672 `reward=`,
+// +688 `evaluation failed for instance=`, +720 `evaluator poll failed; retrying: session_id=`, +768 16 × `M`.
 const MARK_LENGTH: i32 = 15;
 const FOLD_LENGTH: i32 = 10;
 
@@ -90,7 +92,11 @@ function textsAt(base: usize, pos: i32, buckets: u32, from: i32, end: i32): u64 
       let k = 0;
       while (k + 8 <= len && load<u64>(src + k) == load<u64>(text + k)) k += 8;
       while (k < len && load<u8>(src + k) == load<u8>(text + k)) k++;
-      if (k == len) found |= (1 as u64) << (load<u32>(d, 12) as u64);
+      if (k != len) continue;
+      const index = load<u32>(d, 12);
+      const shape = index >> 8;
+      if (shape != 0 && !shapeHolds(base, shape, s, len, from, end)) continue;
+      found |= (1 as u64) << ((index & 63) as u64);
     }
   }
   return found;
@@ -131,6 +137,127 @@ function findLiteral(base: usize, from: i32, end: i32, lit: usize, n: i32, first
     i = h + 1;
   }
   return -1;
+}
+
+const SHAPE_SUMMARY_DICT: u32 = 1;
+const SHAPE_RAY_EXCEPTION: u32 = 2;
+const SHAPE_SWE_GYM: u32 = 3;
+
+// @ts-ignore: decorator
+@inline
+function isDigit(c: i32): bool {
+  return c >= 48 && c <= 57;
+}
+
+// @ts-ignore: decorator
+@inline
+function isWordByte(c: i32): bool {
+  return isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95;
+}
+
+// @ts-ignore: decorator
+@inline
+function isAsciiSpace(c: i32): bool {
+  return c == 32 || (c >= 9 && c <= 13);
+}
+
+/** Are the n bytes at `lit` at base[pos, pos + n), inside [from, end)? */
+function literalAt(base: usize, pos: i32, from: i32, end: i32, lit: usize, n: i32): bool {
+  if (pos < from || pos + n > end) return false;
+  for (let k = 0; k < n; k++) if (at(base, pos + k) != (load<u8>(lit + (k as usize)) as i32)) return false;
+  return true;
+}
+
+/**
+ * markerShapes.ts shapeHolds: does the text of `shape` at base[s, s + len) have its shape in its line (inside the
+ * window [from, end))?
+ */
+function shapeHolds(base: usize, shape: u32, s: i32, len: i32, from: i32, end: i32): bool {
+  const newline = v128.load(literals, 576);
+  const ls = lineStart(base, s, from, newline);
+  let le = firstByte(base, s + len, end, newline);
+  if (le < 0) le = end;
+  if (shape == SHAPE_SWE_GYM) {
+    const f = s + 8;
+    return literalAt(base, f, from, le, literals + 672, 7) || literalAt(base, f, from, le, literals + 688, 31) || literalAt(base, f, from, le, literals + 720, 44);
+  }
+  const escape = v128.load(literals, 592);
+  if (shape == SHAPE_RAY_EXCEPTION) {
+    let p = s;
+    while (p > ls && isWordByte(at(base, p - 1))) p--;
+    if (p == s) return false;
+    const ws = p - 15;
+    if (!literalAt(base, ws, ls, p, literals + 656, 15)) return false;
+    return ws == ls || !isWordByte(at(base, ws - 1)) || firstByte(base, ls, ws, escape) >= 0;
+  }
+  if (shape != SHAPE_SUMMARY_DICT) return true;
+  if (s - ls >= 12 && findLiteral(base, ls, s, literals + 640, 12, v128.load(literals, 768)) >= 0) return true;
+  let e = le;
+  while (e > s && isAsciiSpace(at(base, e - 1))) e--;
+  const last = at(base, e - 1);
+  if (!(last == 125 || last == 41 || last == 93 || last >= 128) && firstByte(base, s, le, escape) < 0) return false;
+  lastEscape(base, ls, s, le, escape);
+  let p = back(base, ls, s, le, escape);
+  let digits = 0;
+  while (p >= ls && isDigit(at(base, p))) {
+    digits++;
+    p = back(base, ls, p, le, escape);
+  }
+  if (digits == 0 || p < ls || at(base, p) != 32) return unsure();
+  p = back(base, ls, p, le, escape);
+  // The words' last letters differ: p, t, f, l. Their bytes little-endian, with their lengths.
+  let word: u64 = 0;
+  let n = 0;
+  if (p >= ls) {
+    const c = at(base, p);
+    if (c == 112) (word = 0x70657473), (n = 4);
+    else if (c == 116) (word = 0x74756f6c6c6f72), (n = 7);
+    else if (c == 102) (word = 0x66726570), (n = 4);
+    else if (c == 108) (word = 0x6c617665), (n = 4);
+  }
+  if (n == 0) return unsure();
+  for (let k = n - 2; k >= 0; k--) {
+    p = back(base, ls, p, le, escape);
+    if (p < ls || at(base, p) != (((word >> ((k as u64) << 3)) & 0xff) as i32)) return unsure();
+  }
+  p = back(base, ls, p, le, escape);
+  if (p < ls) return true;
+  const c = at(base, p);
+  return isAsciiSpace(c) || c == 62 || c == 41 || c >= 128 || unsure();
+}
+
+// The walk back from a `: {` over the line as stripAnsi leaves it (markerShapes.ts): the last escape byte before the
+// walk's position, and where the CSI it starts ends (-1: it starts none).
+let escAt: i32 = -1;
+let escEnd: i32 = -1;
+
+function lastEscape(base: usize, ls: i32, q: i32, le: i32, escape: v128): void {
+  // lineStart finds the last escape byte as it finds the last newline: the position after it, or ls for none.
+  const x = lineStart(base, q, ls, escape) - 1;
+  escAt = x >= ls ? x : -1;
+  escEnd = escAt >= 0 ? csiEnd(base, escAt, le) : -1;
+}
+
+function csiEnd(base: usize, x: i32, le: i32): i32 {
+  if (x + 1 >= le || at(base, x + 1) != 91) return -1;
+  let j = x + 2;
+  while (j < le && (isDigit(at(base, j)) || at(base, j) == 59 || at(base, j) == 63)) j++;
+  while (j < le && at(base, j) >= 32 && at(base, j) <= 47) j++;
+  return j < le && at(base, j) >= 64 && at(base, j) <= 126 ? j + 1 : -1;
+}
+
+function back(base: usize, ls: i32, q: i32, le: i32, escape: v128): i32 {
+  while (q > ls && escAt >= 0 && escEnd == q) {
+    q = escAt;
+    lastEscape(base, ls, q, le, escape);
+  }
+  return q - 1;
+}
+
+// @ts-ignore: decorator
+@inline
+function unsure(): bool {
+  return escAt >= 0 && escEnd < 0;
 }
 
 /**

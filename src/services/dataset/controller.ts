@@ -7,7 +7,7 @@ import type { DataError, DataStore } from '../../state/data.js';
 import type { JobsStore } from '../../state/jobs.js';
 import { ConsoleError } from '../errors.js';
 import type { DownloadJobEvent } from './downloadJob.js';
-import { DataValidationError } from './read.js';
+import { DataValidationError } from './validationError.js';
 import { formatProblem } from './types.js';
 
 export type Flash = (text: string, tone: 'info' | 'warn' | 'error') => void;

@@ -6,7 +6,8 @@ import { ConsoleError, ExitCode, preconditionError } from '../errors.js';
 import { SPLIT_ROWS, type Split } from '../workspace/paths.js';
 import { imageForInstance, instanceIdProblem } from './imageName.js';
 import { loadParquetWasm } from './parquetWasm.js';
-import { formatProblem, type DataProblem, type SplitData, type SweGymTask, type TestListEncoding } from './types.js';
+import { type DataProblem, type SplitData, type SweGymTask, type TestListEncoding } from './types.js';
+import { DataValidationError } from './validationError.js';
 import { SWEGYM_DATASET } from '../recipe.js';
 
 export const REQUIRED_FIELDS = [
@@ -24,7 +25,6 @@ const OPTIONAL_STRING_FIELDS = ['patch', 'hints_text', 'created_at'] as const;
 const TEST_FIELDS = ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const;
 
 /** How many problem lines an error message shows; the error object carries all of them. */
-const SHOWN_PROBLEMS = 25;
 
 export interface ReadSplitOptions {
   /** The split this file is; sets the expected row count (293 train, 23 validation). */
@@ -38,24 +38,7 @@ export interface ReadSplitOptions {
   ownFile?: boolean;
 }
 
-/** A split that failed validation: every problem, with row, instance and field. */
-export class DataValidationError extends ConsoleError {
-  readonly problems: DataProblem[];
-  readonly file: string;
-  constructor(file: string, problems: DataProblem[], fix: string) {
-    const shown = problems.slice(0, SHOWN_PROBLEMS).map((p) => `  - ${formatProblem(p)}`);
-    if (problems.length > SHOWN_PROBLEMS) shown.push(`  … and ${problems.length - SHOWN_PROBLEMS} more (--json lists all)`);
-    super({
-      what: `${file} failed validation: ${problems.length} problem${problems.length === 1 ? '' : 's'}`,
-      cause: '\n' + shown.join('\n'),
-      fix,
-      exitCode: ExitCode.failed,
-    });
-    this.name = 'DataValidationError';
-    this.problems = problems;
-    this.file = file;
-  }
-}
+export { DataValidationError } from './validationError.js';
 
 const PARQUET_MAGIC = 'PAR1';
 

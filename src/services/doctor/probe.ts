@@ -1,12 +1,13 @@
-// The doctor's one probe process: a single python3 that reports its version, every recipe package (import and
-// installed distribution) and the version of every external tool the checks need, one JSON line per answer as
-// it finishes. Each check awaits only its own answer, so the home screen fills in while the probe still runs,
-// and a slow tool (`ray --version` imports Ray) holds up only its own row.
-//
-// When python3 cannot be run, or ends without answering for a tool (it crashed), the tools are started from
-// here, one process each, as before. When it ends without answering for a package, that check says so.
+// The doctor's probes: one python3 that reports its version and every recipe package (import and installed
+// distribution), one JSON line per answer as it finishes, and the external tools the checks need, each started from
+// here at once. Each check awaits only its own answer, so the home screen fills in while the probes still run, and a
+// slow tool (`ray --version` imports Ray) holds up only its own row. The tools do not wait for python3's start (a
+// pyenv shim alone takes 300+ ms), and python3 is the interpreter a pyenv shim would run, found without the shim
+// where pyenv's rules give it exactly (pythonResolve.ts).
 import type { CheckContext } from './checks.js';
 import { runProcess, type RunResult } from '../process/run.js';
+import { resolvePython3 } from './pythonResolve.js';
+import { cacheFile, cachedLayout, layoutKey, packageFromDisk, recordLayout, type PythonLayout } from './sitePackages.js';
 
 /** Python module name → distribution name, for every package a check reads. */
 export const PROBE_PACKAGES = {
@@ -30,38 +31,15 @@ export const PROBE_TOOLS = {
 } as const;
 export type ProbeTool = keyof typeof PROBE_TOOLS;
 
-// Prints as soon as each answer is known: flushed per line, one lock so that lines from the tool threads never
-// interleave, the version before the modules the rest needs are loaded. argv[1] is the spec: packages, tools, and
-// the per-tool timeout in seconds.
+// Prints as soon as each answer is known, flushed per line, the version before the modules the rest needs are
+// loaded, then what sitePackages.ts needs to answer the next doctor from disk. argv[1] is the spec: the packages.
 const PYTHON_PROBE = `
 import json, sys
 def emit(obj):
     sys.stdout.write(json.dumps(obj) + "\\n")
     sys.stdout.flush()
 emit({"python": sys.version.split()[0]})
-import shutil, subprocess, threading
-lock = threading.Lock()
-def say(obj):
-    with lock:
-        emit(obj)
 spec = json.loads(sys.argv[1])
-def lines(b):
-    return (b or b"").decode("utf-8", "replace").splitlines()
-def tool(name, argv):
-    exe = shutil.which(argv[0])
-    if exe is None:
-        say({"tools": {name: {"found": False}}})
-        return
-    try:
-        r = subprocess.run([exe] + argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=spec["timeout"])
-        say({"tools": {name: {"found": True, "exit": r.returncode, "stdout": lines(r.stdout), "stderr": lines(r.stderr)}}})
-    except subprocess.TimeoutExpired as e:
-        say({"tools": {name: {"found": True, "exit": None, "timed_out": True, "stdout": lines(e.stdout), "stderr": lines(e.stderr)}}})
-    except OSError:
-        say({"tools": {name: {"found": False}}})
-threads = [threading.Thread(target=tool, args=(n, a), daemon=True) for n, a in spec["tools"]]
-for t in threads:
-    t.start()
 import importlib.util
 try:
     import importlib.metadata as md
@@ -91,9 +69,15 @@ for mod, dist in spec["packages"]:
             rec["dists"] = {dist: info}
         except Exception:
             pass
-    say(rec)
-for t in threads:
-    t.join()
+    emit(rec)
+import importlib.machinery, site
+def qualname(f):
+    c = f if isinstance(f, type) else type(f)
+    return c.__module__ + "." + c.__qualname__
+emit({"layout": {"version": sys.version.split()[0], "paths": sys.path, "suffixes": importlib.machinery.all_suffixes(),
+    "finders": [qualname(f) for f in sys.meta_path], "pathHooks": len(sys.path_hooks),
+    "userSite": site.getusersitepackages() if site.ENABLE_USER_SITE else None,
+    "customized": "sitecustomize" in sys.modules or "usercustomize" in sys.modules}})
 `;
 
 export interface PackageAnswer {
@@ -114,20 +98,12 @@ export interface NoAnswer {
   noPython: boolean;
 }
 
-interface ToolLine {
-  found: boolean;
-  exit?: number | null;
-  timed_out?: boolean;
-  stdout?: string[];
-  stderr?: string[];
-}
-
 interface Report {
   python?: string;
   modules: Record<string, boolean>;
   dists: Record<string, { version?: string; vcs_commit?: string | null }>;
   origins: Record<string, string>;
-  tools: Record<string, ToolLine>;
+  layout?: PythonLayout;
 }
 
 /** How the probe process ended, once it has. */
@@ -141,27 +117,42 @@ interface Ended {
 export class NoAnswerError extends Error {}
 
 export class DoctorProbe {
-  private readonly report: Report = { modules: {}, dists: {}, origins: {}, tools: {} };
+  private readonly report: Report = { modules: {}, dists: {}, origins: {} };
   private ended: Ended | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly stderrTail: string[] = [];
   private readonly direct = new Map<ProbeTool, Promise<ToolAnswer>>();
+  /** Whether python3's answers came from disk (sitePackages.ts) and python3 was not started. */
+  answeredFromDisk = false;
 
-  /** Starts python3 at once; the checks then await their answers. */
+  /** Starts python3 and the tools at once; the checks then await their answers. */
   constructor(private readonly ctx: Omit<CheckContext, 'probe'>) {
-    void this.run();
+    for (const name of Object.keys(PROBE_TOOLS) as ProbeTool[]) this.startTool(name);
+    this.settled = this.run();
+  }
+
+  /** Resolves once python3 has ended (or was not needed) and its record is written. */
+  readonly settled: Promise<void>;
+
+  private startTool(name: ProbeTool): void {
+    const [file, ...args] = PROBE_TOOLS[name];
+    const run = runProcess(file, args, { cwd: this.ctx.paths.root, env: this.ctx.env, extendEnv: false, timeoutMs: this.ctx.timeoutMs, note: 'doctor' }).then(
+      (r): ToolAnswer => (r.spawnError ? undefined : r),
+      () => undefined,
+    );
+    this.direct.set(name, run);
   }
 
   private async run(): Promise<void> {
-    const spec = {
-      packages: Object.entries(PROBE_PACKAGES),
-      tools: Object.entries(PROBE_TOOLS),
-      // A tool gets the doctor's bound less a margin, so that its answer comes before python3's own timeout.
-      timeout: Math.max(0.5, (this.ctx.timeoutMs - 300) / 1000),
-    };
+    const spec = { packages: Object.entries(PROBE_PACKAGES) };
+    const root = this.ctx.paths.root;
+    const python = resolvePython3(this.ctx.env, root);
+    const cache = cacheFile(this.ctx.env);
+    const key = python.interpreter ? layoutKey(python.interpreter, this.ctx.env, root) : undefined;
+    if (this.fromDisk(cachedLayout(cache, key, root))) return;
     let r: RunResult | undefined;
     try {
-      r = await runProcess('python3', ['-c', PYTHON_PROBE, JSON.stringify(spec)], {
+      r = await runProcess(python.file, ['-c', PYTHON_PROBE, JSON.stringify(spec)], {
         cwd: this.ctx.paths.root,
         env: this.ctx.env,
         extendEnv: false,
@@ -174,6 +165,8 @@ export class DoctorProbe {
       this.finish({ timedOut: false, how: `it could not be started (${(err as Error).message})` });
       return;
     }
+    const layout = this.report.layout;
+    if (layout && r.exitCode === 0 && !r.timedOut) await recordLayout(cache, key, layout, root);
     if (r.spawnError) this.finish({ timedOut: false, how: 'python3 not found' });
     else if (r.timedOut) this.finish({ timedOut: true, how: `no answer within ${this.ctx.timeoutMs} ms` });
     else {
@@ -181,6 +174,25 @@ export class DoctorProbe {
       const last = this.stderrTail.at(-1);
       this.finish({ timedOut: false, how: `${status}${last ? `: ${last.slice(0, 160)}` : ''}` });
     }
+  }
+
+  /** Every answer from disk, with the layout python3 reported last time; false where the disk cannot give one. */
+  private fromDisk(layout: PythonLayout | undefined): boolean {
+    if (!layout) return false;
+    const root = this.ctx.paths.root;
+    const listings = new Map<string, string[] | null>();
+    const answers = Object.entries(PROBE_PACKAGES).map(([mod, dist]) => [mod, dist, packageFromDisk(layout, root, mod, dist, listings)] as const);
+    if (answers.some(([, , a]) => a === undefined)) return false;
+    this.report.python = layout.version;
+    for (const [mod, dist, a] of answers) {
+      if (!a) continue;
+      this.report.modules[mod] = a.present;
+      if (a.origin) this.report.origins[mod] = a.origin;
+      if (a.version !== undefined) this.report.dists[dist] = { version: a.version, ...(a.vcsCommit ? { vcs_commit: a.vcsCommit } : {}) };
+    }
+    this.answeredFromDisk = true;
+    this.finish({ timedOut: false, how: 'answered from the installed distributions' });
+    return true;
   }
 
   private keepStderr(line: string): void {
@@ -199,10 +211,10 @@ export class DoctorProbe {
     }
     if (!part || typeof part !== 'object') return;
     if (typeof part.python === 'string') this.report.python = part.python;
+    if (part.layout && typeof part.layout === 'object' && Array.isArray(part.layout.paths)) this.report.layout = part.layout;
     Object.assign(this.report.modules, part.modules);
     Object.assign(this.report.dists, part.dists);
     Object.assign(this.report.origins, part.origins);
-    Object.assign(this.report.tools, part.tools);
     this.wake();
   }
 
@@ -251,23 +263,8 @@ export class DoctorProbe {
     return { present, ...(dist?.version ? { version: dist.version } : {}), ...(dist?.vcs_commit ? { vcsCommit: dist.vcs_commit } : {}), ...(origin ? { origin } : {}) };
   }
 
-  /**
-   * A tool's run: from the probe, or, when python3 ended without answering for it (not there, crashed), started
-   * from here. When python3 ran out of time the tool is not started again: the doctor's bound holds.
-   */
+  /** A tool's run (undefined when it is not installed). */
   async tool(name: ProbeTool): Promise<ToolAnswer> {
-    const line = await this.answer(() => this.report.tools[name]);
-    if (line) {
-      if (!line.found) return undefined;
-      return { exitCode: line.exit ?? undefined, timedOut: Boolean(line.timed_out), stdout: line.stdout ?? [], stderr: line.stderr ?? [] };
-    }
-    if (this.ended?.timedOut) throw new NoAnswerError(`not checked: the python3 probe gave ${this.ended.how}`);
-    let run = this.direct.get(name);
-    if (!run) {
-      const [file, ...args] = PROBE_TOOLS[name];
-      run = runProcess(file, args, { cwd: this.ctx.paths.root, env: this.ctx.env, extendEnv: false, timeoutMs: this.ctx.timeoutMs, note: 'doctor' }).then((r) => (r.spawnError ? undefined : r));
-      this.direct.set(name, run);
-    }
-    return run;
+    return this.direct.get(name) as Promise<ToolAnswer>;
   }
 }

@@ -7,6 +7,7 @@ import { MARKER_SCAN_WASM } from '../../generated/markerScanWasm.js';
 import { MARKER_FINGERPRINTS } from './markerFingerprints.js';
 import { compileMarkers, findMarkedLines } from './markers.js';
 import { REPEATED_FOLD, SAMPLE_FIELDS, SAMPLE_MARK } from './sampleBytes.js';
+import { MEMORY_USAGE, RAY_EXCEPTIONS, SWE_GYM_FOLLOWERS, shapeOf } from './markerShapes.js';
 
 const PAGE = 65536;
 /**
@@ -133,7 +134,7 @@ export class MarkerScan {
       if (bytes.length === 0 || bytes.length !== text.length || text.includes('\n')) throw new Error(`bad line marker ${JSON.stringify(text)}`);
       const known = MARKER_FINGERPRINTS[text];
       const at = known && known[0] + Math.min(FINGERPRINT, bytes.length) <= bytes.length ? known[0] : guessFingerprint(bytes);
-      return { bytes, at, bucket: known ? known[1] : BUCKETS - 1, index };
+      return { bytes, at, bucket: known ? known[1] : BUCKETS - 1, index, shape: shapeOf(text) };
     });
     const u8 = this.u8;
     const view = this.view;
@@ -165,7 +166,7 @@ export class MarkerScan {
         view.setUint32(TEXTS + 16 * index, bytesAt, true);
         view.setUint32(TEXTS + 16 * index + 4, t.bytes.length, true);
         view.setUint32(TEXTS + 16 * index + 8, t.at, true);
-        view.setUint32(TEXTS + 16 * index + 12, t.index, true);
+        view.setUint32(TEXTS + 16 * index + 12, t.index + 256 * t.shape, true);
         bytesAt += t.bytes.length;
         index++;
       }
@@ -184,6 +185,13 @@ export class MarkerScan {
     u8.fill(27, LITERALS + 592, LITERALS + 608);
     u8.fill(mark[0] as number, LITERALS + 608, LITERALS + 624);
     u8.fill(REPEATED_FOLD.charCodeAt(0), LITERALS + 624, LITERALS + 640);
+    // The shapes' literals (markerShapes.ts).
+    u8.set(enc.encode(MEMORY_USAGE), LITERALS + 640);
+    u8.set(enc.encode(RAY_EXCEPTIONS), LITERALS + 656);
+    // wasm/markerScan.ts knows their places and lengths.
+    if (MEMORY_USAGE.length !== 12 || RAY_EXCEPTIONS.length !== 15 || SWE_GYM_FOLLOWERS.map((f) => f.length).join() !== '7,31,44') throw new Error('the shape literals changed: update wasm/markerScan.ts');
+    [672, 688, 720].forEach((at, k) => u8.set(enc.encode(SWE_GYM_FOLLOWERS[k] as string), LITERALS + at));
+    u8.fill(MEMORY_USAGE.charCodeAt(0), LITERALS + 768, LITERALS + 784);
     this.exports.configure(TABLES, TEXTS, LITERALS, OUT, OUT_CAPACITY);
   }
 

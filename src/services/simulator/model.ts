@@ -4,6 +4,7 @@
 // run every time. The model pushes timestamped lines into a sink; writers (offline file, live pacing) decide
 // when the lines reach disk. Nothing here does I/O.
 import { Rng } from './rng.js';
+import { lookAlikeMessage } from './lookAlikes.js';
 import { buildCatalog, type SimTask } from './catalog.js';
 import { pyRepr, pyInt, type PyValue } from './pyrepr.js';
 import { RAY_DASHBOARD_PORT } from '../recipe.js';
@@ -27,6 +28,11 @@ export interface SimConfig {
   startupSeconds: number;
   /** Noise lines (Ray, httpx, warnings, tqdm) per simulated second. */
   noiseLinesPerSecond: number;
+  /**
+   * Look-alike lines (lookAlikes.ts: printed configs, `step skipped: {…}`, cut metric dicts, traceback lines) per
+   * simulated second, on a generator of their own (0 leaves every other line of a seeded run as it was).
+   */
+  lookAlikeLinesPerSecond: number;
   /** Wall-clock time of simulated t = 0, epoch ms (timestamps in the log). */
   startTimeMs: number;
   actorNumNodes: number;
@@ -58,6 +64,7 @@ export const DEFAULT_CONFIG: SimConfig = {
   trainSeconds: 240,
   startupSeconds: 600,
   noiseLinesPerSecond: 2,
+  lookAlikeLinesPerSecond: 0,
   startTimeMs: Date.UTC(2026, 10, 20, 8, 0, 0),
   actorNumNodes: 4,
   gpusPerNode: 8,
@@ -163,6 +170,7 @@ export class RunModel {
   readonly tasks: SimTask[];
   private readonly rng: Rng;
   private readonly noiseRng: Rng;
+  private readonly lookAlikeRng: Rng;
   private readonly ips: string[];
   private readonly rolloutManager: Actor;
   private readonly trainActor: Actor;
@@ -181,6 +189,8 @@ export class RunModel {
     this.tasks = buildCatalog(this.config.tasks);
     this.rng = new Rng(this.config.seed);
     this.noiseRng = this.rng.fork(7);
+    // Not a fork: a fork draws from the run's generator, and every later line would change.
+    this.lookAlikeRng = new Rng((Math.imul(this.config.seed, 0x9e3779b1) ^ 0x5bd1e995) >>> 0);
     this.ips = Array.from({ length: this.config.actorNumNodes }, (_, i) => `10.128.0.${11 + i}`);
     const pid = () => this.rng.range(3000, 48000);
     this.rolloutManager = { name: 'RolloutManager', pid: pid(), ip: this.ips[0] as string };
@@ -724,18 +734,46 @@ export class RunModel {
 
   /** Noise lines in (from, to]: Ray, httpx, Python warnings, repeated-line folds. Never a per-sample line. */
   noiseBetween(sink: SimSink, from: number, to: number): void {
+    // Look-alikes between the noise lines, in time order.
+    const looks = this.lookAlikeTimes(from, to);
+    let li = 0;
+    const looksUntil = (t: number) => {
+      while (li < looks.length && (looks[li] as number) <= t) this.lookAlikeLine(sink, looks[li++] as number);
+    };
     const rate = this.config.noiseLinesPerSecond;
-    if (rate <= 0 || to <= from) return;
-    const nr = this.noiseRng;
+    if (rate > 0 && to > from) {
+      const nr = this.noiseRng;
+      const expected = ((to - from) / 1000) * rate;
+      let n = Math.floor(expected);
+      if (nr.next() < expected - n) n++;
+      const step = (to - from) / Math.max(1, n);
+      for (let i = 0; i < n; i++) {
+        const t = from + step * (i + nr.next());
+        looksUntil(t);
+        sink.line(t, this.noiseLine(t));
+      }
+    }
+    looksUntil(Infinity);
+  }
+
+  /** The times of the look-alike lines in (from, to], at `lookAlikeLinesPerSecond`, in order. */
+  private lookAlikeTimes(from: number, to: number): number[] {
+    const rate = this.config.lookAlikeLinesPerSecond;
+    if (rate <= 0 || to <= from) return [];
+    const lr = this.lookAlikeRng;
     const expected = ((to - from) / 1000) * rate;
     let n = Math.floor(expected);
-    if (nr.next() < expected - n) n++;
-    if (n === 0) return;
-    const step = (to - from) / n;
-    for (let i = 0; i < n; i++) {
-      const t = from + step * (i + nr.next());
-      sink.line(t, this.noiseLine(t));
-    }
+    if (lr.next() < expected - n) n++;
+    return Array.from({ length: n }, (_, i) => from + ((to - from) / n) * (i + lr.next()));
+  }
+
+  private lookAlikeLine(sink: SimSink, t: number): void {
+    const lr = this.lookAlikeRng;
+    const step = Math.max(0, Math.floor((t / 1000 - this.config.startupSeconds) / (this.config.rolloutSeconds + this.config.trainSeconds)));
+    const msg = lookAlikeMessage(lr, step);
+    const actor = lr.chance(0.5) ? this.trainActor : this.rolloutManager;
+    const file = lr.pick(['train.py', 'arguments.py', 'rollout.py', 'worker.py']);
+    sink.line(t, lr.chance(0.5) ? this.log(actor, t, file, lr.range(20, 900), msg) : `${this.prefix(actor)}${msg}`);
   }
 
   private noiseLine(t: number): string {

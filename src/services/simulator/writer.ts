@@ -138,6 +138,8 @@ export interface OfflineOptions extends SimOutputOptions {
   config?: Partial<SimConfig>;
   /** Stop after the rollout during which the log reaches this many bytes; noise is sized to get there. */
   targetBytes?: number;
+  /** With targetBytes: this share of the bytes in look-alike lines (lookAlikes.ts), the rest of the noise as usual. */
+  lookAlikeShare?: number;
   onProgress?: (bytes: number, rollout: number) => void;
   signal?: AbortSignal;
 }
@@ -145,21 +147,26 @@ export interface OfflineOptions extends SimOutputOptions {
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** Average bytes of one rollout without noise and of one noise line, measured on a throwaway model. */
-function measureShape(config: SimConfig): { rolloutBytes: number; noiseBytes: number } {
+function measureShape(config: SimConfig): { rolloutBytes: number; noiseBytes: number; lookAlikeBytes: number } {
   let bytes = 0;
   let lines = 0;
   const sink: SimSink = { line: (_t, text) => { bytes += Buffer.byteLength(text) + 1; lines++; } };
-  const probe = new RunModel({ ...config, noiseLinesPerSecond: 0 });
+  const probe = new RunModel({ ...config, noiseLinesPerSecond: 0, lookAlikeLinesPerSecond: 0 });
   probe.startup(sink);
   const n = Math.min(3, config.numRollouts);
   bytes = 0;
   for (let i = 0; i < n; i++) probe.rollout(i, sink);
   const rolloutBytes = bytes / Math.max(1, n);
-  const noise = new RunModel({ ...config, noiseLinesPerSecond: 1 });
+  const noise = new RunModel({ ...config, noiseLinesPerSecond: 1, lookAlikeLinesPerSecond: 0 });
   bytes = 0;
   lines = 0;
   noise.noiseBetween(sink, 0, 2_000_000);
-  return { rolloutBytes, noiseBytes: lines ? bytes / lines : 150 };
+  const noiseBytes = lines ? bytes / lines : 150;
+  const looks = new RunModel({ ...config, noiseLinesPerSecond: 0, lookAlikeLinesPerSecond: 1 });
+  bytes = 0;
+  lines = 0;
+  looks.noiseBetween(sink, 0, 2_000_000);
+  return { rolloutBytes, noiseBytes, lookAlikeBytes: lines ? bytes / lines : 300 };
 }
 
 /** Generates a whole simulated run (or a log of `targetBytes`) as fast as possible. */
@@ -169,8 +176,10 @@ export async function generateOffline(opts: OfflineOptions): Promise<SimManifest
   if (opts.targetBytes !== undefined) {
     const shape = measureShape(config);
     const simSeconds = config.numRollouts * (config.rolloutSeconds + config.trainSeconds);
-    const noiseBytes = Math.max(0, opts.targetBytes * 1.01 - shape.rolloutBytes * config.numRollouts);
+    const lookBytes = opts.targetBytes * (opts.lookAlikeShare ?? 0);
+    const noiseBytes = Math.max(0, opts.targetBytes * 1.01 - shape.rolloutBytes * config.numRollouts - lookBytes);
     config = { ...config, noiseLinesPerSecond: noiseBytes / shape.noiseBytes / simSeconds };
+    if (lookBytes > 0) config.lookAlikeLinesPerSecond = lookBytes / shape.lookAlikeBytes / simSeconds;
   }
   const model = new RunModel(config);
   const counts = emptyCounts();

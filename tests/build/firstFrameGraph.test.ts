@@ -1,0 +1,28 @@
+// What the built console loads before its first frame: the interactive chunk and everything it imports statically
+// (the rest comes by dynamic import, after the frame). Issue #29 found the dataset reader there (the Data controller,
+// created with the app's services, imported DataValidationError from read.ts): 9 KB of modules and a few ms of CPU
+// before the first frame. The domain code stays out.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Metafile } from 'esbuild';
+
+const KEPT_OUT = ['src/services/dataset/read.ts', 'src/services/dataset/split.ts', 'src/services/doctor/doctor.ts', 'src/services/monitor/lines.ts', 'src/services/pipeline/pipeline.ts'];
+
+test('the modules before the first frame hold none of the domain code', async () => {
+  const meta = (JSON.parse(await readFile(path.resolve('dist/meta.json'), 'utf8')) as { main: Metafile }).main;
+  const outs = meta.outputs;
+  const start = Object.keys(outs).find((k) => 'src/cli/interactive.tsx' in (outs[k]?.inputs ?? {}));
+  assert.ok(start, 'the build has an interactive chunk');
+  const seen = new Set<string>();
+  const walk = (k: string) => {
+    if (seen.has(k)) return;
+    seen.add(k);
+    for (const i of outs[k]?.imports ?? []) if (i.kind === 'import-statement' && outs[i.path]) walk(i.path);
+  };
+  walk(start);
+  const inputs = new Set([...seen].flatMap((k) => Object.keys(outs[k]?.inputs ?? {})));
+  assert.ok(inputs.has('src/screens/HomeScreen.tsx'), 'the home screen is in the first frame');
+  for (const m of KEPT_OUT) assert.ok(!inputs.has(m), `${m} loads before the first frame`);
+});
