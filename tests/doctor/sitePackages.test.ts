@@ -50,8 +50,9 @@ test('packages from disk: the answers of python3, and python3 started again only
     const env = { PATH: process.env.PATH, HOME: home };
     const first = await answers(ws, env);
     assert.equal(first.fromDisk, false, 'no record yet: python3 runs');
-    assert.deepStrictEqual(first.packages.dressage, { present: true, version: '0.3.1', vcsCommit: 'abc123' });
-    assert.deepStrictEqual(first.packages.swegym, { present: true });
+    // Where python3 imports it from comes too (the doctor tells a checkout's source folder from an install by it).
+    assert.deepStrictEqual(first.packages.dressage, { present: true, version: '0.3.1', vcsCommit: 'abc123', origin: path.join(site, 'dressage', '__init__.py') });
+    assert.deepStrictEqual(first.packages.swegym, { present: true, origin: path.join(home, 'src2', 'swegym', '__init__.py') });
     const second = await answers(ws, env);
     assert.equal(second.fromDisk, true, 'the record holds: no python3');
     assert.deepStrictEqual(second, { ...first, fromDisk: true });

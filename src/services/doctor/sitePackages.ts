@@ -184,6 +184,7 @@ function metadataVersion(file: string): string | undefined {
  */
 export function packageFromDisk(layout: PythonLayout, cwd: string, mod: string, dist: string, listings = new Map<string, string[] | null>()): PackageAnswer | undefined {
   let present = false;
+  let regular = false;
   let origin: string | undefined;
   let version: string | undefined;
   let vcsCommit: string | undefined;
@@ -201,12 +202,17 @@ export function packageFromDisk(layout: PythonLayout, cwd: string, mod: string, 
       listings.set(dir, names);
     }
     if (!names) continue;
-    if (!present) {
-      // As find_spec's origin: a package's __init__ file (its folder for a namespace portion), or the module file.
+    if (!regular) {
+      // As PathFinder: a regular package (its __init__ file) or a module file anywhere along sys.path wins over a
+      // namespace portion (a folder without __init__) found earlier; the first portion is used only when none does.
       const pkg = names.includes(mod) && isDirectory(path.join(dir, mod)) ? path.join(dir, mod) : undefined;
       const init = pkg ? layout.suffixes.map((s) => path.join(pkg, `__init__${s}`)).find(isFile) : undefined;
       const file = layout.suffixes.map((s) => mod + s).find((n) => names!.includes(n) && isFile(path.join(dir, n)));
-      origin = init ?? pkg ?? (file ? path.join(dir, file) : undefined);
+      const found = init ?? (file ? path.join(dir, file) : undefined);
+      if (found) {
+        regular = true;
+        origin = found;
+      } else if (pkg && origin === undefined) origin = pkg;
       present = origin !== undefined;
     }
     if (distFound) continue;
