@@ -103,6 +103,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   const { stdout } = useStdout();
   const [overlayScroll, setOverlayScroll] = useState(0);
   const logCursorRef = useRef(0);
+  const prevOverlayRef = useRef<string>('none');
   // End/G pins an overlay to its last row: rows that arrive later (a doctor answer adds a key) keep it at the bottom.
   const [overlayAtEnd, setOverlayAtEnd] = useState(false);
   const win = useWindowSize();
@@ -232,8 +233,13 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
         : overlay === 'log'
           ? Math.max(0, services.commandLog.entries().length - 1)
           : 0;
-  // In the command log the scroll is the cursor (a process's index).
-  logCursorRef.current = Math.min(overlayScroll, maxScroll);
+  // In the command log the scroll is the cursor (a process's index). While it follows the newest process (from the
+  // frame that opens it, before the effect below has moved the scroll there), the cursor is the last row.
+  const openingLog = overlay === 'log' && prevOverlayRef.current !== 'log';
+  logCursorRef.current = overlay === 'log' && (openingLog || overlayAtEnd) ? maxScroll : Math.min(overlayScroll, maxScroll);
+  useEffect(() => {
+    prevOverlayRef.current = overlay;
+  }, [overlay]);
   useEffect(() => {
     if (overlayScroll > maxScroll || (overlayAtEnd && overlayScroll !== maxScroll)) setOverlayScroll(maxScroll);
   }, [overlayScroll, maxScroll, overlayAtEnd]);
