@@ -78,9 +78,8 @@ for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
       assert.match(err, sig === 'SIGINT' ? /interrupted: stopping/ : new RegExp(`got ${sig}: stopping`));
       assert.equal(alive(consolePid), false, `the real console (pid ${consolePid}) ended with the wrapper`);
       assert.equal(existsSync(paths.lockFile), false, 'the lock is released');
-      const after = polls();
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(polls(), after, 'nothing polls the build any more');
+      // Both processes are gone; once their last connection is closed no poll can still be in flight.
+      await waitFor(() => fake.openConnections() === 0, { timeoutMs: 5000, message: () => `${fake.openConnections()} connection(s) to the fake E2B still open after the console ended: something still polls the build` });
     } finally {
       wrapper.kill('SIGKILL');
       if (consolePid && alive(consolePid)) process.kill(consolePid, 'SIGKILL');

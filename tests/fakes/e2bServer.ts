@@ -190,6 +190,8 @@ export interface FakeE2b {
   addTemplate(alias: string): void;
   /** Live (not killed, not expired) sandboxes. */
   alive(): FakeSandbox[];
+  /** Client connections still open: after a client process has ended, none of its requests can be in flight once this is 0. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -716,6 +718,7 @@ export async function startFakeE2b(options: FakeE2bOptions = {}): Promise<FakeE2
     addFault: (f) => faults.push({ times: 1, ...f }),
     addTemplate: (alias) => templates.add(alias),
     alive: () => [...sandboxes.values()].filter((s) => s.alive),
+    openConnections: () => sockets.size,
     close: async () => {
       for (const s of sandboxes.values()) killSandbox(s);
       for (const s of sockets) s.destroy();

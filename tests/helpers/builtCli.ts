@@ -19,9 +19,13 @@ export interface ConsoleChild {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+// The doctor's per-check deadline (3 s) is for a real network; against a loopback fake on a loaded machine it only
+// measures the load. A test of the deadline itself sets SWEGYM_DOCTOR_TIMEOUT_MS.
+const DOCTOR_DEADLINE_MS = '60000';
+
 export function startConsole(args: string[], env: NodeJS.ProcessEnv = {}): ConsoleChild {
   const argv = process.env.SWEGYM_TEST_ENTRY === 'source' ? ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args] : [BIN, ...args];
-  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', SWEGYM_DOCTOR_TIMEOUT_MS: DOCTOR_DEADLINE_MS, ...env } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -23,3 +23,18 @@ export const UPSTREAM_DRESSAGE_DIR = resolved.dressage;
 export const UPSTREAM_HARNESS_DIR = resolved.harness;
 /** How the tests name where the checkout came from, in skip messages. */
 export const UPSTREAM_ORIGIN = process.env.SWEGYM_UPSTREAM ? `SWEGYM_UPSTREAM=${process.env.SWEGYM_UPSTREAM}` : '../shared/upstream';
+
+/**
+ * The one skip reason of a differential test whose upstream files are absent, so the summary counts them under one
+ * line: the whole checkout missing (a clone without ../shared beside it) reads the same in every file; a checkout
+ * that lacks one needed file names it.
+ */
+export function upstreamMissing(files: readonly string[]): string | false {
+  const missing = files.find((f) => !existsSync(f));
+  if (!missing) return false;
+  if (!existsSync(UPSTREAM_ROOT)) return `${UPSTREAM_ORIGIN} not found${process.env.SWEGYM_UPSTREAM ? '' : ' — set SWEGYM_UPSTREAM=DIR to a Dressage checkout'} (differential tests)`;
+  return `${UPSTREAM_ORIGIN} has no ${path.relative(UPSTREAM_ROOT, missing) || missing} (differential tests)`;
+}
+
+/** python3 runs upstream's stdlib parts; one wording for its absence too. */
+export const PYTHON_MISSING = 'python3 not found (differential tests against upstream)';

@@ -4,21 +4,20 @@
 // - the launcher's own shell checks that these settings reach, taken from the real launcher's text and the real
 //   defaults file it sources, run by bash under the launcher's `set -euo pipefail`.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { PYTHON } from './upstreamOracle.js';
-import { REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_ORIGIN } from './upstreamDir.js';
+import { PYTHON_MISSING, REPO, UPSTREAM_DRESSAGE_DIR, upstreamMissing } from './upstreamDir.js';
 
 const DEFAULTS = path.join(UPSTREAM_DRESSAGE_DIR, 'examples', 'scripts', 'default', 'dressage_env_defaults.sh');
 const LAUNCHER = path.join(UPSTREAM_DRESSAGE_DIR, 'examples', 'scripts', 'run_dressage_swegym_qwen3.5_4b_claude_code_sync_4_node.sh');
 
 /** Why these tests cannot run here, or undefined. */
 export function firstRolloutSkip(): string | undefined {
-  for (const f of [path.join(UPSTREAM_DRESSAGE_DIR, 'dressage', 'rollout', 'generate', 'runtime.py'), DEFAULTS, LAUNCHER]) {
-    if (!existsSync(f)) return `upstream Dressage not found (${f} is missing; ${UPSTREAM_ORIGIN}): differential test skipped`;
-  }
-  if (!PYTHON) return 'python3 not found: differential test against upstream skipped';
+  const missing = upstreamMissing([path.join(UPSTREAM_DRESSAGE_DIR, 'dressage', 'rollout', 'generate', 'runtime.py'), DEFAULTS, LAUNCHER]);
+  if (missing) return missing;
+  if (!PYTHON) return PYTHON_MISSING;
   return undefined;
 }
 

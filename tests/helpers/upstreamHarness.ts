@@ -10,7 +10,7 @@ import path from 'node:path';
 import { jsonlRow } from '../train/helpers.js';
 
 export { REPO } from './upstreamDir.js';
-import { REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_HARNESS_DIR, UPSTREAM_ORIGIN, UPSTREAM_ROOT } from './upstreamDir.js';
+import { REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_HARNESS_DIR, UPSTREAM_ROOT, upstreamMissing } from './upstreamDir.js';
 /** The upstream checkout under test: SWEGYM_UPSTREAM=DIR, else ../shared/upstream (upstreamDir.ts). */
 export const UPSTREAM = UPSTREAM_ROOT;
 export const UPSTREAM_DRESSAGE = UPSTREAM_DRESSAGE_DIR;
@@ -22,8 +22,7 @@ export const MODEL_CONFIG_REL = path.join('slime', 'scripts', 'models', 'qwen3.5
 /** A skip message when the upstream sources are not next to the project (a user's clone), else false. */
 export function upstreamSkip(...parts: string[]): string | false {
   const need = parts.length > 0 ? parts.map((p) => (p === 'dressage' || p.startsWith('dressage/') ? path.join(UPSTREAM_DRESSAGE, p.slice('dressage'.length)) : p === 'swegym-harness' || p.startsWith('swegym-harness/') ? path.join(UPSTREAM_HARNESS, p.slice('swegym-harness'.length)) : path.join(UPSTREAM, p))) : [UPSTREAM_DRESSAGE];
-  const missing = need.find((p) => !existsSync(p));
-  return missing ? `upstream sources not found at ${missing} (${UPSTREAM_ORIGIN} is absent): differential test skipped` : false;
+  return upstreamMissing(need);
 }
 
 /** What `hostname -I` / `hostname -i` print in the stand-in machine. */

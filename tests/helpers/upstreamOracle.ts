@@ -1,10 +1,9 @@
 // The upstream oracle for differential tests: the real Dressage source under ../shared/upstream, run by python3
 // (stdlib only) through tests/helpers/upstreamOracle.py. Tests skip, saying why, when the checkout or python3 is absent.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_ORIGIN, UPSTREAM_ROOT } from './upstreamDir.js';
+import { PYTHON_MISSING, REPO, UPSTREAM_DRESSAGE_DIR, UPSTREAM_ROOT, upstreamMissing } from './upstreamDir.js';
 
 /** SWEGYM_UPSTREAM=DIR, else ../shared/upstream (upstreamDir.ts). */
 export const UPSTREAM = UPSTREAM_ROOT;
@@ -22,8 +21,9 @@ export const PYTHON = findPython();
 
 /** Why the differential tests cannot run here, or undefined when they can. */
 export function upstreamSkipReason(): string | undefined {
-  if (!existsSync(path.join(DRESSAGE, 'dressage', 'recipes', 'swegym', 'evaluator.py'))) return `upstream Dressage not found at ${DRESSAGE} (${UPSTREAM_ORIGIN}; a clone without ../shared): differential test skipped`;
-  if (!PYTHON) return 'python3 not found: differential test against upstream skipped';
+  const missing = upstreamMissing([path.join(DRESSAGE, 'dressage', 'recipes', 'swegym', 'evaluator.py')]);
+  if (missing) return missing;
+  if (!PYTHON) return PYTHON_MISSING;
   return undefined;
 }
 

@@ -4,22 +4,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { namesStatedIn, resolveRunName } from '../../src/services/monitor/runName.js';
 import { TrajectoryIndex } from '../../src/services/monitor/trajIndex.js';
 import { removeDir, tempDir } from '../helpers/workspace.js';
+import { UPSTREAM_DRESSAGE_DIR, upstreamMissing } from '../helpers/upstreamDir.js';
 
-const UPSTREAM = process.env.SWEGYM_UPSTREAM ?? path.resolve('../shared/upstream');
-const DEFAULTS = path.join(UPSTREAM, 'dressage/examples/scripts/default/dressage_env_defaults.sh');
+const DEFAULTS = path.join(UPSTREAM_DRESSAGE_DIR, 'examples/scripts/default/dressage_env_defaults.sh');
 
 async function session(root: string, instance: string, id: string, file = 'session.json'): Promise<void> {
   await mkdir(path.join(root, instance, id), { recursive: true });
   await writeFile(path.join(root, instance, id, file), '{}');
 }
 
-test('the launcher\'s own shell: its trajectory dirs and `Clearing …` lines name RUN_NAME, also after the folder is renamed', { skip: existsSync(DEFAULTS) ? false : `upstream launcher defaults not found at ${DEFAULTS}` }, async () => {
+test('the launcher\'s own shell: its trajectory dirs and `Clearing …` lines name RUN_NAME, also after the folder is renamed', { skip: upstreamMissing([DEFAULTS]) }, async () => {
   const dir = await tempDir();
   try {
     // Names a folder would not be called: spaces, a plus, dots (Dressage joins RUN_NAME into the path as is).

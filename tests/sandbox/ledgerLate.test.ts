@@ -30,9 +30,16 @@ test('a lost create that lands during the wait is killed; the clean end removes 
     await ledger.willCreate(a.provider, 'req-1', 300);
     assert.deepEqual(await readdir(dir), [`${ledger.session}.json`], 'the record is on disk before the create is sent');
     ledger.unanswered('req-1');
-    setTimeout(() => a.boxes.push({ id: 'late', metadata: { ...ledger.tag(), [REQUEST_TAG_KEY]: 'req-1' }, alive: true }), 100);
     let waited = 0;
-    const r = await ledger.sweep({ final: true, lateWaitMs: 5_000, onWait: (n) => (waited = n) });
+    // The lost create lands once the wait has begun (after the first listing found nothing).
+    const r = await ledger.sweep({
+      final: true,
+      lateWaitMs: 5_000,
+      onWait: (n) => {
+        waited = n;
+        setImmediate(() => a.boxes.push({ id: 'late', metadata: { ...ledger.tag(), [REQUEST_TAG_KEY]: 'req-1' }, alive: true }));
+      },
+    });
     assert.equal(waited, 1);
     assert.deepEqual(r.killed, ['late']);
     assert.equal(r.unanswered, undefined);
@@ -71,13 +78,17 @@ test('a create still in flight when the sweep starts: its answer ends the wait e
   const ledger = new SandboxLedger();
   const a = account();
   await ledger.willCreate(a.provider, 'req-2', 60_000);
-  setTimeout(() => {
-    a.boxes.push({ id: 'arrived', metadata: ledger.tag(), alive: true });
-    ledger.register('arrived', a.provider);
-    ledger.answered('req-2');
-  }, 100);
-  // The answer ends the wait: the test's timeout is below the 60 s settle time.
-  const r = await ledger.sweep({ final: true, lateWaitMs: 60_000 });
+  // The answer arrives while the sweep waits, and ends the wait: the test's timeout is below the 60 s settle time.
+  const r = await ledger.sweep({
+    final: true,
+    lateWaitMs: 60_000,
+    onWait: () =>
+      setImmediate(() => {
+        a.boxes.push({ id: 'arrived', metadata: ledger.tag(), alive: true });
+        ledger.register('arrived', a.provider);
+        ledger.answered('req-2');
+      }),
+  });
   assert.deepEqual(r.killed, ['arrived']);
   assert.equal(r.unanswered, undefined);
 });

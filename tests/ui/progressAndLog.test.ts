@@ -20,9 +20,8 @@ test('command log: missing tool says not found, a cancelled process is stopped (
   const log = new CommandLog();
   await runProcess('swegym-no-such-tool-xyz', ['--version'], { cwd: process.cwd(), log, timeoutMs: 5000 });
   const ctl = new AbortController();
-  const sleeping = runProcess('sleep', ['30'], { cwd: process.cwd(), log, timeoutMs: 20_000, signal: ctl.signal });
-  setTimeout(() => ctl.abort(), 50);
-  await sleeping;
+  // Cancelled once it is running (its first line says so), not after a guessed delay.
+  await runProcess('sh', ['-c', 'echo running; exec sleep 30'], { cwd: process.cwd(), log, timeoutMs: 20_000, signal: ctl.signal, onLine: () => ctl.abort() });
   await runProcess('sh', ['-c', 'exit 3'], { cwd: process.cwd(), log, timeoutMs: 5000 });
   const [missing, cancelled, failed] = log.entries();
   assert.equal(describeOutcome(missing!), 'not found');
