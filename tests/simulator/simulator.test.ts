@@ -395,6 +395,44 @@ test('live mode appends at pace, reports live sandboxes, and a reader never sees
   }
 });
 
+test('live mode on a machine slower than its clock: past the backlog a sample\'s trajectory files are left out and counted; the log is whole', async () => {
+  const dir = await tempDir('swegym-sim-');
+  const sim = new LiveSimulator({ dir, speed: 1e6, tickMs: 5, trajBacklog: 0, config: { numRollouts: 2, rolloutSeconds: 6, trainSeconds: 1, startupSeconds: 1, seed: 5 } });
+  try {
+    await sim.start();
+    await sim.finished;
+    const text = await readFile(sim.logFile, 'utf8');
+    assert.equal(text.split('\n').filter((l) => RE.sample.test(l)).length, sim.counts.sampleLines);
+    assert.ok(sim.counts.sampleLines > 0);
+    assert.equal(sim.counts.trajFiles, 0);
+    assert.ok((sim.counts.trajFilesLeftOut ?? 0) >= sim.counts.sampleLines, JSON.stringify(sim.counts));
+    const manifest = JSON.parse(await readFile(path.join(dir, 'simulation.json'), 'utf8')) as { counts: { trajFilesLeftOut?: number } };
+    assert.equal(manifest.counts.trajFilesLeftOut, sim.counts.trajFilesLeftOut, 'the manifest says how many were left out');
+  } finally {
+    await sim.stop();
+    await removeDir(dir);
+  }
+});
+
+test('stop() of a live run with trajectory writes queued drops the queue: every file is written or counted as left out, none half-written', async () => {
+  const dir = await tempDir('swegym-sim-');
+  // ~1.4 rollouts (≈ 300 files) per 5 ms tick: far more than four writers keep up with, far from the run's end.
+  const sim = new LiveSimulator({ dir, speed: 2000, tickMs: 5, trajBacklog: Infinity, config: { numRollouts: 50, rolloutSeconds: 6, trainSeconds: 1, startupSeconds: 1, seed: 6, concurrency: 128 } });
+  try {
+    await sim.start();
+    await waitFor(() => sim.counts.trajFiles > 0, { message: () => JSON.stringify(sim.counts) });
+    await sim.stop();
+    const written = [...(await listFiles(path.join(dir, 'traj_payload'))), ...(await listFiles(path.join(dir, 'traj_err')))].filter((f) => f.endsWith('.json'));
+    assert.equal(written.length + (sim.counts.trajFilesLeftOut ?? 0), sim.counts.trajFiles, `${written.length} written, ${JSON.stringify(sim.counts)}`);
+    assert.deepEqual((await listFiles(dir)).filter((f) => f.endsWith('.tmp')), []);
+    assert.ok((sim.counts.trajFilesLeftOut ?? 0) > 0, 'the queued writes were dropped, not waited for');
+    assert.equal(sim.snapshot().phase, 'stopped');
+  } finally {
+    await sim.stop();
+    await removeDir(dir);
+  }
+});
+
 // ---- the hidden CLI command ----------------------------------------------------------------------
 
 function ctxFor(argv: string[]): { ctx: CommandContext; out: () => string } {

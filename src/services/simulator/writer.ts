@@ -31,6 +31,8 @@ export interface SimCounts {
   lines: number;
   bytes: number;
   trajFiles: number;
+  /** Live mode only: trajectory files not written because the writes fell behind the run's clock or the run was stopped. */
+  trajFilesLeftOut?: number;
   checkpoints: number[];
 }
 
@@ -130,7 +132,20 @@ class TaskPool {
     if (this.pending > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
     if (this.firstError) throw this.firstError;
   }
+  /** Forgets the tasks not started yet; returns how many. The running ones still finish (idle() waits for them). */
+  dropQueued(): number {
+    const n = this.queue.splice(0).length;
+    if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
+    return n;
+  }
 }
+
+/**
+ * Trajectory files a live simulation may have waiting to be written. Its clock is the wall clock times the speed, so
+ * on a slow or loaded machine the samples come faster than their files can be written: past this backlog a sample's
+ * files are left out (counted in the manifest), so memory stays bounded and stop() does not wait minutes for a queue.
+ */
+const LIVE_TRAJ_BACKLOG = 2_000;
 
 // ---- offline -------------------------------------------------------------------------------------
 
@@ -273,6 +288,8 @@ export interface LiveOptions extends SimOutputOptions {
   /** How often lines are appended, ms. */
   tickMs?: number;
   signal?: AbortSignal;
+  /** Trajectory files that may wait to be written before a sample's files are left out (LIVE_TRAJ_BACKLOG). */
+  trajBacklog?: number;
 }
 
 export interface LiveSandbox {
@@ -452,8 +469,13 @@ export class LiveSimulator {
     if (s.rolloutId === this.plannedRollout) this.doneThisRollout++;
     const limit = this.opts.trajLimit ?? Infinity;
     if (this.trajSamples >= limit) return;
+    const files = trajFiles(s, this.model.config.runName, this.model.config.startTimeMs);
+    if (this.pool.pending >= (this.opts.trajBacklog ?? LIVE_TRAJ_BACKLOG)) {
+      this.counts.trajFilesLeftOut = (this.counts.trajFilesLeftOut ?? 0) + files.length;
+      return;
+    }
     this.trajSamples++;
-    for (const f of trajFiles(s, this.model.config.runName, this.model.config.startTimeMs)) {
+    for (const f of files) {
       this.counts.trajFiles++;
       this.pool.push(() => writeJsonAtomic(path.join(this.opts.dir, f.rel), f.value));
     }
@@ -556,6 +578,12 @@ export class LiveSimulator {
         this.fd = undefined;
       }
       try {
+        // A run stopped before its end writes no more trajectories: what is queued is dropped, what is being
+        // written finishes. A finished run writes them all.
+        if (this.phase !== 'finished') {
+          const dropped = this.pool.dropQueued();
+          if (dropped) this.counts.trajFilesLeftOut = (this.counts.trajFilesLeftOut ?? 0) + dropped;
+        }
         await this.pool.idle();
         await this.liveWriting;
         // The final state (no sandboxes; finished or stopped) so that a reader does not wait for staleness.
