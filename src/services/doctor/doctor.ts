@@ -65,10 +65,15 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
   const base = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
   // python3 starts with the first check that asks for it (none does when the workspace folder is missing).
   let probe: DoctorProbe | undefined;
+  let probeSettled = false;
   const ctx: CheckContext = {
     ...base,
     get probe() {
-      return (probe ??= new DoctorProbe(base));
+      if (!probe) {
+        probe = new DoctorProbe(base);
+        void probe.settled.then(() => (probeSettled = true));
+      }
+      return probe;
     },
   };
   const sample = Boolean(sampleWorkspaceLabel(opts.paths));
@@ -86,10 +91,15 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
       }
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<DoctorCheck[]>((resolve) => {
-        timer = setTimeout(
-          () => resolve([{ id: check.id, title: check.title, status: 'warn', detail: `no answer within ${timeoutMs} ms`, fix: 'check again; something on this machine hangs' }]),
-          timeoutMs + 500,
-        );
+        const arm = () => {
+          timer = setTimeout(() => {
+            // While python3 is still running, its own deadline bounds the checks that wait for it and words their
+            // answer ("the python3 probe ended before it"); this guard racing it made the words depend on the load.
+            if (probe && !probeSettled) return void probe.settled.then(arm);
+            resolve([{ id: check.id, title: check.title, status: 'warn', detail: `no answer within ${timeoutMs} ms`, fix: 'check again; something on this machine hangs' }]);
+          }, timeoutMs + 500);
+        };
+        arm();
       });
       let rows: DoctorCheck[];
       try {
