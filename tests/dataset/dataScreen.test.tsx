@@ -145,7 +145,7 @@ test('d downloads the split as a job with bytes, rate and ETA, then shows it', a
     await ui.waitForText(/downloading [\d.]+ kB \/ [\d.]+ kB \(\d+%\) · .* · ETA /, 10_000);
     assert.match(ui.frame(), /running: download train\.parquet/);
     assert.ok(s.services.jobs.getState().jobs['data-download-train']);
-    await ui.waitForText('293 tasks', 20_000);
+    await ui.waitForText('293 tasks', 60_000);
     await ui.waitForText(/downloaded train\.parquet \([\d.]+ kB, sha256 verified\)/);
     assert.equal(Object.keys(s.services.jobs.getState().jobs).length, 0);
     assert.deepEqual(await readFile(path.join(s.ws, 'data/swegym-source/train.parquet')), Buffer.from(bytes));

@@ -1,7 +1,7 @@
 // ink-testing-library helpers: one key per write, then wait for the frame to change.
 import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
-import { waitFor } from './wait.js';
+import { DEFAULT_WAIT_MS, waitFor } from './wait.js';
 
 export const KEYS = {
   up: '\u001B[A',
@@ -22,18 +22,27 @@ export function stripAnsi(text: string): string {
   return text.replace(/\u001B\[[0-9;?]*[ -/]*[@-~]/g, '');
 }
 
+/** Event-loop turns a key press is given to be drawn. */
+const PRESS_TURNS = 10;
+
 export function renderInk(element: ReactElement) {
   const r = render(element);
   const frame = () => stripAnsi(r.lastFrame() ?? '');
   return {
     ...r,
     frame,
+    /**
+     * Writes one key and lets the app handle it. The testing library renders unthrottled (debug mode), so a key that
+     * changes state is drawn within a few event-loop turns of its write (React's scheduler runs on setImmediate);
+     * a key that changes nothing draws nothing, and waiting longer would only cost time. What comes later (I/O a
+     * key starts) is waited for with waitForText.
+     */
     async press(key: string) {
       const n = r.frames.length;
       r.stdin.write(key);
-      await waitFor(() => r.frames.length > n, { timeoutMs: 300 }).catch(() => {});
+      for (let turn = 0; turn < PRESS_TURNS && r.frames.length === n; turn++) await new Promise((resolve) => setImmediate(resolve));
     },
-    async waitForText(text: string | RegExp, timeoutMs = 5000) {
+    async waitForText(text: string | RegExp, timeoutMs = DEFAULT_WAIT_MS) {
       await waitFor(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), {
         timeoutMs,
         message: () => `expected ${String(text)} in frame:\n${frame()}`,

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
-import { waitFor } from './wait.js';
+import { DEFAULT_WAIT_MS, waitFor } from './wait.js';
 
 export function hasTmux(): boolean {
   try {
@@ -69,7 +69,7 @@ export class TmuxSession {
     this.tmux('resize-window', '-t', this.name, '-x', String(cols), '-y', String(rows));
   }
 
-  async waitForText(text: string | RegExp, timeoutMs = 15000): Promise<string> {
+  async waitForText(text: string | RegExp, timeoutMs = DEFAULT_WAIT_MS): Promise<string> {
     let last = '';
     await waitFor(
       () => {
@@ -82,7 +82,7 @@ export class TmuxSession {
   }
 
   /** Waits until `text` has left the screen (e.g. an overlay closed, whose frame shares the tab bar). */
-  async waitForTextGone(text: string, timeoutMs = 15000): Promise<string> {
+  async waitForTextGone(text: string, timeoutMs = DEFAULT_WAIT_MS): Promise<string> {
     let last = '';
     await waitFor(
       () => {
@@ -94,7 +94,7 @@ export class TmuxSession {
     return last;
   }
 
-  async exitCode(timeoutMs = 10000): Promise<number> {
+  async exitCode(timeoutMs = DEFAULT_WAIT_MS): Promise<number> {
     await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, message: () => this.screen() });
     return Number(readFileSync(this.exitFile, 'utf8').trim());
   }

@@ -83,7 +83,10 @@ test('Train: typing a secret setting shows neither the value nor its length', { 
     await ui.waitForText('Pipeline');
     await ui.press('6');
     await ui.waitForText('Launch settings');
-    for (let i = 0; i < FIELD_KEYS.indexOf('DRESSAGE_E2B_API_KEY'); i++) await ui.press(KEYS.down);
+    // Page by page, then row by row (each key redraws the whole form).
+    const row = FIELD_KEYS.indexOf('DRESSAGE_E2B_API_KEY');
+    for (let i = 0; i < Math.floor(row / 10); i++) await ui.press(KEYS.pageDown);
+    for (let i = 0; i < row % 10; i++) await ui.press(KEYS.down);
     await ui.waitForText('DRESSAGE_E2B_API_KEY: E2B key for training');
     await ui.press(KEYS.enter);
     await waitFor(() => services.train.getState().editing?.key === 'DRESSAGE_E2B_API_KEY');
