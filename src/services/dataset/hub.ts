@@ -246,9 +246,72 @@ async function lockTarget(target: string): Promise<() => Promise<void>> {
  * Downloads one file of a hub repo to `target`: resumable, verified, atomic. Progress is reported through
  * `onProgress` (throttled). Throws ConsoleError with the host it could not reach and how to work around it.
  */
+/** What one download's steps share: the options, the hub settings, the HTTP client and the files it writes. */
+interface DownloadSession {
+  opts: DownloadOptions;
+  cfg: HubConfig;
+  undici: Undici;
+  dispatcher: InstanceType<Undici['EnvHttpProxyAgent']>;
+  /** The resolve URL (no credentials in it) and its origin, the only one the token is sent to. */
+  url: string;
+  hubOrigin: string;
+  target: string;
+  part: string;
+  metaFile: string;
+  progress: ReturnType<typeof createProgressReporter>;
+  /** The host the last request went to, for messages. */
+  currentHost: string;
+}
+
 export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadResult> {
   const env = opts.env ?? process.env;
   const cfg = await hubConfig(env);
+  refuseOffline(env, opts);
+  checkEndpoint(cfg);
+  const undici: Undici = await import('undici');
+  const dispatcher = createDispatcher(undici, cfg, opts.timeouts ?? {});
+  const url = resolveUrl(cfg.endpoint, opts.repo, opts.filename, opts.revision ?? 'main');
+  const target = path.resolve(opts.target);
+  const s: DownloadSession = {
+    opts,
+    cfg,
+    undici,
+    dispatcher,
+    url,
+    hubOrigin: new URL(url).origin,
+    target,
+    part: `${target}.part`,
+    metaFile: `${target}.part.json`,
+    progress: createProgressReporter(opts.onProgress, opts.progressIntervalMs ?? 100),
+    currentHost: new URL(url).host,
+  };
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockTarget(target);
+  } catch (err) {
+    await dispatcher.close().catch(() => {});
+    throw err;
+  }
+  try {
+    return await downloadWithRetries(s, opts.retries ?? 4, opts.retryDelayMs ?? 500);
+  } catch (err) {
+    if (isAbort(err, opts.signal)) {
+      throw new ConsoleError({
+        what: `download of ${opts.filename} interrupted`,
+        cause: 'cancelled',
+        fix: `Run it again to resume from ${path.basename(s.part)}.`,
+        exitCode: ExitCode.failed,
+      });
+    }
+    throw err;
+  } finally {
+    s.progress.stop();
+    await dispatcher.close().catch(() => {});
+    await unlock();
+  }
+}
+
+function refuseOffline(env: NodeJS.ProcessEnv, opts: DownloadOptions): void {
   if (/^(1|true|yes|on)$/i.test(env.HF_HUB_OFFLINE ?? '')) {
     throw new ConsoleError({
       what: `not downloading ${opts.filename}: HF_HUB_OFFLINE is set`,
@@ -257,6 +320,10 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
       exitCode: ExitCode.precondition,
     });
   }
+}
+
+/** HF_ENDPOINT must be an http(s) URL without credentials (the token goes in HF_TOKEN). */
+function checkEndpoint(cfg: HubConfig): void {
   let endpointUrl: URL;
   try {
     endpointUrl = new URL(cfg.endpoint);
@@ -273,11 +340,11 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
   if (endpointUrl.protocol !== 'https:' && endpointUrl.protocol !== 'http:') {
     throw new ConsoleError({ what: `HF_ENDPOINT must be an http(s) URL, got ${endpointUrl.protocol}`, exitCode: ExitCode.usage });
   }
-  const undici: Undici = await import('undici');
-  const t = opts.timeouts ?? {};
-  let dispatcher: InstanceType<Undici['EnvHttpProxyAgent']>;
+}
+
+function createDispatcher(undici: Undici, cfg: HubConfig, t: NonNullable<DownloadOptions['timeouts']>): InstanceType<Undici['EnvHttpProxyAgent']> {
   try {
-    dispatcher = new undici.EnvHttpProxyAgent({
+    return new undici.EnvHttpProxyAgent({
       httpProxy: cfg.proxy.http ?? '',
       httpsProxy: cfg.proxy.https ?? '',
       noProxy: cfg.proxy.noProxy ?? '',
@@ -293,356 +360,380 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
       exitCode: ExitCode.usage,
     });
   }
-  const url = resolveUrl(cfg.endpoint, opts.repo, opts.filename, opts.revision ?? 'main');
-  const hubOrigin = new URL(url).origin;
-  const target = path.resolve(opts.target);
-  const part = `${target}.part`;
-  const metaFile = `${target}.part.json`;
-  const retries = opts.retries ?? 4;
-  const baseDelay = opts.retryDelayMs ?? 500;
-  const interval = opts.progressIntervalMs ?? 100;
-  let currentHost = new URL(url).host;
+}
 
-  const progress = createProgressReporter(opts.onProgress, interval);
-  const headersFor = (u: string, extra: Record<string, string> = {}): Record<string, string> => {
-    const h: Record<string, string> = { 'user-agent': 'swegym-console (undici)', 'accept-encoding': 'identity', ...extra };
-    if (cfg.token && new URL(u).origin === hubOrigin) h.authorization = `Bearer ${cfg.token}`;
-    return h;
-  };
+/** A request's headers: no compression (the bytes are hashed as sent), the token only for the hub's own origin. */
+function headersFor(s: DownloadSession, u: string, extra: Record<string, string> = {}): Record<string, string> {
+  const h: Record<string, string> = { 'user-agent': 'swegym-console (undici)', 'accept-encoding': 'identity', ...extra };
+  if (s.cfg.token && new URL(u).origin === s.hubOrigin) h.authorization = `Bearer ${s.cfg.token}`;
+  return h;
+}
 
-  const proxyFor = (u: string) => proxyHost(new URL(u).protocol === 'https:' ? (cfg.proxy.https ?? cfg.proxy.http) : cfg.proxy.http);
+function proxyFor(s: DownloadSession, u: string): string | undefined {
+  return proxyHost(new URL(u).protocol === 'https:' ? (s.cfg.proxy.https ?? s.cfg.proxy.http) : s.cfg.proxy.http);
+}
 
-  /** The final error after the retries ran out: names the host and the ways around it. */
-  const networkFailure = (last: RetryableError, stage: string, attempts: number): ConsoleError => {
-    const { host, status, inner } = last.opts;
-    const via = proxyFor(last.opts.url);
-    const code = status ? `HTTP ${status}` : (networkCode(inner) ?? 'network error');
-    const meaning = status ? `${host} kept failing (${last.message})` : (CODE_MEANING[code] ?? last.message);
+/** The final error after the retries ran out: names the host and the ways around it. */
+function networkFailure(s: DownloadSession, last: RetryableError, stage: string, attempts: number): ConsoleError {
+  const { opts, part, target, url } = s;
+  const { host, status, inner } = last.opts;
+  const via = proxyFor(s, last.opts.url);
+  const code = status ? `HTTP ${status}` : (networkCode(inner) ?? 'network error');
+  const meaning = status ? `${host} kept failing (${last.message})` : (CODE_MEANING[code] ?? last.message);
+  return new ConsoleError({
+    what: `could not download ${opts.filename}: ${status ? `${host} answered ${code}` : `cannot reach ${host}`}${via ? ` (through proxy ${via})` : ''} while ${stage}${status ? '' : ` (${code})`}${attempts > 1 ? `, after ${attempts} attempts` : ''}`,
+    cause: meaning,
+    fix: [
+      `Check the network${via ? ' and the proxy' : ' (behind a proxy, set HTTPS_PROXY)'}, then run the download again${existsSync(part) ? `; the partial file (${path.basename(part)}) is kept and resumed` : ''}.`,
+      `Or point HF_ENDPOINT at a reachable mirror of the hub (now ${s.cfg.endpoint}).`,
+      `Or fetch ${url} on another machine and place it at ${target} by hand.`,
+      existsSync(target) ? `(The ${path.basename(target)} already there was left as it is.)` : '',
+    ].filter(Boolean).join(' '),
+    exitCode: ExitCode.failed,
+    inner,
+  });
+}
+
+/** A refusal the hub means (401/403/404, or another status that is not worth a retry), worded with its fix. */
+async function httpFailure(s: DownloadSession, res: Response, stage: string): Promise<ConsoleError> {
+  const { opts, cfg } = s;
+  const code = res.headers.get('x-error-code') ?? '';
+  const msg = res.headers.get('x-error-message') ?? '';
+  try {
+    await res.body?.cancel();
+  } catch {}
+  const detail = [code, msg].filter(Boolean).join(': ') || res.statusText || 'no details';
+  const host = new URL(res.url || s.url).host;
+  const manual = `or place ${opts.filename} at ${s.target} by hand.`;
+  if (res.status === 401 || (res.status === 403 && code !== 'GatedRepo')) {
     return new ConsoleError({
-      what: `could not download ${opts.filename}: ${status ? `${host} answered ${code}` : `cannot reach ${host}`}${via ? ` (through proxy ${via})` : ''} while ${stage}${status ? '' : ` (${code})`}${attempts > 1 ? `, after ${attempts} attempts` : ''}`,
-      cause: meaning,
-      fix: [
-        `Check the network${via ? ' and the proxy' : ' (behind a proxy, set HTTPS_PROXY)'}, then run the download again${existsSync(part) ? `; the partial file (${path.basename(part)}) is kept and resumed` : ''}.`,
-        `Or point HF_ENDPOINT at a reachable mirror of the hub (now ${cfg.endpoint}).`,
-        `Or fetch ${url} on another machine and place it at ${target} by hand.`,
-        existsSync(target) ? `(The ${path.basename(target)} already there was left as it is.)` : '',
-      ].filter(Boolean).join(' '),
-      exitCode: ExitCode.failed,
-      inner,
+      what: `${host} refused ${opts.filename} of ${opts.repo} (HTTP ${res.status} while ${stage})`,
+      cause: `${detail}. ${cfg.token ? `A token is set (${cfg.tokenSource}); it may be invalid or lack access.` : 'No token is set (HF_TOKEN); the hub answers 401 for repositories it cannot find as well as for private ones.'}`,
+      fix: `Check the repository name and HF_ENDPOINT (${cfg.endpoint}); set HF_TOKEN to a token with read access; ${manual}`,
+      exitCode: ExitCode.precondition,
     });
-  };
-
-  const httpFailure = async (res: Response, stage: string): Promise<ConsoleError> => {
-    const code = res.headers.get('x-error-code') ?? '';
-    const msg = res.headers.get('x-error-message') ?? '';
-    try {
-      await res.body?.cancel();
-    } catch {}
-    const detail = [code, msg].filter(Boolean).join(': ') || res.statusText || 'no details';
-    const host = new URL(res.url || url).host;
-    const manual = `or place ${opts.filename} at ${target} by hand.`;
-    if (res.status === 401 || (res.status === 403 && code !== 'GatedRepo')) {
-      return new ConsoleError({
-        what: `${host} refused ${opts.filename} of ${opts.repo} (HTTP ${res.status} while ${stage})`,
-        cause: `${detail}. ${cfg.token ? `A token is set (${cfg.tokenSource}); it may be invalid or lack access.` : 'No token is set (HF_TOKEN); the hub answers 401 for repositories it cannot find as well as for private ones.'}`,
-        fix: `Check the repository name and HF_ENDPOINT (${cfg.endpoint}); set HF_TOKEN to a token with read access; ${manual}`,
-        exitCode: ExitCode.precondition,
-      });
-    }
-    if (res.status === 403) {
-      return new ConsoleError({
-        what: `${opts.repo} is gated (HTTP 403)`,
-        cause: detail,
-        fix: `Accept its conditions at ${cfg.endpoint}/datasets/${opts.repo} with your account and set HF_TOKEN; ${manual}`,
-        exitCode: ExitCode.precondition,
-      });
-    }
-    if (res.status === 404) {
-      return new ConsoleError({
-        what: `${host} has no ${opts.filename} in ${opts.repo}@${opts.revision ?? 'main'} (HTTP 404)`,
-        cause: detail,
-        fix: `Check --split and HF_ENDPOINT (${cfg.endpoint}; a mirror may not carry this dataset); ${manual}`,
-        exitCode: ExitCode.failed,
-      });
-    }
+  }
+  if (res.status === 403) {
     return new ConsoleError({
-      what: `${host} answered HTTP ${res.status} for ${opts.filename} while ${stage}`,
+      what: `${opts.repo} is gated (HTTP 403)`,
       cause: detail,
-      fix: `Try again later, or point HF_ENDPOINT at a mirror; ${manual}`,
+      fix: `Accept its conditions at ${cfg.endpoint}/datasets/${opts.repo} with your account and set HF_TOKEN; ${manual}`,
+      exitCode: ExitCode.precondition,
+    });
+  }
+  if (res.status === 404) {
+    return new ConsoleError({
+      what: `${host} has no ${opts.filename} in ${opts.repo}@${opts.revision ?? 'main'} (HTTP 404)`,
+      cause: detail,
+      fix: `Check --split and HF_ENDPOINT (${cfg.endpoint}; a mirror may not carry this dataset); ${manual}`,
       exitCode: ExitCode.failed,
     });
-  };
+  }
+  return new ConsoleError({
+    what: `${host} answered HTTP ${res.status} for ${opts.filename} while ${stage}`,
+    cause: detail,
+    fix: `Try again later, or point HF_ENDPOINT at a mirror; ${manual}`,
+    exitCode: ExitCode.failed,
+  });
+}
 
-  /** HEAD on the hub, following same-origin redirects; the first cross-origin Location is where the bytes are. */
-  const probe = async (): Promise<RemoteInfo> => {
-    progress.set({ phase: 'probing', host: new URL(url).host }, true);
-    let current = url;
-    const info: Partial<RemoteInfo> = {};
-    for (let hop = 0; hop < 10; hop++) {
-      currentHost = new URL(current).host;
-      let res: Response;
-      try {
-        res = (await undici.fetch(current, { method: 'HEAD', redirect: 'manual', headers: headersFor(current), dispatcher, signal: opts.signal })) as unknown as Response;
-      } catch (err) {
-        if (isAbort(err, opts.signal)) throw err;
-        throw new RetryableError(`${currentHost}: ${networkCode(err) ?? (err as Error).message}`, { host: currentHost, url: current, inner: err });
-      }
-      const linkedSize = res.headers.get('x-linked-size');
-      const linkedEtag = cleanEtag(res.headers.get('x-linked-etag'));
-      if (info.commit === undefined && res.headers.get('x-repo-commit')) info.commit = res.headers.get('x-repo-commit') ?? undefined;
-      if (linkedSize && info.size === undefined) info.size = Number(linkedSize);
-      if (linkedEtag && info.etag === undefined) info.etag = linkedEtag;
-      if (res.status >= 300 && res.status < 400) {
-        const location = res.headers.get('location');
-        if (!location) throw await httpFailure(res, 'resolving the file');
-        const next = new URL(location, current).toString();
-        if (new URL(next).origin !== hubOrigin) {
-          info.downloadUrl = next;
-          break;
-        }
-        current = next;
-        continue;
-      }
-      if (RETRYABLE_STATUS.has(res.status)) {
-        throw new RetryableError(`${currentHost} answered HTTP ${res.status}`, { host: currentHost, url: current, status: res.status });
-      }
-      if (!res.ok) throw await httpFailure(res, 'resolving the file');
-      info.downloadUrl = current;
-      if (info.size === undefined && res.headers.get('content-length')) info.size = Number(res.headers.get('content-length'));
-      if (info.etag === undefined) info.etag = cleanEtag(res.headers.get('etag'));
-      break;
-    }
-    if (!info.downloadUrl) throw new ConsoleError({ what: `too many redirects resolving ${url}`, fix: 'Check HF_ENDPOINT.' });
-    if (info.size !== undefined && !Number.isFinite(info.size)) info.size = undefined;
-    if (info.etag && /^[0-9a-f]{64}$/.test(info.etag)) info.sha256 = info.etag;
-    return info as RemoteInfo;
-  };
-
-  const hashFile = async (file: string): Promise<{ sha: ReturnType<typeof createHash>; bytes: number }> => {
-    const sha = createHash('sha256');
-    let bytes = 0;
-    for await (const chunk of createReadStream(file)) {
-      sha.update(chunk as Buffer);
-      bytes += (chunk as Buffer).length;
-    }
-    return { sha, bytes };
-  };
-
-  const sizeOf = async (file: string): Promise<number | undefined> => {
+/** HEAD on the hub, following same-origin redirects; the first cross-origin Location is where the bytes are. */
+async function probe(s: DownloadSession): Promise<RemoteInfo> {
+  const { url, opts } = s;
+  s.progress.set({ phase: 'probing', host: new URL(url).host }, true);
+  let current = url;
+  const info: Partial<RemoteInfo> = {};
+  for (let hop = 0; hop < 10; hop++) {
+    s.currentHost = new URL(current).host;
+    let res: Response;
     try {
-      return (await stat(file)).size;
-    } catch {
-      return undefined;
+      res = (await s.undici.fetch(current, { method: 'HEAD', redirect: 'manual', headers: headersFor(s, current), dispatcher: s.dispatcher, signal: opts.signal })) as unknown as Response;
+    } catch (err) {
+      if (isAbort(err, opts.signal)) throw err;
+      throw new RetryableError(`${s.currentHost}: ${networkCode(err) ?? (err as Error).message}`, { host: s.currentHost, url: current, inner: err });
     }
-  };
-
-  const discardPart = async () => {
-    await rm(part, { force: true });
-    await rm(metaFile, { force: true });
-  };
-
-  const readMeta = async (): Promise<PartMeta | undefined> => {
-    try {
-      return JSON.parse(await readFile(metaFile, 'utf8')) as PartMeta;
-    } catch {
-      return undefined;
-    }
-  };
-
-  /** One GET of the remaining bytes, appended to the `.part` file. Resolves with the part's size when the body ended. */
-  const fetchInto = async (info: RemoteInfo, have: number): Promise<number> => {
-    let current = info.downloadUrl;
-    let res: Response | undefined;
-    const retry = (message: string, extra: { inner?: unknown; status?: number; reprobe?: boolean } = {}) =>
-      new RetryableError(message, { host: currentHost, url: current, ...extra });
-    for (let hop = 0; hop < 10; hop++) {
-      currentHost = new URL(current).host;
-      const extra: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
-      try {
-        res = (await undici.fetch(current, { method: 'GET', redirect: 'manual', headers: headersFor(current, extra), dispatcher, signal: opts.signal })) as unknown as Response;
-      } catch (err) {
-        if (isAbort(err, opts.signal)) throw err;
-        throw retry(`${currentHost}: ${networkCode(err) ?? (err as Error).message}`, { inner: err });
-      }
+    noteLinkedHeaders(info, res);
+    if (res.status >= 300 && res.status < 400) {
       const location = res.headers.get('location');
-      if (res.status >= 300 && res.status < 400 && location) {
-        current = new URL(location, current).toString();
-        await res.body?.cancel().catch(() => {});
-        continue;
+      if (!location) throw await httpFailure(s, res, 'resolving the file');
+      const next = new URL(location, current).toString();
+      if (new URL(next).origin !== s.hubOrigin) {
+        info.downloadUrl = next;
+        break;
       }
-      break;
-    }
-    if (!res) throw new ConsoleError({ what: `too many redirects downloading ${url}`, fix: 'Check HF_ENDPOINT.' });
-    progress.set({ host: currentHost });
-    if (res.status === 403 && new URL(current).origin !== hubOrigin) {
-      // A signed CDN URL that expired between attempts: resolve again.
-      await res.body?.cancel().catch(() => {});
-      throw retry(`${currentHost} answered HTTP 403 (signed URL expired?)`, { status: 403, reprobe: true });
-    }
-    if (res.status === 416) {
-      await res.body?.cancel().catch(() => {});
-      await discardPart();
-      throw retry('the server refused the resume range; starting over', { status: 416, reprobe: true });
+      current = next;
+      continue;
     }
     if (RETRYABLE_STATUS.has(res.status)) {
-      await res.body?.cancel().catch(() => {});
-      throw retry(`${currentHost} answered HTTP ${res.status}`, { status: res.status });
+      throw new RetryableError(`${s.currentHost} answered HTTP ${res.status}`, { host: s.currentHost, url: current, status: res.status });
     }
-    if (!res.ok) throw await httpFailure(res, 'downloading');
-    if (res.status === 206) {
-      const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers.get('content-range') ?? '');
-      const start = m ? Number(m[1]) : -1;
-      if (start !== have) {
-        await res.body?.cancel().catch(() => {});
-        await discardPart();
-        throw retry(`the server resumed at byte ${start} instead of ${have}; starting over`);
-      }
-    } else {
-      // 200: the server ignored Range (or there was nothing to resume): the body is the whole file.
-      have = 0;
-    }
-    const handle = await open(part, have > 0 ? 'a' : 'w').catch((err: unknown) => {
-      throw notWritableError(part, err);
-    });
-    let received = have;
-    try {
-      if (!res.body) throw retry('empty response body');
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        await handle.write(chunk);
-        received += chunk.byteLength;
-        progress.bytes(received);
-      }
-      await handle.sync();
-    } catch (err) {
-      await handle.close().catch(() => {});
-      if (isAbort(err, opts.signal)) throw err;
-      if (err instanceof RetryableError || err instanceof ConsoleError) throw err;
-      // A full disk is not the network: no retry, and the message says which file, how much room, what to do.
-      if (isStorageError(err)) throw notWritableError(part, err);
-      throw retry(`${currentHost}: ${networkCode(err) ?? (err as Error).message} after ${received} bytes`, { inner: err });
-    }
-    // NFS reports a full disk or a quota at close.
-    await handle.close().catch((err: unknown) => {
-      throw isStorageError(err) ? notWritableError(part, err) : err;
-    });
-    return received;
-  };
+    if (!res.ok) throw await httpFailure(s, res, 'resolving the file');
+    info.downloadUrl = current;
+    if (info.size === undefined && res.headers.get('content-length')) info.size = Number(res.headers.get('content-length'));
+    if (info.etag === undefined) info.etag = cleanEtag(res.headers.get('etag'));
+    break;
+  }
+  if (!info.downloadUrl) throw new ConsoleError({ what: `too many redirects resolving ${url}`, fix: 'Check HF_ENDPOINT.' });
+  if (info.size !== undefined && !Number.isFinite(info.size)) info.size = undefined;
+  if (info.etag && /^[0-9a-f]{64}$/.test(info.etag)) info.sha256 = info.etag;
+  return info as RemoteInfo;
+}
 
-  let unlock: () => Promise<void>;
-  try {
-    unlock = await lockTarget(target);
-  } catch (err) {
-    await dispatcher.close().catch(() => {});
-    throw err;
+/** The commit, size and etag the hub names on a hop (the first hop that names one wins). */
+function noteLinkedHeaders(info: Partial<RemoteInfo>, res: Response): void {
+  const linkedSize = res.headers.get('x-linked-size');
+  const linkedEtag = cleanEtag(res.headers.get('x-linked-etag'));
+  if (info.commit === undefined && res.headers.get('x-repo-commit')) info.commit = res.headers.get('x-repo-commit') ?? undefined;
+  if (linkedSize && info.size === undefined) info.size = Number(linkedSize);
+  if (linkedEtag && info.etag === undefined) info.etag = linkedEtag;
+}
+
+async function hashFile(file: string): Promise<{ sha: ReturnType<typeof createHash>; bytes: number }> {
+  const sha = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(file)) {
+    sha.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
   }
+  return { sha, bytes };
+}
+
+async function sizeOf(file: string): Promise<number | undefined> {
   try {
-    let info: RemoteInfo | undefined;
-    let lastError: RetryableError | undefined;
-    let resumedFrom = 0;
-    let firstAttempt = true;
-    let attempts = 0;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      attempts = attempt + 1;
-      if (attempt > 0) {
-        progress.set({ phase: 'retrying', attempt, note: lastError?.message }, true);
-        await sleep(baseDelay * 2 ** (attempt - 1), opts.signal);
-      }
-      try {
-        if (!info) {
-          info = await probe();
-          progress.set({ total: info.size });
-          // Already there and identical: nothing to do.
-          const existing = await sizeOf(target);
-          if (existing !== undefined && info.size === existing && info.sha256) {
-            progress.set({ phase: 'verifying', received: existing }, true);
-            const { sha } = await hashFile(target);
-            const digest = sha.digest('hex');
-            if (digest === info.sha256) {
-              await discardPart();
-              progress.set({ phase: 'done', received: existing }, true);
-              return { file: target, bytes: existing, sha256: digest, upToDate: true, resumedFrom: 0, verified: { size: true, sha256: true }, commit: info.commit, etag: info.etag, url };
-            }
-          }
-          // A part from another version of the file is useless.
-          const meta = await readMeta();
-          const partSize = await sizeOf(part);
-          if (partSize !== undefined && (!meta || meta.url !== url || meta.etag !== info.etag || meta.size !== info.size || (info.size !== undefined && partSize > info.size))) {
-            await discardPart();
-          }
-          await mkdir(path.dirname(target), { recursive: true });
-          await writeJsonAtomic(metaFile, { url, etag: info.etag, size: info.size, sha256: info.sha256 } satisfies PartMeta);
-        }
-        const have = (await sizeOf(part)) ?? 0;
-        if (firstAttempt) {
-          resumedFrom = have;
-          firstAttempt = false;
-        }
-        progress.set({ phase: 'downloading', attempt, resumedFrom, received: have, note: undefined }, true);
-        progress.startRate(have);
-        if (info.size === undefined || have < info.size) await fetchInto(info, have);
-        const finalSize = (await sizeOf(part)) ?? 0;
-        if (info.size !== undefined && finalSize < info.size) {
-          throw new RetryableError(`the connection ended after ${finalSize} of ${info.size} bytes`, { host: currentHost, url: info.downloadUrl });
-        }
-        progress.set({ phase: 'verifying', received: finalSize }, true);
-        const digest = (await hashFile(part)).sha.digest('hex');
-        if (info.size !== undefined && finalSize !== info.size) {
-          await discardPart();
-          throw new ConsoleError({
-            what: `${opts.filename} has ${finalSize} bytes, the hub says ${info.size}`,
-            cause: 'the server sent more data than announced, or the file changed on the hub during the download',
-            fix: 'Run the download again; if it repeats, check HF_ENDPOINT (a mirror may serve a different file).',
-          });
-        }
-        if (info.sha256 && digest !== info.sha256) {
-          await discardPart();
-          throw new ConsoleError({
-            what: `${opts.filename} failed its checksum: sha256 ${digest.slice(0, 12)}…, the hub says ${info.sha256.slice(0, 12)}…`,
-            cause: 'the bytes were corrupted in transit or by a proxy/mirror, or a stale partial download was resumed',
-            fix: 'The partial file was removed; run the download again. If it repeats, check the proxy or HF_ENDPOINT mirror.',
-          });
-        }
-        await rename(part, target);
-        await rm(metaFile, { force: true });
-        progress.set({ phase: 'done', received: finalSize }, true);
-        return {
-          file: target,
-          bytes: finalSize,
-          sha256: digest,
-          upToDate: false,
-          resumedFrom,
-          verified: { size: info.size !== undefined, sha256: Boolean(info.sha256) },
-          commit: info.commit,
-          etag: info.etag,
-          url,
-        };
-      } catch (err) {
-        if (err instanceof RetryableError) {
-          lastError = err;
-          // No point retrying a name that does not resolve, a refused connection or a bad certificate.
-          if (FATAL_CODES.has(networkCode(err.opts.inner) ?? '')) break;
-          if (err.opts.reprobe) info = undefined;
-          continue;
-        }
-        throw err;
-      }
-    }
-    throw networkFailure(lastError ?? new RetryableError('network error', { host: currentHost, url }), info ? 'downloading' : 'resolving the file', attempts);
-  } catch (err) {
-    if (isAbort(err, opts.signal)) {
-      throw new ConsoleError({
-        what: `download of ${opts.filename} interrupted`,
-        cause: 'cancelled',
-        fix: `Run it again to resume from ${path.basename(part)}.`,
-        exitCode: ExitCode.failed,
-      });
-    }
-    throw err;
-  } finally {
-    progress.stop();
-    await dispatcher.close().catch(() => {});
-    await unlock();
+    return (await stat(file)).size;
+  } catch {
+    return undefined;
   }
+}
+
+async function discardPart(s: DownloadSession): Promise<void> {
+  await rm(s.part, { force: true });
+  await rm(s.metaFile, { force: true });
+}
+
+async function readMeta(s: DownloadSession): Promise<PartMeta | undefined> {
+  try {
+    return JSON.parse(await readFile(s.metaFile, 'utf8')) as PartMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+function retryable(s: DownloadSession, current: string, message: string, extra: { inner?: unknown; status?: number; reprobe?: boolean } = {}): RetryableError {
+  return new RetryableError(message, { host: s.currentHost, url: current, ...extra });
+}
+
+/** One GET of the remaining bytes, appended to the `.part` file. Resolves with the part's size when the body ended. */
+async function fetchInto(s: DownloadSession, info: RemoteInfo, have: number): Promise<number> {
+  const { res, current } = await getFollowingRedirects(s, info.downloadUrl, have);
+  const from = await checkGetResponse(s, res, current, have);
+  return appendBody(s, res, current, from);
+}
+
+/** GET from the CDN (or the hub), following its redirects, asking for the bytes from `have` on. */
+async function getFollowingRedirects(s: DownloadSession, start: string, have: number): Promise<{ res: Response; current: string }> {
+  let current = start;
+  let res: Response | undefined;
+  for (let hop = 0; hop < 10; hop++) {
+    s.currentHost = new URL(current).host;
+    const extra: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
+    try {
+      res = (await s.undici.fetch(current, { method: 'GET', redirect: 'manual', headers: headersFor(s, current, extra), dispatcher: s.dispatcher, signal: s.opts.signal })) as unknown as Response;
+    } catch (err) {
+      if (isAbort(err, s.opts.signal)) throw err;
+      throw retryable(s, current, `${s.currentHost}: ${networkCode(err) ?? (err as Error).message}`, { inner: err });
+    }
+    const location = res.headers.get('location');
+    if (res.status >= 300 && res.status < 400 && location) {
+      current = new URL(location, current).toString();
+      await res.body?.cancel().catch(() => {});
+      continue;
+    }
+    break;
+  }
+  if (!res) throw new ConsoleError({ what: `too many redirects downloading ${s.url}`, fix: 'Check HF_ENDPOINT.' });
+  s.progress.set({ host: s.currentHost });
+  return { res, current };
+}
+
+/** What the GET's status means for the part: retry, start over, or the byte the body starts at (0: the whole file). */
+async function checkGetResponse(s: DownloadSession, res: Response, current: string, have: number): Promise<number> {
+  if (res.status === 403 && new URL(current).origin !== s.hubOrigin) {
+    // A signed CDN URL that expired between attempts: resolve again.
+    await res.body?.cancel().catch(() => {});
+    throw retryable(s, current, `${s.currentHost} answered HTTP 403 (signed URL expired?)`, { status: 403, reprobe: true });
+  }
+  if (res.status === 416) {
+    await res.body?.cancel().catch(() => {});
+    await discardPart(s);
+    throw retryable(s, current, 'the server refused the resume range; starting over', { status: 416, reprobe: true });
+  }
+  if (RETRYABLE_STATUS.has(res.status)) {
+    await res.body?.cancel().catch(() => {});
+    throw retryable(s, current, `${s.currentHost} answered HTTP ${res.status}`, { status: res.status });
+  }
+  if (!res.ok) throw await httpFailure(s, res, 'downloading');
+  if (res.status !== 206) return 0; // 200: the server ignored Range (or there was nothing to resume): the body is the whole file.
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers.get('content-range') ?? '');
+  const start = m ? Number(m[1]) : -1;
+  if (start !== have) {
+    await res.body?.cancel().catch(() => {});
+    await discardPart(s);
+    throw retryable(s, current, `the server resumed at byte ${start} instead of ${have}; starting over`);
+  }
+  return have;
+}
+
+/** Writes the body to the part (appending from `have`, or anew from 0); a full disk is not a network error. */
+async function appendBody(s: DownloadSession, res: Response, current: string, have: number): Promise<number> {
+  const { part } = s;
+  const handle = await open(part, have > 0 ? 'a' : 'w').catch((err: unknown) => {
+    throw notWritableError(part, err);
+  });
+  let received = have;
+  try {
+    if (!res.body) throw retryable(s, current, 'empty response body');
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      await handle.write(chunk);
+      received += chunk.byteLength;
+      s.progress.bytes(received);
+    }
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => {});
+    if (isAbort(err, s.opts.signal)) throw err;
+    if (err instanceof RetryableError || err instanceof ConsoleError) throw err;
+    // A full disk is not the network: no retry, and the message says which file, how much room, what to do.
+    if (isStorageError(err)) throw notWritableError(part, err);
+    throw retryable(s, current, `${s.currentHost}: ${networkCode(err) ?? (err as Error).message} after ${received} bytes`, { inner: err });
+  }
+  // NFS reports a full disk or a quota at close.
+  await handle.close().catch((err: unknown) => {
+    throw isStorageError(err) ? notWritableError(part, err) : err;
+  });
+  return received;
+}
+
+/** The attempts: each resolves (again, when told to), resumes the part and verifies it; a retryable error waits and tries again. */
+async function downloadWithRetries(s: DownloadSession, retries: number, baseDelay: number): Promise<DownloadResult> {
+  const run: AttemptState = { info: undefined, resumedFrom: 0, firstAttempt: true };
+  let lastError: RetryableError | undefined;
+  let attempts = 0;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    attempts = attempt + 1;
+    if (attempt > 0) {
+      s.progress.set({ phase: 'retrying', attempt, note: lastError?.message }, true);
+      await sleep(baseDelay * 2 ** (attempt - 1), s.opts.signal);
+    }
+    try {
+      return await attemptDownload(s, run, attempt);
+    } catch (err) {
+      if (err instanceof RetryableError) {
+        lastError = err;
+        // No point retrying a name that does not resolve, a refused connection or a bad certificate.
+        if (FATAL_CODES.has(networkCode(err.opts.inner) ?? '')) break;
+        if (err.opts.reprobe) run.info = undefined;
+        continue;
+      }
+      throw err;
+    }
+  }
+  throw networkFailure(s, lastError ?? new RetryableError('network error', { host: s.currentHost, url: s.url }), run.info ? 'downloading' : 'resolving the file', attempts);
+}
+
+interface AttemptState {
+  /** What the hub said, until a retry needs it asked again. */
+  info: RemoteInfo | undefined;
+  resumedFrom: number;
+  firstAttempt: boolean;
+}
+
+/** One attempt: resolve if needed (an identical target ends it), fetch the rest of the part, verify, rename. */
+async function attemptDownload(s: DownloadSession, run: AttemptState, attempt: number): Promise<DownloadResult> {
+  if (!run.info) {
+    const info = await probe(s);
+    run.info = info;
+    s.progress.set({ total: info.size });
+    const same = await upToDateResult(s, info);
+    if (same) return same;
+    await preparePart(s, info);
+  }
+  const info = run.info;
+  const have = (await sizeOf(s.part)) ?? 0;
+  if (run.firstAttempt) {
+    run.resumedFrom = have;
+    run.firstAttempt = false;
+  }
+  s.progress.set({ phase: 'downloading', attempt, resumedFrom: run.resumedFrom, received: have, note: undefined }, true);
+  s.progress.startRate(have);
+  if (info.size === undefined || have < info.size) await fetchInto(s, info, have);
+  const finalSize = (await sizeOf(s.part)) ?? 0;
+  if (info.size !== undefined && finalSize < info.size) {
+    throw new RetryableError(`the connection ended after ${finalSize} of ${info.size} bytes`, { host: s.currentHost, url: info.downloadUrl });
+  }
+  const digest = await verifyPart(s, info, finalSize);
+  await rename(s.part, s.target);
+  await rm(s.metaFile, { force: true });
+  s.progress.set({ phase: 'done', received: finalSize }, true);
+  return {
+    file: s.target,
+    bytes: finalSize,
+    sha256: digest,
+    upToDate: false,
+    resumedFrom: run.resumedFrom,
+    verified: { size: info.size !== undefined, sha256: Boolean(info.sha256) },
+    commit: info.commit,
+    etag: info.etag,
+    url: s.url,
+  };
+}
+
+/** Already there and identical (size and the hub's sha256): nothing to do. */
+async function upToDateResult(s: DownloadSession, info: RemoteInfo): Promise<DownloadResult | undefined> {
+  const existing = await sizeOf(s.target);
+  if (existing === undefined || info.size !== existing || !info.sha256) return undefined;
+  s.progress.set({ phase: 'verifying', received: existing }, true);
+  const { sha } = await hashFile(s.target);
+  const digest = sha.digest('hex');
+  if (digest !== info.sha256) return undefined;
+  await discardPart(s);
+  s.progress.set({ phase: 'done', received: existing }, true);
+  return { file: s.target, bytes: existing, sha256: digest, upToDate: true, resumedFrom: 0, verified: { size: true, sha256: true }, commit: info.commit, etag: info.etag, url: s.url };
+}
+
+/** A part from another version of the file is useless; the part's metadata names the version it holds. */
+async function preparePart(s: DownloadSession, info: RemoteInfo): Promise<void> {
+  const meta = await readMeta(s);
+  const partSize = await sizeOf(s.part);
+  if (partSize !== undefined && (!meta || meta.url !== s.url || meta.etag !== info.etag || meta.size !== info.size || (info.size !== undefined && partSize > info.size))) {
+    await discardPart(s);
+  }
+  await mkdir(path.dirname(s.target), { recursive: true });
+  await writeJsonAtomic(s.metaFile, { url: s.url, etag: info.etag, size: info.size, sha256: info.sha256 } satisfies PartMeta);
+}
+
+/** The part's size and sha256 against the hub's; a mismatch removes the part. Returns the digest. */
+async function verifyPart(s: DownloadSession, info: RemoteInfo, finalSize: number): Promise<string> {
+  const { opts } = s;
+  s.progress.set({ phase: 'verifying', received: finalSize }, true);
+  const digest = (await hashFile(s.part)).sha.digest('hex');
+  if (info.size !== undefined && finalSize !== info.size) {
+    await discardPart(s);
+    throw new ConsoleError({
+      what: `${opts.filename} has ${finalSize} bytes, the hub says ${info.size}`,
+      cause: 'the server sent more data than announced, or the file changed on the hub during the download',
+      fix: 'Run the download again; if it repeats, check HF_ENDPOINT (a mirror may serve a different file).',
+    });
+  }
+  if (info.sha256 && digest !== info.sha256) {
+    await discardPart(s);
+    throw new ConsoleError({
+      what: `${opts.filename} failed its checksum: sha256 ${digest.slice(0, 12)}…, the hub says ${info.sha256.slice(0, 12)}…`,
+      cause: 'the bytes were corrupted in transit or by a proxy/mirror, or a stale partial download was resumed',
+      fix: 'The partial file was removed; run the download again. If it repeats, check the proxy or HF_ENDPOINT mirror.',
+    });
+  }
+  return digest;
 }
 
 /** Throttles progress callbacks and computes a smoothed rate and ETA. */
