@@ -236,6 +236,16 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/demo.js')).demoCommand,
   },
   {
+    words: ['keys'],
+    summary: "every key of the interactive console: intent, keys, what it does (with your keys.json's overrides); docs/KEYS.md holds the defaults",
+    options: [
+      { name: 'defaults', type: 'boolean', help: 'the default keys, without the overrides in $XDG_CONFIG_HOME/swegym-console/keys.json' },
+      { name: 'markdown', type: 'boolean', help: "the defaults as docs/KEYS.md's table" },
+    ],
+    json: true,
+    load: async () => (await import('./commands/keys.js')).keysCommand,
+  },
+  {
     words: ['completion'],
     args: 'bash|zsh|fish',
     summary: 'print a shell completion script (e.g. source <(swegym-console completion bash)), generated from this table',

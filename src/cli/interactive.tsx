@@ -5,6 +5,7 @@ import { terminalRenderOptions } from './renderOptions.js';
 import type { GlobalOptions } from '../state/types/options.js';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
+import { loadUserKeymap } from '../app/keymap.js';
 import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
@@ -45,6 +46,8 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   // Only what the first frame needs is loaded before it: the domain services (and run discovery, which may open
   // the dashboard of a running run) and the home screen's probes (the doctor spawns processes) start after it.
   // The demo's Claude Code step (startAgent): the console opens on the Validate screen, which shows it live.
+  // The user's keys (a few hundred bytes, or no file) are read before the first frame, which shows them.
+  const keymap = await loadUserKeymap(process.env);
   const services = startAppServices(global, { monitorTarget: opts.monitorTarget, ...(opts.startAgent ? { initialScreen: 'validate' } : {}) });
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
@@ -57,7 +60,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
       })
       .catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
-  const instance = render(<App services={services} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
+  const instance = render(<App services={services} keymap={keymap} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
   // kill, a closed terminal or SSH: quit as `q` does (jobs cancelled, sandboxes swept by the caller), exit 128+N.
   // Ctrl-C is a key here (raw mode), so SIGINT only comes from `kill -INT`.
   const SIGNAL_NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;

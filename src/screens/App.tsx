@@ -6,7 +6,8 @@ import type { AppServices } from './services.js';
 import { isLazyScreen, type ScreenEntry, type ScreenModule } from './types.js';
 import { SCREENS } from './registry.js';
 import { useSel, usePolledVersion } from '../ui/hooks.js';
-import { dispatchKey, shared, splitEscPrefix, type Binding } from '../ui/keymap.js';
+import { dispatchKey, intent, isIntent, keysOf, shared, splitEscPrefix, withKeymap, type Binding, type IntentId, type KeyOverrides } from '../ui/keymap.js';
+import { KeymapContext } from '../ui/keymapContext.js';
 import { ColorContext, T } from '../ui/theme.js';
 import { CommandLogPanel, DetailView, Footer, HelpOverlay, QuitConfirm, detailLines, detailRows, helpLines, helpRows, screenHelpSections, tabBarText, type HelpSection } from '../ui/Overlays.js';
 import { truncate } from '../ui/text.js';
@@ -28,18 +29,30 @@ export interface AppProps {
   onFirstFrame?: () => void;
   /** Where copied commands go: OSC 52 written to the terminal when it takes it (cli/interactive decides). */
   clipboard?: { osc52: boolean; write?: (bytes: string) => void };
+  /**
+   * The user's keys (keys.json in the XDG config dir, read by the entry through services/config) and what was wrong
+   * with the file: the problems are shown once, as a warning, and every entry they name kept its default keys.
+   */
+  keymap?: { overrides: KeyOverrides; problems: readonly string[] };
+}
+
+/** The intent of a screen's number key: `go.<screen id>`. */
+export function goIntent(screenId: string): IntentId {
+  const id = `go.${screenId}`;
+  if (!isIntent(id)) throw new Error(`screen "${screenId}" has no ${id} intent in src/ui/intents.ts`);
+  return id;
 }
 
 export function globalBindings(services: AppServices, screens: ScreenEntry[], requestQuit: () => void, panels: number): Binding[] {
   const app = () => services.app.getState();
   return [
-    ...screens.map<Binding>((s) => ({ keys: [s.hotkey], id: `go.${s.id}`, description: s.title, run: () => app().go(s.id), footer: false })),
-    { keys: ['Tab'], id: 'panel.next', description: 'next panel', run: () => app().cycleFocus(panels, 1), footer: panels > 1 },
-    { keys: ['Shift-Tab'], id: 'panel.previous', description: 'previous panel', run: () => app().cycleFocus(panels, -1), footer: false },
+    ...screens.map<Binding>((s) => ({ ...intent(goIntent(s.id)), description: s.title, run: () => app().go(s.id), footer: false })),
+    { ...intent('panel.next'), run: () => app().cycleFocus(panels, 1), footer: panels > 1 },
+    { ...intent('panel.previous'), run: () => app().cycleFocus(panels, -1), footer: false },
     shared('back', 'back', () => app().back(), { footer: false }),
-    { keys: ['L'], id: 'overlay.log', description: 'command log', run: () => app().setOverlay(app().overlay === 'log' ? 'none' : 'log') },
-    { keys: ['?'], id: 'overlay.help', description: 'help', run: () => app().setOverlay('help') },
-    { keys: ['q', 'Ctrl-C'], id: 'quit', description: 'quit', run: requestQuit },
+    { ...intent('overlay.log'), description: 'command log', run: () => app().setOverlay(app().overlay === 'log' ? 'none' : 'log') },
+    { ...intent('overlay.help'), description: 'help', run: () => app().setOverlay('help') },
+    { ...intent('quit'), description: 'quit', run: requestQuit },
   ];
 }
 
@@ -60,10 +73,10 @@ export function overlayBindings(
     shared('last', 'bottom', () => o.scroll(OVERLAY_END)),
   ];
   // A number key still jumps to its screen from an overlay (closing it), as it does everywhere else.
-  const jumps = screens.map<Binding>((s) => ({ keys: [s.hotkey], id: `go.${s.id}`, description: s.title, run: () => (close(), app().go(s.id)), footer: false }));
-  const quit: Binding = { keys: ['q', 'Ctrl-C'], id: 'quit', description: 'quit', run: o.requestQuit };
+  const jumps = screens.map<Binding>((s) => ({ ...intent(goIntent(s.id)), description: s.title, run: () => (close(), app().go(s.id)), footer: false }));
+  const quit: Binding = { ...intent('quit'), description: 'quit', run: o.requestQuit };
   return {
-    help: [...scrolling, shared('back', 'close help', close), { keys: ['?'], id: 'overlay.help', description: 'close help (toggle)', run: close }, ...jumps, quit],
+    help: [...scrolling, shared('back', 'close help', close), { ...intent('overlay.help'), description: 'close help (toggle)', run: close }, ...jumps, quit],
     detail: [
       ...scrolling,
       shared('copy', 'copy the command (OSC 52)', o.copy, { when: () => Boolean(app().detail?.copy) }),
@@ -82,23 +95,28 @@ export function overlayBindings(
       shared('open', 'the process whole: argv, exit, duration, times', () => o.openLogEntry?.()),
       shared('view', 'the process whole', () => o.openLogEntry?.()),
       shared('back', 'close the command log', close),
-      { keys: ['L'], id: 'overlay.log', description: 'close the command log (toggle)', run: close },
+      { ...intent('overlay.log'), description: 'close the command log (toggle)', run: close },
       ...jumps,
       quit,
     ],
     quit: [
       shared('confirm', 'quit (stops running jobs)', o.quitNow),
-      { keys: ['q'], id: 'quit', description: 'quit (q again)', run: o.quitNow },
+      { ...intent('quit'), description: 'quit (q again)', run: o.quitNow },
       shared('cancel', 'stay', close),
       shared('back', 'stay', close),
     ],
   };
 }
 
+function keymapped<K extends string>(tables: Record<K, Binding[]>, overrides: KeyOverrides | undefined): Record<K, Binding[]> {
+  return Object.fromEntries(Object.entries<Binding[]>(tables).map(([k, v]) => [k, withKeymap(v, overrides)])) as Record<K, Binding[]>;
+}
+
 /** How long a flash message stays in the status line. */
 export const FLASH_MS = 8000;
 
-export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, clipboard }: AppProps) {
+export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, clipboard, keymap }: AppProps) {
+  const overrides = keymap?.overrides;
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [overlayScroll, setOverlayScroll] = useState(0);
@@ -126,6 +144,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
 
   useEffect(() => {
     if (onFirstFrame) setTimeout(onFirstFrame, 0);
+    if (keymap?.problems.length) services.app.getState().setFlash(`${keymap.problems.join('; ')} (swegym-console keys shows the keys in use)`, 'warn');
   }, []);
   // A flash is news for FLASH_MS: redraw when it expires, or a screen that redraws only itself (the dashboard) would
   // keep showing it (`training run still running: …` over a header that says crashed).
@@ -173,13 +192,13 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   useEffect(() => {
     if (exitRequest) quit();
   }, [exitRequest]);
-  const screenBindings = useMemo(() => (screen ? screen.bindings(services) : []), [screen, services]);
-  const fieldSections = useMemo(() => (screen?.fields ? screen.fields(services) : []), [screen, services]);
-  const global = useMemo(() => globalBindings(services, screens, requestQuit, entry.panels.length), [services, screens, entry]);
+  const screenBindings = useMemo(() => (screen ? withKeymap(screen.bindings(services), overrides) : []), [screen, services, overrides]);
+  const fieldSections = useMemo(() => (screen?.fields ? screen.fields(services).map((f) => ({ ...f, bindings: withKeymap(f.bindings, overrides) })) : []), [screen, services, overrides]);
+  const global = useMemo(() => withKeymap(globalBindings(services, screens, requestQuit, entry.panels.length), overrides), [services, screens, entry, overrides]);
 
   const overlays = useMemo(
     () =>
-      overlayBindings(services, screens, {
+      keymapped(overlayBindings(services, screens, {
         requestQuit,
         quitNow: () => {
           for (const job of Object.values(services.jobs.getState().jobs)) job.cancel?.();
@@ -206,8 +225,8 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
           setOverlayScroll(0);
           services.app.getState().openDetail(commandLogDetail(e, Date.now()));
         },
-      }),
-    [services, screens],
+      }), overrides),
+    [services, screens, overrides],
   );
   useEffect(() => {
     // The command log opens on its newest process and follows new ones until the cursor moves.
@@ -219,9 +238,9 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
     ...screenHelpSections(`${entry.title} keys`, screenBindings),
     ...fieldSections,
     { title: 'Everywhere', bindings: global },
-    { title: 'Detail view (v / Enter on a row)', bindings: overlays.detail.filter((b) => !b.id?.startsWith('go.')) },
-    { title: 'Help', bindings: overlays.help.filter((b) => !b.id?.startsWith('go.')) },
-    { title: 'Command log (L)', bindings: overlays.log.filter((b) => !b.id?.startsWith('go.')) },
+    { title: 'Detail view (v / Enter on a row)', bindings: overlays.detail.filter((b) => !b.intent.startsWith('go.')) },
+    { title: 'Help', bindings: overlays.help.filter((b) => !b.intent.startsWith('go.')) },
+    { title: 'Command log (L)', bindings: overlays.log.filter((b) => !b.intent.startsWith('go.')) },
     { title: 'Quit question', bindings: overlays.quit },
   ], [entry, screenBindings, fieldSections, global, overlays]);
   // Scrolling stops at the last row (so that scrolling back up answers at once).
@@ -244,17 +263,19 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
     if (overlayScroll > maxScroll || (overlayAtEnd && overlayScroll !== maxScroll)) setOverlayScroll(maxScroll);
   }, [overlayScroll, maxScroll, overlayAtEnd]);
 
+  // A disabled action's keys say why it cannot run now.
+  const disabled = (reason: string, b: Binding) => services.app.getState().setFlash(`${b.description}: ${reason}`, 'warn');
   const handleKey = (input: string, key: Key) => {
     const state = services.app.getState();
     if (state.overlay !== 'none') {
-      dispatchKey(overlays[state.overlay], input, key);
+      dispatchKey(overlays[state.overlay], input, key, disabled);
       return;
     }
     // A text field owns the keyboard; the screen handles its own keys (Esc releases it).
     if (state.inputCaptured) return;
     // Screen keys first so that a screen may use Esc/Enter for its own panels; then global keys.
-    if (dispatchKey(screenBindings, input, key)) return;
-    dispatchKey(global, input, key);
+    if (dispatchKey(screenBindings, input, key, disabled)) return;
+    dispatchKey(global, input, key, disabled);
   };
   useInput((input, key) => {
     // Esc and a key pressed together arrive as Alt+key: handle them as the two keys they were.
@@ -285,9 +306,10 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
 
   return (
     <ColorContext.Provider value={colorEnabled}>
+      <KeymapContext.Provider value={overrides}>
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
         <Box height={1} width={width}>
-          <T>{tabBarText(screens, entry.title, width)}</T>
+          <T>{tabBarText(screens.map((s) => ({ title: s.title, hotkey: keysOf(goIntent(s.id), overrides)[0] ?? '' })), entry.title, width)}</T>
         </Box>
         <Box height={1} width={width}>
           <T tone={recentFlash ? (recentFlash.tone === 'error' ? 'fail' : recentFlash.tone === 'warn' ? 'warn' : 'info') : 'dim'}>
@@ -300,11 +322,11 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
         </Box>
         <Box height={bodyHeight} width={width} overflow="hidden">
           {overlay === 'help' ? (
-            <HelpOverlay width={width} height={bodyHeight} sections={helpSections} scroll={overlayScroll} />
+            <HelpOverlay width={width} height={bodyHeight} sections={helpSections} scroll={overlayScroll} closeHint={`${keysOf('back', overrides)[0]} or ${keysOf('overlay.help', overrides)[0]} closes this help`} />
           ) : overlay === 'detail' && detail ? (
             <DetailView detail={detail} width={width} height={bodyHeight} scroll={overlayScroll} />
           ) : overlay === 'quit' ? (
-            <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} />
+            <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} answers={`${keysOf('confirm', overrides)[0]} / ${keysOf('quit', overrides)[0]} quit · ${keysOf('cancel', overrides)[0]} / ${keysOf('back', overrides)[0]} stay`} />
           ) : overlay === 'log' ? (
             <CommandLogPanel rows={commandLogRows(services.commandLog.entries(), now)} width={width} height={bodyHeight} selected={logCursorRef.current} />
           ) : screen ? (
@@ -317,6 +339,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
         </Box>
         <Footer width={width} bindings={footerBindings} hint={captured ? 'typing — Esc to leave the field' : undefined} />
       </Box>
+      </KeymapContext.Provider>
     </ColorContext.Provider>
   );
 }

@@ -11,7 +11,7 @@ import { formatAge } from '../services/util/format.js';
 import { Lines } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { formatBytes } from '../services/util/format.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { intent, shared, type Binding } from '../ui/keymap.js';
 import { CONVERT_FIELDS } from '../state/convert.js';
 import { previewLines } from '../services/convert/rows.js';
 
@@ -134,7 +134,7 @@ export const convertScreen: ScreenModule = {
       }),
       shared('runAll', 'convert', () => void c.controller.run(), { when: idle }),
       shared('verify', 'verify file', () => void c.controller.verifyOnly(), { when: idle }),
-      { keys: ['p'], id: 'convert.preview', description: 'output/preview', run: () => st().set({ view: st().view === 'preview' ? 'output' : 'preview' }) },
+      { ...intent('convert.preview'), run: () => st().set({ view: st().view === 'preview' ? 'output' : 'preview' }) },
       shared('prevItem', 'previous row', page(-1), { footer: false }),
       shared('nextItem', 'next row', page(1), { footer: false }),
       shared('stop', 'stop', () => c.controller.stop(), { when: () => c.controller.running }),

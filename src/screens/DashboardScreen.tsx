@@ -13,7 +13,7 @@ import { ChartsPanel, CurveDetail, curveBindings, pickerBindings } from './dashb
 import { fmtNum } from '../ui/charts.js';
 import { padEnd, padStart, truncate, truncateMiddle, visibleWindow } from '../ui/text.js';
 import { formatAge } from '../services/util/format.js';
-import { backOut, shared, type Binding } from '../ui/keymap.js';
+import { backOut, intent, bind, shared, type Binding } from '../ui/keymap.js';
 import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { headerLines, readingText } from './dashboardHeader.js';
@@ -261,9 +261,9 @@ function Dashboard({ services, width, height, focus }: ScreenProps) {
 function filterBindings(): Binding[] {
   const answeredByTheField = () => undefined;
   return [
-    shared('open', 'keep the filter and leave the field', answeredByTheField),
-    shared('back', 'put back the earlier filter and leave', answeredByTheField),
-    { keys: ['Backspace'], id: 'dashboard.filterDelete', description: 'delete the character before the cursor', run: answeredByTheField },
+    bind('field.accept', answeredByTheField, { description: 'keep the filter and leave the field' }),
+    bind('field.cancel', answeredByTheField, { description: 'put back the earlier filter and leave' }),
+    bind('field.deleteBack', answeredByTheField),
   ];
 }
 
@@ -345,9 +345,7 @@ function dashboardBindings(services: AppServices): Binding[] {
       { description: 'clear the kept filter', isOpen: () => store.getState().filter !== '', close: () => store.getState().set({ filter: '' }) },
     ]),
     {
-      keys: ['f'],
-      id: 'dashboard.follow',
-      description: 'toggle follow (a drill-in: follow its end; a rollout\'s: follow the newest rollout)',
+      ...intent('dashboard.follow'),
       short: 'follow',
       run: () => {
         const st = store.getState();

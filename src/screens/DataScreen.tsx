@@ -10,7 +10,7 @@ import { graphemeWidth, graphemes, padEnd, padStart, truncate } from '../ui/text
 import { Lines } from '../ui/Lines.js';
 import { Table, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
-import { backOut, shared, type Binding } from '../ui/keymap.js';
+import { backOut, intent, shared, type Binding } from '../ui/keymap.js';
 import { filterTasks, type DataState } from '../state/data.js';
 import { formatProgress } from '../services/dataset/format.js';
 import { formatBytes } from '../services/util/format.js';
@@ -373,15 +373,15 @@ function dataBindings(services: AppServices): Binding[] {
       { description: 'close the task', isOpen: () => st().detail !== undefined, close: () => st().set({ detail: undefined, detailScroll: 0 }) },
       { description: 'clear the kept filter', isOpen: () => st().filter !== '', close: () => st().set({ filter: '', selected: 0 }) },
     ]),
-    { keys: ['d'], id: 'data.download', description: 'download split', run: () => void services.dataset.download() },
+    { ...intent('data.download'), run: () => void services.dataset.download() },
     shared(
       'stop',
       'cancel download',
       () => services.dataset.cancelDownload(),
       { when: () => Boolean(st().download?.running), footer: false },
     ),
-    { keys: ['i'], id: 'data.images', description: 'write image list', run: () => void services.dataset.writeImages() },
-    { keys: ['t'], id: 'data.split', description: 'train/validation', run: () => services.dataset.switchSplit(), when: () => !st().download?.running },
+    { ...intent('data.images'), run: () => void services.dataset.writeImages() },
+    { ...intent('data.split'), run: () => services.dataset.switchSplit(), disabledReason: () => (st().download?.running ? 'not while the split downloads (stop the download first)' : undefined) },
     shared('refresh', 'reload', () => void services.dataset.load()),
   ];
 }

@@ -6,7 +6,7 @@ import type { ScreenModule, ScreenProps } from './types.js';
 import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { intent, shared, type Binding } from '../ui/keymap.js';
 import type { DoctorCheck } from '../services/doctor/types.js';
 import type { StepStatus } from '../services/pipeline/pipeline.js';
 import type { DetailContent } from '../state/app.js';
@@ -209,9 +209,7 @@ export const homeScreen: ScreenModule = {
       shared('view', 'show the step / check whole', view, { short: 'whole' }),
       shared('refresh', 'refresh', () => void refreshHome(services)),
       {
-        keys: ['D'],
-        id: 'home.demo',
-        description: 'offline demo (outside a Dressage checkout)',
+        ...intent('home.demo'),
         run: () => {
           if (outsideCheckout(home().checkout, services)) services.app.getState().requestExit('demo');
           else services.app.getState().setFlash('the offline demo: swegym-console demo (this workspace is a Dressage checkout)');

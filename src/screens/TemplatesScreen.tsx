@@ -12,7 +12,7 @@ import { truncate } from '../ui/text.js';
 import { Lines } from '../ui/Lines.js';
 import { Table, tableLine, type Column } from '../ui/Table.js';
 import { useTextField } from '../ui/TextField.js';
-import { backOut, shared, type Binding } from '../ui/keymap.js';
+import { backOut, intent, shared, type Binding } from '../ui/keymap.js';
 import { confirmTwice } from '../ui/confirm.js';
 import type { DetailContent } from '../state/app.js';
 import { filterRows } from '../state/templates.js';
@@ -172,21 +172,19 @@ export const templatesScreen: ScreenModule = {
         st().set({ filtering: true });
         services.app.getState().setInputCaptured(true);
       }),
-      { keys: ['A'], id: 'templates.buildArtifacts', description: 'build artifacts', short: 'artifacts', run: () => void t.controller.buildArtifacts() },
-      { keys: ['a'], id: 'templates.artifactsLog', description: 'artifacts log', run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
+      { ...intent('templates.buildArtifacts'), short: 'artifacts', run: () => void t.controller.buildArtifacts() },
+      { ...intent('templates.artifactsLog'), run: () => t.controller.openLog(ARTIFACTS_LOG), footer: false },
       shared('runAll', 'build all', () => void t.controller.build()),
       shared('retryFailed', 'retry failed', () => void t.controller.retryFailed()),
       {
-        keys: ['s'],
-        id: 'templates.smoke',
-        description: 'smoke selected',
+        ...intent('templates.smoke'),
         run: () => {
           const row = selectedRow(services);
           if (row) void t.controller.smoke([row]);
         },
       },
       shared('stop', 'stop launching', () => t.controller.stop(), { when: () => t.controller.running }),
-      { keys: ['X'], id: 'templates.abandon', description: 'abandon running builds (press twice)', run: abandon, when: () => st().stopping },
+      { ...intent('templates.abandon'), run: abandon, when: () => st().stopping },
       shared('refresh', 'refresh', () => void t.controller.refresh(), { footer: false }),
     ] satisfies Binding[];
   },

@@ -12,7 +12,7 @@ import { formatAge } from '../services/util/format.js';
 import { Lines } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { Table, type Column } from '../ui/Table.js';
-import { backOut, shared, type Binding } from '../ui/keymap.js';
+import { backOut, intent, shared, type Binding } from '../ui/keymap.js';
 import { mergedChecks } from './trainChecksView.js';
 import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
 import { describeDerived } from '../services/train/derive.js';
@@ -291,12 +291,12 @@ function bindings(services: AppServices): Binding[] {
   };
   return [
     shared('confirm', 'confirm', () => confirmYes(services, false), { when: confirming, footer: false }),
-    { keys: ['Y'], id: 'train.confirmRayStop', description: 'confirm stop and also ray stop --force', run: () => confirmYes(services, true), when: confirming, footer: false },
+    { ...intent('train.confirmRayStop'), run: () => confirmYes(services, true), when: confirming, footer: false },
     shared('cancel', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
     backOut([{ description: 'cancel the question', isOpen: confirming, close: () => st().set({ confirm: undefined }) }]),
     // The screen's own actions first: the footer shows them in this order.
-    { keys: ['l'], id: 'train.launch', description: 'launch (checks, then asks)', run: askLaunch },
-    { keys: ['C'], id: 'train.checks', description: 'run checks', short: 'checks', run: () => void runChecks(services) },
+    { ...intent('train.launch'), run: askLaunch },
+    { ...intent('train.checks'), short: 'checks', run: () => void runChecks(services) },
     shared('up', 'previous', move(-1), { footer: false }),
     shared('down', 'next', move(1), { footer: false }),
     shared('pageUp', 'page up', move(-10), { footer: false }),
@@ -328,15 +328,15 @@ function bindings(services: AppServices): Binding[] {
       () => services.app.getState().openDetail(checksDetail(mergedChecks(st().staticChecks, st().checks))),
       { when: () => focus() === 1, context: 'checks panel', short: 'whole' },
     ),
-    { keys: ['u'], id: 'train.reset', description: 'reset to default', run: () => void resetField(services, FIELD_KEYS[st().selected] ?? ''), when: () => focus() === 0 },
+    { ...intent('train.reset'), run: () => void resetField(services, FIELD_KEYS[st().selected] ?? ''), when: () => focus() === 0 },
     shared('stop', 'stop run (asks)', () => {
       const r = selectedRun();
       if (!r) services.app.getState().setFlash('no run selected (Tab to the runs panel)', 'warn');
       else if (!(r.alive || r.status === 'running' || r.status === 'starting')) services.app.getState().setFlash(`${r.name} is not running (${r.status})`, 'warn');
       else st().set({ confirm: { kind: 'stop', run: r.name, rayStop: false } });
     }),
-    { keys: ['R'], id: 'train.resume', description: 'resume from latest checkpoint', short: 'resume', run: () => void applyResume(services) },
-    { keys: ['S'], id: 'train.saveSecrets', description: 'save secrets in a 0600 file (toggle)', run: () => void toggleStoreSecrets(services), footer: false },
+    { ...intent('train.resume'), short: 'resume', run: () => void applyResume(services) },
+    { ...intent('train.saveSecrets'), run: () => void toggleStoreSecrets(services), footer: false },
     shared('refresh', 'refresh runs', () => void refreshRuns(services), { footer: false }),
   ];
 }

@@ -12,7 +12,7 @@ import { T, type Tone } from '../ui/theme.js';
 import { truncate } from '../ui/text.js';
 import { Lines } from '../ui/Lines.js';
 import { Table, type Column } from '../ui/Table.js';
-import { shared, type Binding } from '../ui/keymap.js';
+import { intent, shared, type Binding } from '../ui/keymap.js';
 import type { DetailContent } from '../state/app.js';
 import { ProgressBar } from '../ui/ProgressBar.js';
 import { validateCounts, visibleValidateRows, type ValidateRow } from '../state/validate.js';
@@ -210,9 +210,7 @@ export const validateScreen: ScreenModule = {
       shared('pageDown', 'page down', move(10), { footer: false }),
       // Not V: on Convert V verifies a file on disk; this starts sandboxes for a task.
       {
-        keys: ['e'],
-        id: 'validate.one',
-        description: 'validate the selected task end to end',
+        ...intent('validate.one'),
         short: 'validate one',
         run: () => {
           const row = selectedRow(services);
@@ -221,9 +219,7 @@ export const validateScreen: ScreenModule = {
         when: idle,
       },
       {
-        keys: ['w'],
-        id: 'validate.agent',
-        description: 'run Claude Code on the selected task (validate agent)',
+        ...intent('validate.agent'),
         short: 'Claude Code',
         run: () => {
           const row = selectedRow(services);
@@ -249,7 +245,7 @@ export const validateScreen: ScreenModule = {
         },
         { when: idle },
       ),
-      { keys: ['o'], id: 'validate.onlyFailures', description: 'only failures', run: () => st().set({ onlyFailures: !st().onlyFailures, selected: 0 }) },
+      { ...intent('validate.onlyFailures'), run: () => st().set({ onlyFailures: !st().onlyFailures, selected: 0 }) },
       shared('stop', 'stop', () => v.controller.stop(), { when: () => v.controller.running || v.controller.agentRunning }),
       shared('refresh', 'refresh', () => void v.controller.refresh()),
     ] satisfies Binding[];

@@ -4,6 +4,7 @@ import React from 'react';
 import { Box } from 'ink';
 import { T } from './theme.js';
 import type { Binding } from './keymap.js';
+import { INTENTS } from './intents.js';
 import type { DetailContent } from '../state/app.js';
 import { displayWidth, padEnd, truncate, visibleWindow, wrapText } from './text.js';
 import { Lines, clampScroll, type Line } from './Lines.js';
@@ -29,7 +30,10 @@ export function helpLines(sections: readonly HelpSection[]): Line[] {
   for (const s of sections) {
     if (!s.bindings.length) continue;
     lines.push({ text: s.title, tone: 'accent' });
-    for (const b of s.bindings) lines.push({ text: `  ${padEnd(b.keys.join(' / '), 16)} ${b.description}`, tone: 'plain' });
+    for (const b of s.bindings) {
+      const disabled = b.disabledReason?.();
+      lines.push({ text: `  ${padEnd(b.keys.join(' / '), 16)} ${b.description}${disabled ? ` (now: ${disabled})` : ''}`, tone: disabled ? 'dim' : 'plain' });
+    }
     lines.push({ text: '', tone: 'plain' });
   }
   return lines;
@@ -40,7 +44,7 @@ export function helpRows(height: number): number {
   return Math.max(1, height - 3);
 }
 
-export function HelpOverlay({ sections, width, height, scroll }: { sections: readonly HelpSection[]; width: number; height: number; scroll: number }) {
+export function HelpOverlay({ sections, width, height, scroll, closeHint = 'Esc or ? closes this help' }: { sections: readonly HelpSection[]; width: number; height: number; scroll: number; closeHint?: string }) {
   const lines = helpLines(sections);
   const rows = helpRows(height);
   const start = clampScroll(scroll, lines.length, rows);
@@ -49,20 +53,20 @@ export function HelpOverlay({ sections, width, height, scroll }: { sections: rea
   return (
     <Box flexDirection="column" borderStyle="round" width={width} height={height} paddingX={1} overflow="hidden">
       <Lines lines={lines} width={width - 4} height={rows} scroll={start} />
-      <T tone="dim">{truncate(`${more ? `lines ${start + 1}–${end} of ${lines.length} · ↑↓ PgUp PgDn scroll · ` : ''}Esc or ? closes this help`, width - 4)}</T>
+      <T tone="dim">{truncate(`${more ? `lines ${start + 1}–${end} of ${lines.length} · ↑↓ PgUp PgDn scroll · ` : ''}${closeHint}`, width - 4)}</T>
     </Box>
   );
 }
 
 /** The quit question: every sentence whole, wrapped to the box (the last one is what an operator must read). */
-export function QuitConfirm({ jobs, width }: { jobs: string[]; width: number }) {
+export function QuitConfirm({ jobs, width, answers = 'y / q quit · n / Esc stay' }: { jobs: string[]; width: number; answers?: string }) {
   const inner = Math.min(width, 80) - 4;
   const sentences: Line[] = [
     { text: 'Quit swegym-console?', tone: 'warn' },
     { text: `${jobs.length} job${jobs.length === 1 ? '' : 's'} still running: ${jobs.join(', ')}` },
     { text: 'Quitting stops them; finished work is kept and resumes next time.' },
     { text: 'Training runs are detached and keep running; the console finds them again later.', tone: 'dim' },
-    { text: 'y / q quit · n / Esc stay', tone: 'accent' },
+    { text: answers, tone: 'accent' },
   ];
   const lines = sentences.flatMap((l) => wrapText(l.text, inner).map((text): Line => ({ text, tone: l.tone })));
   return (
@@ -142,8 +146,17 @@ export function DetailView({ detail, width, height, scroll }: { detail: DetailCo
   );
 }
 
-/** Keys the footer always shows, whatever the width: the way out, help and the command log. */
-const PINNED = 'q quit · ? help · L log';
+/** Keys the footer always shows, whatever the width: the way out, help and the command log (the user's keys, if moved). */
+const PINNED_INTENTS = [
+  ['quit', 'quit'],
+  ['overlay.help', 'help'],
+  ['overlay.log', 'log'],
+] as const;
+const PINNED_IDS = new Set<string>(PINNED_INTENTS.map(([id]) => id));
+
+function pinnedText(bindings: readonly Binding[]): string {
+  return PINNED_INTENTS.map(([id, word]) => `${(bindings.find((b) => b.intent === id)?.keys ?? INTENTS[id].keys)[0] ?? ''} ${word}`).join(' · ');
+}
 
 /** Moving about (rows, pages, panels, back): help (`?`) lists these; the footer keeps its room for actions. */
 const NAVIGATION = new Set(['up', 'down', 'pageUp', 'pageDown', 'first', 'last', 'prevItem', 'nextItem', 'back', 'panel.next', 'panel.previous']);
@@ -166,11 +179,12 @@ function shortest(b: Binding): string {
  * as fit and "…" (never a word cut in half). `q quit · ? help · L log` always ends it.
  */
 export function footerText(bindings: readonly Binding[], width: number, hint?: string): string {
-  const pinned = new Set(['q', '?', 'L']);
+  const PINNED = pinnedText(bindings);
+  const pinned = new Set(bindings.filter((b) => PINNED_IDS.has(b.intent)).map((b) => b.keys[0] ?? ''));
   const seen = new Set<string>();
   const applying = bindings.filter((b) => {
     const key = b.keys[0] ?? '';
-    if (b.footer === false || pinned.has(key) || NAVIGATION.has(b.id ?? '') || (b.when && !b.when()) || seen.has(key)) return false;
+    if (b.footer === false || PINNED_IDS.has(b.intent) || pinned.has(key) || NAVIGATION.has(b.intent) || (b.when && !b.when()) || b.disabledReason?.() !== undefined || seen.has(key)) return false;
     seen.add(key);
     return true;
   });

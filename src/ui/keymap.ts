@@ -1,17 +1,26 @@
-// Key bindings as data: a binding's `keys` are both what help and the footer show and what matching uses, so a
-// key can never be listed one way and handled another. Shared actions take their keys from SHARED (one meaning per
-// key on every screen); screen-specific actions use keys no other screen or shared action uses (tests/ui/keymap).
+// Key bindings as data: a binding names an intent (src/ui/intents.ts), and its `keys` come from that one table (or
+// the user's override of it), so a key is listed, matched and documented one way. Shared actions take their keys
+// from the same table (one meaning per key on every screen); screen-specific actions use keys no other screen or
+// shared action uses (tests/ui/keymap).
 import type { Key } from 'ink';
+import { INTENTS, KEYBOARD_SHARES, isIntent, type IntentId, type IntentSpec } from './intents.js';
+
+export { INTENTS, isIntent, type IntentId } from './intents.js';
 
 export interface Binding {
   /** Keys as shown to people and as matched: a character ('q', '?', 'G'), or a named key (KEY_NAMES). */
   keys: readonly string[];
+  /** What the keys mean: an id of the intent table, the same on every screen that offers it. */
+  intent: IntentId;
   description: string;
   run: () => void;
-  /** The binding applies only while this holds (focus, a running job, an open detail). */
+  /** The binding applies only while this holds (focus, a running job, an open detail); else its keys fall through. */
   when?: () => boolean;
-  /** Meaning of the keys: a SHARED action's id, or `<screen>.<action>` for a screen-specific one. */
-  id?: string;
+  /**
+   * Why the action cannot run now (a download is running): its keys are still taken, and pressing them says this
+   * instead of running it; help shows it too.
+   */
+  disabledReason?: () => string | undefined;
   /** Hidden from the footer (still in help). */
   footer?: boolean;
   /**
@@ -23,35 +32,130 @@ export interface Binding {
   short?: string;
 }
 
-/** Actions that several screens offer: the same keys, the same meaning, everywhere. */
-export const SHARED = {
-  up: { keys: ['↑', 'k'], meaning: 'previous row' },
-  down: { keys: ['↓', 'j'], meaning: 'next row' },
-  pageUp: { keys: ['PgUp'], meaning: 'page up' },
-  pageDown: { keys: ['PgDn'], meaning: 'page down' },
-  first: { keys: ['g', 'Home'], meaning: 'first row' },
-  last: { keys: ['G', 'End'], meaning: 'last row' },
-  open: { keys: ['Enter'], meaning: 'drill into the selected row (its log, its whole record), or edit it in a form' },
-  view: { keys: ['v'], meaning: 'show the selected row whole (detail view)' },
-  back: { keys: ['Esc'], meaning: 'close / back' },
-  filter: { keys: ['/'], meaning: 'filter' },
-  refresh: { keys: ['r'], meaning: 'refresh (re-read from disk)' },
-  stop: { keys: ['x'], meaning: 'stop the running job (asks when it loses work)' },
-  retryFailed: { keys: ['F'], meaning: 'retry the failed rows' },
-  runAll: { keys: ['b'], meaning: 'run the screen’s job on every row' },
-  verify: { keys: ['V'], meaning: 'verify the file on disk against the rules (reads only)' },
-  confirm: { keys: ['y'], meaning: 'yes (in a question)' },
-  cancel: { keys: ['n'], meaning: 'no (in a question)' },
-  copy: { keys: ['c'], meaning: 'copy the command (OSC 52)' },
-  prevItem: { keys: ['←'], meaning: 'previous item' },
-  nextItem: { keys: ['→'], meaning: 'next item' },
-} as const;
+type Extra = Pick<Binding, 'when' | 'footer' | 'context' | 'short' | 'disabledReason'>;
 
-export type SharedAction = keyof typeof SHARED;
+/** The intent's keys and description from the table: spread it into a binding (`{ ...intent('train.launch'), run }`). */
+export function intent(id: IntentId): Pick<Binding, 'intent' | 'keys' | 'description'> {
+  const spec = INTENTS[id];
+  return { intent: id, keys: spec.keys, description: spec.description };
+}
 
-/** A binding for a shared action: keys and id from SHARED, the screen's own description and handler. */
-export function shared(action: SharedAction, description: string, run: () => void, extra: Pick<Binding, 'when' | 'footer' | 'context' | 'short'> = {}): Binding {
-  return { keys: SHARED[action].keys, id: action, description, run, ...extra };
+/** A binding for an intent: keys and description from the table, the screen's handler. */
+export function bind(id: IntentId, run: () => void, extra: Extra & { description?: string } = {}): Binding {
+  return { ...intent(id), run, ...extra };
+}
+
+/** Actions that several screens offer: the same keys, the same meaning, everywhere (the table's first section). */
+export const SHARED = Object.fromEntries(Object.entries(INTENTS).filter(([, s]) => s.where === 'several screens')) as unknown as Record<SharedAction, IntentSpec>;
+
+export type SharedAction = 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last' | 'open' | 'view' | 'back' | 'filter' | 'refresh' | 'stop' | 'retryFailed' | 'runAll' | 'verify' | 'confirm' | 'cancel' | 'copy' | 'prevItem' | 'nextItem';
+
+/** A binding for a shared action: keys from the table, the screen's own description (worded for its rows) and handler. */
+export function shared(action: SharedAction, description: string, run: () => void, extra: Extra = {}): Binding {
+  return { ...intent(action), description, run, ...extra };
+}
+
+/** The user's keys for some intents (keys.json): intent → keys, already checked by `resolveKeyOverrides`. */
+export type KeyOverrides = Partial<Record<IntentId, readonly string[]>>;
+
+/** The bindings with the user's keys where an override names their intent. */
+export function withKeymap(bindings: readonly Binding[], overrides: KeyOverrides | undefined): Binding[] {
+  if (!overrides || Object.keys(overrides).length === 0) return [...bindings];
+  return bindings.map((b) => {
+    const keys = overrides[b.intent];
+    return keys ? { ...b, keys } : b;
+  });
+}
+
+/** The keys an intent has once the overrides are applied. */
+export function keysOf(id: IntentId, overrides?: KeyOverrides): readonly string[] {
+  return overrides?.[id] ?? INTENTS[id].keys;
+}
+
+export interface ResolvedKeymap {
+  overrides: KeyOverrides;
+  /** What was wrong with the file, worded for people; every entry named here kept its default keys. */
+  problems: string[];
+}
+
+function isKeyName(k: string): boolean {
+  return (KEY_NAMES as readonly string[]).includes(k) || [...k].length === 1;
+}
+
+/** The keyboard an intent is answered on: the main one, or a picker's (with the shared keys it also answers). */
+function keyboardOf(id: IntentId): string {
+  return INTENTS[id].keyboard ?? 'main';
+}
+
+function membersOf(keyboard: string): IntentId[] {
+  const ids = Object.keys(INTENTS) as IntentId[];
+  if (keyboard === 'main') return ids.filter((id) => keyboardOf(id) === 'main' && !INTENTS[id].fixed);
+  return [...ids.filter((id) => keyboardOf(id) === keyboard), ...(KEYBOARD_SHARES[keyboard as 'picker'] ?? [])];
+}
+
+/** Key → the intents that hold it on one keyboard, with the overrides applied. */
+function clashes(overrides: KeyOverrides): { key: string; intents: IntentId[] }[] {
+  const out: { key: string; intents: IntentId[] }[] = [];
+  for (const keyboard of ['main', ...Object.keys(KEYBOARD_SHARES)]) {
+    const holders = new Map<string, IntentId[]>();
+    for (const id of membersOf(keyboard)) for (const k of keysOf(id, overrides)) holders.set(k, [...(holders.get(k) ?? []), id]);
+    for (const [key, intents] of holders) if (intents.length > 1) out.push({ key, intents });
+  }
+  return out;
+}
+
+/**
+ * Checks the user's overrides (the parsed keys.json: intent → a key or a list of keys) against the table. An unknown
+ * intent, a key that is not a key, a fixed text-field key, or a key another intent holds is reported and that intent
+ * keeps its default keys; the rest apply.
+ */
+export function resolveKeyOverrides(raw: Record<string, unknown>, source = 'keys.json'): ResolvedKeymap {
+  const problems: string[] = [];
+  const overrides: KeyOverrides = {};
+  for (const [id, value] of Object.entries(raw)) {
+    if (!isIntent(id)) {
+      problems.push(`${source}: "${id}" is not an intent (swegym-console keys lists them); ignored`);
+      continue;
+    }
+    if (INTENTS[id].fixed) {
+      problems.push(`${source}: ${id} is a text field's key and cannot be changed; it keeps ${INTENTS[id].keys.join(' / ')}`);
+      continue;
+    }
+    const keys = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((k) => typeof k === 'string') ? (value as string[]) : undefined;
+    if (!keys || keys.length === 0) {
+      problems.push(`${source}: ${id} must be a key or a list of keys (e.g. "x" or ["x", "Ctrl-C"]); it keeps ${INTENTS[id].keys.join(' / ')}`);
+      continue;
+    }
+    const bad = keys.filter((k) => !isKeyName(k));
+    if (bad.length) {
+      problems.push(`${source}: ${id}: ${bad.map((k) => JSON.stringify(k)).join(', ')} is not a key (one character, or one of ${KEY_NAMES.join(' ')}); it keeps ${INTENTS[id].keys.join(' / ')}`);
+      continue;
+    }
+    overrides[id] = [...new Set(keys)];
+  }
+  // A clash takes the overrides that caused it back to their defaults, until none is left (defaults never clash).
+  for (;;) {
+    const found = clashes(overrides).find((c) => c.intents.some((id) => id in overrides));
+    if (!found) break;
+    const others = (id: IntentId) => found.intents.filter((o) => o !== id).join(', ');
+    for (const id of found.intents.filter((i) => i in overrides)) {
+      problems.push(`${source}: ${found.key} for ${id} is also ${others(id)}'s key; ${id} keeps ${INTENTS[id].keys.join(' / ')}`);
+      delete overrides[id];
+    }
+  }
+  return { overrides, problems };
+}
+
+/** Every intent with its keys (the overrides applied), for `swegym-console keys` and docs/KEYS.md. */
+export function keyReference(overrides?: KeyOverrides): { intent: IntentId; keys: readonly string[]; description: string; where: string; overridden: boolean }[] {
+  return (Object.keys(INTENTS) as IntentId[]).map((id) => ({ intent: id, keys: keysOf(id, overrides), description: INTENTS[id].description, where: INTENTS[id].where, overridden: Boolean(overrides?.[id]) }));
+}
+
+/** The key reference as a Markdown table, grouped by where the keys apply (docs/KEYS.md holds exactly this). */
+export function keyReferenceMarkdown(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = keyReference().map((r) => `| ${cell(r.where)} | \`${r.intent}\` | ${r.keys.map((k) => `\`${cell(k)}\``).join(' ')} | ${cell(r.description)} |`);
+  return ['| where | intent | keys | what it does |', '| --- | --- | --- | --- |', ...rows, ''].join('\n');
 }
 
 /** A state Esc backs out of: an open detail or log, a kept filter, a question. */
@@ -121,11 +225,16 @@ export function bindingMatches(b: Binding, input: string, key: Key): boolean {
   return (!b.when || b.when()) && b.keys.some((k) => keyMatches(k, input, key));
 }
 
-/** Runs the first binding that matches; returns whether one did. */
-export function dispatchKey(bindings: readonly Binding[], input: string, key: Key): boolean {
+/**
+ * Runs the first binding that matches; returns whether one did. A disabled one (its `disabledReason` says why) takes
+ * the key and hands the reason to `onDisabled` instead of running.
+ */
+export function dispatchKey(bindings: readonly Binding[], input: string, key: Key, onDisabled?: (reason: string, b: Binding) => void): boolean {
   for (const b of bindings) {
     if (bindingMatches(b, input, key)) {
-      b.run();
+      const reason = b.disabledReason?.();
+      if (reason !== undefined) onDisabled?.(reason, b);
+      else b.run();
       return true;
     }
   }

@@ -59,6 +59,6 @@ test('help covers every command, and per-command help lists its options', () => 
 });
 
 test('the whole command surface of the design is in the table', () => {
-  const expected = ['doctor', 'data download', 'data images', 'data show', 'artifacts build', 'templates build', 'templates smoke', 'templates status', 'convert', 'validate harness', 'validate agent', 'train launch', 'train list', 'train status', 'train stop', 'monitor', 'report', 'agent-log', 'sandboxes list', 'sandboxes kill', 'demo', 'completion'];
+  const expected = ['doctor', 'data download', 'data images', 'data show', 'artifacts build', 'templates build', 'templates smoke', 'templates status', 'convert', 'validate harness', 'validate agent', 'train launch', 'train list', 'train status', 'train stop', 'monitor', 'report', 'agent-log', 'sandboxes list', 'sandboxes kill', 'demo', 'keys', 'completion'];
   assert.deepEqual(COMMANDS.filter((c) => !c.hidden).map((c) => c.words.join(' ')).sort(), expected.sort());
 });

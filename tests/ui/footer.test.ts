@@ -13,9 +13,9 @@ test('navigation and the bindings whose condition fails are not in the footer', 
     [
       shared('up', 'previous row', noop),
       shared('down', 'next row', noop),
-      { keys: ['Tab'], id: 'panel.next', description: 'next panel', run: noop },
+      { keys: ['Tab'], intent: 'panel.next', description: 'next panel', run: noop },
       shared('view', 'the checks whole', noop, { when: () => false }),
-      { keys: ['l'], id: 'train.launch', description: 'launch (checks, then asks)', run: noop },
+      { keys: ['l'], intent: 'train.launch', description: 'launch (checks, then asks)', run: noop },
     ],
     120,
   );
@@ -24,9 +24,9 @@ test('navigation and the bindings whose condition fails are not in the footer', 
 
 test('narrow: shorter forms before dropping any; never a word cut', () => {
   const b: Binding[] = [
-    { keys: ['l'], id: 'train.launch', description: 'launch (checks, then asks)', run: noop },
-    { keys: ['C'], id: 'train.checks', description: 'run checks', short: 'checks', run: noop },
-    { keys: ['u'], id: 'train.reset', description: 'reset to default', run: noop },
+    { keys: ['l'], intent: 'train.launch', description: 'launch (checks, then asks)', run: noop },
+    { keys: ['C'], intent: 'train.checks', description: 'run checks', short: 'checks', run: noop },
+    { keys: ['u'], intent: 'train.reset', description: 'reset to default', run: noop },
   ];
   assert.match(footerText(b, 80), /^l launch · C run checks · u reset to default +· q quit/);
   assert.match(footerText(b, 60), /^l launch · C checks · u reset +· q quit/);
@@ -37,7 +37,7 @@ test('property: any descriptions at any width give a line of exactly that width 
   const word = fc.stringMatching(/^[a-z]{1,9}$/);
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'Enter'), fc.array(word, { minLength: 1, maxLength: 6 })), { maxLength: 8 }), fc.integer({ min: 40, max: 200 }), (items, width) => {
-      const bindings = items.map(([k, words], i) => ({ keys: [k], id: `x.${i}`, description: words.join(' '), run: noop }));
+      const bindings = items.map(([k, words]) => ({ keys: [k], intent: 'stop' as const, description: words.join(' '), run: noop }));
       const text = footerText(bindings, width);
       assert.equal([...text].length, width);
       assert.match(text, / · q quit · \? help · L log$/);

@@ -7,7 +7,7 @@ import { SCREENS, loadScreen } from '../../src/screens/registry.js';
 import { globalBindings, overlayBindings } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { SHARED, backOut, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
+import { INTENTS, SHARED, backOut, isIntent, bindingMatches, dispatchKey, keyMatches, splitEscPrefix, type Binding } from '../../src/ui/keymap.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { readFile } from 'node:fs/promises';
 import { screenHelpSections } from '../../src/ui/Overlays.js';
@@ -40,16 +40,16 @@ test('no key means two different things across screens, global keys and overlays
     const clashes: string[] = [];
     for (const t of tables) {
       for (const b of t.bindings) {
-        assert.ok(b.id, `${t.where}: "${b.description}" has no id (a shared action or <screen>.<action>)`);
+        assert.ok(isIntent(b.intent), `${t.where}: "${b.description}" names no intent of src/ui/intents.ts`);
+        // Declared once: a binding's keys are its intent's (a screen words the description, never the keys).
+        assert.deepEqual(b.keys, INTENTS[b.intent].keys, `${t.where}: ${b.intent} lists keys of its own`);
         for (const k of b.keys) {
           const seen = meaning.get(k);
-          if (seen && seen.id !== b.id) clashes.push(`${k}: ${seen.where} "${seen.description}" (${seen.id}) vs ${t.where} "${b.description}" (${b.id})`);
-          else if (!seen) meaning.set(k, { id: b.id!, where: t.where, description: b.description });
+          if (seen && seen.id !== b.intent) clashes.push(`${k}: ${seen.where} "${seen.description}" (${seen.id}) vs ${t.where} "${b.description}" (${b.intent})`);
+          else if (!seen) meaning.set(k, { id: b.intent, where: t.where, description: b.description });
         }
-        // A shared action keeps its keys (an overlay may add its own closing key, e.g. `?` closes help).
-        if (b.id && b.id in SHARED) for (const k of SHARED[b.id as keyof typeof SHARED].keys) assert.ok(b.keys.includes(k), `${t.where}: ${b.id} lacks ${k}`);
         // A screen-specific action is named after its screen.
-        if (b.id && !(b.id in SHARED) && !t.where.startsWith('overlay') && t.where !== 'global') assert.ok(b.id.startsWith(`${t.where}.`), `${t.where}: ${b.id}`);
+        if (b.intent && !(b.intent in SHARED) && !t.where.startsWith('overlay') && t.where !== 'global') assert.ok(b.intent.startsWith(`${t.where}.`), `${t.where}: ${b.intent}`);
       }
     }
     assert.deepEqual(clashes, []);
@@ -69,7 +69,7 @@ test('no key means two different things across screens, global keys and overlays
 test('a binding matches exactly the keys it lists (and its condition)', () => {
   let ran = 0;
   let on = true;
-  const b: Binding = { keys: ['G', 'End'], id: 'last', description: 'last', run: () => ran++, when: () => on };
+  const b: Binding = { keys: ['G', 'End'], intent: 'last', description: 'last', run: () => ran++, when: () => on };
   assert.equal(bindingMatches(b, 'G', key({ shift: true })), true);
   assert.equal(bindingMatches(b, '', key({ end: true })), true);
   assert.equal(bindingMatches(b, 'g', key({})), false);
@@ -104,7 +104,7 @@ test('Esc backs out of the innermost open state, one per press, then falls throu
     { description: 'clear the kept filter', isOpen: () => open.filter, close: () => (open.filter = false) },
   ]);
   const esc = key({ escape: true });
-  assert.equal(b.id, 'back');
+  assert.equal(b.intent, 'back');
   assert.equal(dispatchKey([b], '', esc), true);
   assert.deepEqual(open, { detail: false, filter: true });
   assert.equal(dispatchKey([b], '', esc), true);
@@ -116,9 +116,9 @@ test('every screen has one Esc rule: at most one back binding, and a kept filter
   const { ws, services, tables } = await allTables();
   try {
     for (const t of tables.filter((x) => !x.where.startsWith('overlay') && x.where !== 'global')) {
-      assert.ok(t.bindings.filter((b) => b.id === 'back').length <= 1, `${t.where} has several Esc bindings`);
-      if (t.bindings.some((b) => b.id === 'filter')) {
-        const back = t.bindings.find((b) => b.id === 'back');
+      assert.ok(t.bindings.filter((b) => b.intent === 'back').length <= 1, `${t.where} has several Esc bindings`);
+      if (t.bindings.some((b) => b.intent === 'filter')) {
+        const back = t.bindings.find((b) => b.intent === 'back');
         assert.match(back?.description ?? '', /clear the kept filter/, `${t.where}: Esc does not clear a kept filter`);
       }
     }
@@ -156,7 +156,7 @@ test('the README names the demo key the home screen binds', async () => {
   const named = /`(\w)` starts the offline demo/.exec(readme)?.[1];
   const { ws, services, tables } = await allTables();
   try {
-    const demo = tables.find((t) => t.where === 'home')?.bindings.find((b) => b.id === 'home.demo');
+    const demo = tables.find((t) => t.where === 'home')?.bindings.find((b) => b.intent === 'home.demo');
     assert.ok(named && demo, 'README and the home screen both name the demo key');
     assert.deepEqual(demo.keys, [named]);
   } finally {

@@ -152,7 +152,7 @@ test('tab bar and footer text adapt to the width', () => {
   assert.match(narrow, /7 Dash/);
   assert.ok([...tabBarText(SCREENS, 'Dashboard', 40)].length <= 40);
   assert.match(footerText([], 80), /q quit · \? help · L log$/);
-  assert.equal([...footerText([{ keys: ['x'], description: 'a very long description '.repeat(10), run: () => {} }], 80)].length, 80);
+  assert.equal([...footerText([{ keys: ['x'], intent: 'stop', description: 'a very long description '.repeat(10), run: () => {} }], 80)].length, 80);
 });
 
 test('End pins an overlay to its last row: rows added while it is open keep it at the bottom; a step up unpins it', async () => {

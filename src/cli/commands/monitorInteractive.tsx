@@ -5,6 +5,7 @@ import { terminalRenderOptions } from '../renderOptions.js';
 import type { GlobalOptions } from '../../state/types/options.js';
 import { App } from '../../screens/App.js';
 import { createAppServices } from '../../app/domain.js';
+import { loadUserKeymap } from '../../app/keymap.js';
 import { ExitCode } from '../../services/errors.js';
 import { scheduleUiCodeCacheSave } from '../../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../../ui/clipboard.js';
@@ -15,7 +16,8 @@ export async function startDashboard(global: GlobalOptions, arg: string | undefi
   const opening = services.monitor.open(arg, { fromStart: opts.fromStart });
   // `--compare`: the second run is read once and drawn over the curves (as `O` on the charts does).
   if (opts.compare) void services.monitor.curves.compare(opts.compare);
-  const instance = render(<App services={services} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
+  const keymap = await loadUserKeymap(process.env);
+  const instance = render(<App services={services} keymap={keymap} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
   const finishCodeCache = scheduleUiCodeCacheSave();
   await opening;
   await instance.waitUntilExit();

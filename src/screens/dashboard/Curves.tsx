@@ -11,7 +11,8 @@ import { T, useColorEnabled, type Tone } from '../../ui/theme.js';
 import { CurveChart, lastFinite } from '../../ui/Chart.js';
 import { COMPARE_GLYPH, ema, fmtNum, groupHistogram, stepSmoothing } from '../../ui/charts.js';
 import { padEnd, padStart, truncate, visibleWindow } from '../../ui/text.js';
-import { dispatchKey, shared, type Binding } from '../../ui/keymap.js';
+import { dispatchKey, intent, shared, withKeymap, type Binding } from '../../ui/keymap.js';
+import { useKeyOverrides } from '../../ui/keymapContext.js';
 
 const toneOf = (key: string): Tone => (key.includes('reward') ? 'ok' : 'info');
 
@@ -296,13 +297,13 @@ export function pickerBindings(services: AppServices): Binding[] {
   };
   return [
     // Arrows only: k and j are letters a metric's name may hold.
-    { keys: ['↑'], id: 'dashboard.pickerPrev', description: 'previous item', run: move(-1) },
-    { keys: ['↓'], id: 'dashboard.pickerNext', description: 'next item', run: move(1) },
+    { ...intent('dashboard.pickerPrev'), description: 'previous item', run: move(-1) },
+    { ...intent('dashboard.pickerNext'), run: move(1) },
     shared('pageUp', 'page up', move(-10)),
     shared('pageDown', 'page down', move(10)),
     shared('open', 'show the metric / compare with the run', () => submitPicker(services, store.getState().curve)),
     shared('back', 'close the picker', () => closePicker(services)),
-    { keys: ['Backspace'], id: 'dashboard.pickerDelete', description: 'delete the last character', run: () => {
+    { ...intent('dashboard.pickerDelete'), run: () => {
       const st = store.getState();
       st.set({ curve: { ...st.curve, query: st.curve.query.slice(0, -1), pick: 0 } });
     } },
@@ -331,7 +332,8 @@ function submitPicker(services: AppServices, cur: MonitorState['curve']) {
 /** The pickers own the keyboard while open (App suspends its keys through inputCaptured). */
 function usePickerInput(services: AppServices, active: boolean) {
   const store = services.monitor.store;
-  const keys = React.useMemo(() => pickerBindings(services), [services]);
+  const overrides = useKeyOverrides();
+  const keys = React.useMemo(() => withKeymap(pickerBindings(services), overrides), [services, overrides]);
   useInput(
     (input, key) => {
       const st = store.getState();
@@ -410,9 +412,9 @@ export function curveBindings(services: AppServices, focusedPanel: () => string)
     shared('down', 'next metric', stepMetric(1), { when: inChart, footer: false, context: 'large chart' }),
     shared('prevItem', 'cursor to the previous rollout', moveCursor(-1), { when: inChart, footer: false, context: 'large chart' }),
     shared('nextItem', 'cursor to the next rollout', moveCursor(1), { when: inChart, footer: false, context: 'large chart' }),
-    { keys: ['m'], id: 'dashboard.metric', description: 'pick a metric (every logged metric)', when: onCharts, run: () => openPicker(services, 'metric'), footer: false },
-    { keys: ['O'], id: 'dashboard.compare', description: 'overlay another run (registry or log file)', when: onCharts, run: () => openPicker(services, 'compare'), footer: false },
-    { keys: ['['], id: 'dashboard.smoothingDown', description: 'less smoothing (curves)', run: smooth(-1), footer: false },
-    { keys: [']'], id: 'dashboard.smoothingUp', description: 'more smoothing (curves)', run: smooth(1), footer: false },
+    { ...intent('dashboard.metric'), when: onCharts, run: () => openPicker(services, 'metric'), footer: false },
+    { ...intent('dashboard.compare'), when: onCharts, run: () => openPicker(services, 'compare'), footer: false },
+    { ...intent('dashboard.smoothingDown'), run: smooth(-1), footer: false },
+    { ...intent('dashboard.smoothingUp'), run: smooth(1), footer: false },
   ];
 }
