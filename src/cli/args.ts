@@ -4,6 +4,7 @@ import path from 'node:path';
 import { COMMANDS, ENVIRONMENT, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
 import type { OptionValue } from './context.js';
 import type { GlobalOptions } from '../state/types/options.js';
+import { setting } from '../services/config/settings.js';
 
 export type ParsedArgs =
   | { kind: 'help'; topic?: CommandSpec; group?: string }
@@ -21,10 +22,10 @@ function toParseArgsConfig(specs: OptionSpec[]) {
 }
 
 function resolveGlobal(values: Record<string, OptionValue>, env: NodeJS.ProcessEnv, cwd: string): GlobalOptions | string {
-  const provider = (values.provider as string | undefined) ?? env.SWEGYM_CONSOLE_PROVIDER ?? 'e2b';
+  const provider = (values.provider as string | undefined) ?? setting(env, 'SWEGYM_CONSOLE_PROVIDER') ?? 'e2b';
   if (provider !== 'e2b' && provider !== 'local') return `--provider must be e2b or local, got "${provider}"`;
-  const workspace = path.resolve(cwd, (values.workspace as string | undefined) ?? env.SWEGYM_CONSOLE_WORKSPACE ?? '.');
-  const noColor = values['no-color'] === true || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+  const workspace = path.resolve(cwd, (values.workspace as string | undefined) ?? setting(env, 'SWEGYM_CONSOLE_WORKSPACE') ?? '.');
+  const noColor = values['no-color'] === true || setting(env, 'NO_COLOR');
   return { workspace, provider, debug: values.debug === true, color: !noColor, json: values.json === true, ...(values.pretty === true ? { pretty: true } : {}) };
 }
 

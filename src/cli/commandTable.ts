@@ -2,6 +2,7 @@
 // A command without `load` is not implemented yet: it says so and exits 2 (no fake success).
 import type { CommandContext } from './context.js';
 import { SWEGYM_DATASET } from '../services/recipe.js';
+import { environmentReference } from '../services/config/settings.js';
 
 export interface OptionSpec {
   name: string;
@@ -287,39 +288,11 @@ export interface EnvVarSpec {
 }
 
 /**
- * Every variable of the console's own (SWEGYM_*), and the few of others it reads first-hand. The launcher's own
- * (DRESSAGE_*, MODEL_ROOT, …) are the Train screen's settings and `train launch --dry-run`'s, not listed here.
- * tests/cli/environment.shipped.test.ts fails when the source reads a SWEGYM_ variable this list does not name.
+ * Every variable of the console's own (SWEGYM_*), and the few of others it reads first-hand: the settings module's
+ * list (src/services/config/settings.ts), where each is declared once. The launcher's own (DRESSAGE_*, MODEL_ROOT, …)
+ * are the Train screen's settings and `train launch --dry-run`'s, not listed here.
  */
-export const ENVIRONMENT: EnvVarSpec[] = [
-  { name: 'SWEGYM_CONSOLE_WORKSPACE', help: 'the Dressage checkout when --workspace is not given (default: the current directory)' },
-  { name: 'SWEGYM_CONSOLE_PROVIDER', help: 'e2b or local when --provider is not given (default: e2b)' },
-  { name: 'SWEGYM_CONSOLE_PROGRESS_EVERY_MS', help: 'without a terminal, how often a long job prints its `N/M · ETA` line (default 10000)' },
-  { name: 'SWEGYM_DOCTOR_TIMEOUT_MS', help: "each doctor check's bound (default 3000); raise it on a slow machine" },
-  { name: 'SWEGYM_EXIT_GRACE_MS', help: 'after the first Ctrl-C or SIGTERM, how long a command may wind down before it is ended (default 10000)' },
-  { name: 'SWEGYM_E2B_REQUEST_TIMEOUT_MS', help: 'timeout of one E2B API request (default 30000)' },
-  { name: 'SWEGYM_SANDBOX_PORT_URL', help: 'reach a sandbox port through a tunnel or proxy: a URL with {port} (and {id}), e.g. http://127.0.0.1:{port}' },
-  { name: 'SWEGYM_DASHBOARD_REFRESH_MS', help: "the dashboard's data refresh, 250–60000 (default 2000)" },
-  { name: 'SWEGYM_MONITOR_WORKERS', help: 'monitor --once: threads that scan a large log (the main thread included; 1 = the main thread alone)' },
-  { name: 'SWEGYM_MONITOR_MAIN_SCANS', help: 'monitor --once: 0 leaves the scanning to the worker threads' },
-  { name: 'SWEGYM_MONITOR_MARKER_SEARCH', help: 'monitor --once: js searches the log markers without WebAssembly' },
-  { name: 'SWEGYM_RAY_BIN', help: 'the ray executable that follows a Ray job (default: ray on PATH)' },
-  { name: 'SWEGYM_RAY_DASHBOARD', help: "the Ray dashboard's URL (default: an http(s) RAY_ADDRESS, else :8265 on this node)" },
-  { name: 'SWEGYM_RAY_METRICS', help: "Ray's Prometheus endpoints, comma-separated host:port or URLs (e.g. through a tunnel)" },
-  { name: 'SWEGYM_RETRY_BASE_MS', help: 'the first delay of every retry layer (sandboxes, template builds)' },
-  { name: 'SWEGYM_RETRY_MAX_MS', help: 'the longest one retry waits, Retry-After included' },
-  { name: 'SWEGYM_LATE_CREATE_WAIT_MS', help: 'at exit, how long to wait for sandbox creates E2B has not answered yet (default 30000)' },
-  { name: 'SWEGYM_HEARTBEAT_MS', help: "how often the workspace owner's heartbeat is written" },
-  { name: 'SWEGYM_HEARTBEAT_STALE_MS', help: "when another console's lock counts as abandoned (default 3 min, at least 3 beats)" },
-  { name: 'SWEGYM_PYTHON', help: 'the python that runs the artifacts script (default: python3)' },
-  { name: 'SWEGYM_DEBUG_SCAN', help: 'set: a failed parallel log scan prints its stack trace' },
-  { name: 'SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', help: "concurrent sandboxes your E2B plan allows, for the launch checks and the dashboard's gauge (default 100; Hobby 20)" },
-  { name: 'SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', help: 'Train: USD per sandbox-hour, for the cost estimate (default 0.10)' },
-  { name: 'SWEGYM_CONSOLE_AGENT_MINUTES', help: 'Train: assumed Claude Code minutes per sample, for the estimate (default 20)' },
-  { name: 'SWEGYM_CONSOLE_EVAL_MINUTES', help: 'Train: assumed evaluation minutes per sample, for the estimate (default 6)' },
-  { name: 'E2B_API_KEY', help: 'builds and smoke-tests templates, validates tasks (training reads DRESSAGE_E2B_API_KEY)' },
-  { name: 'NO_COLOR', help: 'set and not empty: no colours (as --no-color)' },
-];
+export const ENVIRONMENT: EnvVarSpec[] = environmentReference().map(({ name, help }) => ({ name, help }));
 
 export function findCommand(words: string[]): { spec: CommandSpec; consumed: number } | undefined {
   let best: { spec: CommandSpec; consumed: number } | undefined;

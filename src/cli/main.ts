@@ -8,13 +8,13 @@ import { sandboxLedger, describeSweep } from '../services/sandbox/ledger.js';
 import { releaseHeldLocksSync } from '../services/workspace/lock.js';
 import { redact } from '../services/secrets.js';
 import { errorDocument } from './context.js';
+import { setting } from '../services/config/settings.js';
 
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /** How long the first signal waits for the command to wind down before the console ends anyway. */
 function exitGraceMs(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.SWEGYM_EXIT_GRACE_MS);
-  return Number.isFinite(n) && n > 0 ? n : 10_000;
+  return setting(env, 'SWEGYM_EXIT_GRACE_MS');
 }
 
 function tryWrite(stream: NodeJS.WriteStream, text: string): void {
@@ -27,8 +27,7 @@ function tryWrite(stream: NodeJS.WriteStream, text: string): void {
 
 /** SWEGYM_LATE_CREATE_WAIT_MS: how long the exit waits for creates E2B has not answered (default 30 s). */
 function lateCreateWaitMs(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.SWEGYM_LATE_CREATE_WAIT_MS);
-  return env.SWEGYM_LATE_CREATE_WAIT_MS !== undefined && Number.isFinite(n) && n >= 0 ? n : 30_000;
+  return setting(env, 'SWEGYM_LATE_CREATE_WAIT_MS');
 }
 
 /**

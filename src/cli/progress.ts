@@ -3,6 +3,7 @@
 // Otherwise (logs, CI, a pipe): a plain `label 12/293 · ETA 1h02m` line at the first result, then every `everyMs`.
 import type { CommandContext } from './context.js';
 import { jobProgressLine, progressCount, progressEta, type JobProgress } from '../services/jobs/progress.js';
+import { setting } from '../services/config/settings.js';
 
 export interface ProgressReporter {
   /** A line of the job's own output (stderr), printed above the bar. */
@@ -18,7 +19,7 @@ const CLEAR_LINE = '\r\u001b[2K';
 export function progressReporter(ctx: CommandContext, label: string, opts: { everyMs?: number } = {}): ProgressReporter {
   const stream = ctx.stderr as NodeJS.WriteStream;
   const tty = Boolean(stream.isTTY);
-  const everyMs = opts.everyMs ?? (Number(ctx.env.SWEGYM_CONSOLE_PROGRESS_EVERY_MS) || DEFAULT_EVERY_MS);
+  const everyMs = opts.everyMs ?? (setting(ctx.env, 'SWEGYM_CONSOLE_PROGRESS_EVERY_MS') ?? DEFAULT_EVERY_MS);
   let current: { progress: JobProgress; extra: string } | undefined;
   let drawn = false;
   let lastPlain = 0;

@@ -24,6 +24,7 @@ import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor
 import type { RunSources } from '../../services/monitor/sources/types.js';
 import { logResetText } from '../../services/monitor/logReset.js';
 import { activeHangs, hangText, hangsJson } from '../../services/monitor/hangs.js';
+import { setting } from '../../services/config/settings.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();
@@ -60,7 +61,7 @@ export async function monitorCommand(ctx: CommandContext): Promise<number> {
 
   if (target.rayJob) {
     const model = new RunModel({ name: target.name });
-    const r = await followRayJob(target.rayJob, (l) => model.ingestLine(l), { cwd: ctx.paths.root, signal: ctx.signal, follow: false, rayBin: ctx.env.SWEGYM_RAY_BIN });
+    const r = await followRayJob(target.rayJob, (l) => model.ingestLine(l), { cwd: ctx.paths.root, signal: ctx.signal, follow: false, rayBin: setting(ctx.env, 'SWEGYM_RAY_BIN') });
     if (r.spawnError || r.exitCode !== 0) {
       throw new ConsoleError({
         what: `\`ray job logs ${target.rayJob}\` failed.`,
@@ -153,13 +154,13 @@ function livenessLine(l: Liveness): string {
  * instead of WebAssembly (the same lines: for comparisons).
  */
 async function ingestOnce(ctx: CommandContext, file: string, name: string): Promise<RunModel> {
-  const workers = Number(ctx.env.SWEGYM_MONITOR_WORKERS);
+  const workers = setting(ctx.env, 'SWEGYM_MONITOR_WORKERS');
   await statLogFile(file);
   // An explicit count of 2 or more uses the workers on any file (small ones too).
   // --json prints only the document: the scanners may drop what it never shows.
-  const markerSearch = ctx.env.SWEGYM_MONITOR_MARKER_SEARCH === 'js' ? 'js' : 'wasm';
-  const mainScans = ctx.env.SWEGYM_MONITOR_MAIN_SCANS !== '0';
-  const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, markerSearch, mainScans, ...(Number.isInteger(workers) && workers >= 1 ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
+  const markerSearch = setting(ctx.env, 'SWEGYM_MONITOR_MARKER_SEARCH');
+  const mainScans = setting(ctx.env, 'SWEGYM_MONITOR_MAIN_SCANS');
+  const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, markerSearch, mainScans, ...(workers !== undefined ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
   if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s) (${r.segmentsByWorkers} by worker threads), marker search: ${r.markerSearch}`);
   return r.model;
 }
@@ -186,7 +187,7 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     paths: ctx.paths,
     sources: runSourcesPicker({ paths: ctx.paths, env: ctx.env }),
     fromStart,
-    rayBin: ctx.env.SWEGYM_RAY_BIN,
+    rayBin: setting(ctx.env, 'SWEGYM_RAY_BIN'),
     // The state is printed when it changes: Ray's job is asked as often as the writer.
     pollMs: { ray: 5000 },
     keepAlive: true,

@@ -11,6 +11,7 @@ import { buildReportData, readRunModel } from '../../services/report/data.js';
 import { loadChartLibrary, renderReportHtml } from '../../services/report/html.js';
 import { writeFileAtomic } from '../../services/workspace/atomic.js';
 import { ExitCode } from '../../services/errors.js';
+import { setting } from '../../services/config/settings.js';
 
 export async function reportCommand(ctx: CommandContext): Promise<number> {
   if (ctx.positionals.length > 1) throw usageError('report takes at most one RUN, RUN_DIR or LOG_FILE', 'swegym-console report [RUN|RUN_DIR|LOG_FILE] -o run.html');
@@ -22,7 +23,7 @@ export async function reportCommand(ctx: CommandContext): Promise<number> {
   // The library first: a missing install fails before a long read.
   const lib = await loadChartLibrary();
   if (!ctx.global.json) note(ctx, `reading ${target.logFile ?? `ray job ${target.rayJob ?? target.name}`}`);
-  const model = await readRunModel(target, { cwd: ctx.paths.root, signal: ctx.signal, rayBin: ctx.env.SWEGYM_RAY_BIN });
+  const model = await readRunModel(target, { cwd: ctx.paths.root, signal: ctx.signal, rayBin: setting(ctx.env, 'SWEGYM_RAY_BIN') });
   const data = await buildReportData(target, model, { paths: ctx.paths, env: ctx.env });
   const html = renderReportHtml(data, lib);
   await writeFileAtomic(file, html);

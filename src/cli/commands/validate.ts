@@ -16,6 +16,7 @@ import { launcherRolloutContext } from '../../services/validate/backendOptions.j
 import { loadTrainSettings } from '../../services/train/settings.js';
 import { readRows } from '../../services/convert/rows.js';
 import { count, formatDuration } from '../../services/util/format.js';
+import { setting } from '../../services/config/settings.js';
 
 function markerCell(m: Record<string, unknown> | null): string {
   if (!m) return '—';
@@ -82,7 +83,7 @@ export async function validateHarnessCommand(ctx: CommandContext): Promise<numbe
  * replaced (e.g. `http://127.0.0.1:{port}` for a port forwarded to this machine).
  */
 export function e2bEndpoint(env: NodeJS.ProcessEnv) {
-  const template = env.SWEGYM_SANDBOX_PORT_URL?.trim();
+  const template = setting(env, 'SWEGYM_SANDBOX_PORT_URL');
   return (sandbox: Sandbox, port: number) =>
     template ? template.replaceAll('{port}', String(port)).replaceAll('{id}', sandbox.id) : `https://${port}-${sandbox.id}.${env.E2B_DOMAIN || 'e2b.app'}`;
 }

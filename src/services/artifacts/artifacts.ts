@@ -21,6 +21,7 @@ import {
   type ArtifactConfig,
 } from './versions.js';
 import { listDir } from '../util/fs.js';
+import { setting } from '../config/settings.js';
 
 export interface FileFacts {
   file: string;
@@ -179,7 +180,7 @@ export async function buildWheel(opts: BuildArtifactsOptions, config: ArtifactCo
   } catch {
     throw new ConsoleError({ what: `${opts.paths.blackboxServerDir}/pyproject.toml not found`, cause: 'the workspace is not a Dressage checkout', fix: 'run from the Dressage checkout or pass --workspace', exitCode: ExitCode.precondition });
   }
-  const python = opts.python ?? opts.env.SWEGYM_PYTHON ?? 'python3';
+  const python = opts.python ?? setting(opts.env, 'SWEGYM_PYTHON');
   const r = await runProcess(python, ['-m', 'build', '--wheel', '--outdir', 'dist', 'blackbox_server/'], {
     cwd: opts.paths.root,
     env: opts.env,

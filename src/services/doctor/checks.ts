@@ -12,6 +12,7 @@ import type { DoctorProbe, NoAnswer, ProbePackage } from './probe.js';
 import { describeSecret } from '../secrets.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
 import { leftoverSandboxesCheck } from './leftovers.js';
+import { setting } from '../config/settings.js';
 
 export interface CheckContext {
   paths: RecipePaths;
@@ -227,7 +228,7 @@ export const CHECKS: CheckDef[] = [
     title: 'E2B API key',
     run: async (ctx) => {
       const results: CheckResult[] = [];
-      const key = ctx.env.E2B_API_KEY;
+      const key = setting(ctx.env, 'E2B_API_KEY');
       const trainKey = ctx.env.DRESSAGE_E2B_API_KEY;
       if (ctx.provider === 'local') {
         results.push({ status: 'skip', detail: 'provider local: templates and sandboxes run on this machine' });

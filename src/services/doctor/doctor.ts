@@ -9,6 +9,7 @@ import { DRESSAGE_CLONE_COMMAND } from '../workspace/checkout.js';
 import { DoctorProbe, NoAnswerError } from './probe.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
+import { setting } from '../config/settings.js';
 
 /**
  * Checks of the real recipe that the sample workspace does not need (it has no Dressage checkout, runs local
@@ -61,7 +62,7 @@ export interface DoctorOptions {
 export async function runDoctor(opts: DoctorOptions): Promise<DoctorCheck[]> {
   const emit = jobEmitter<DoctorJobEvent>('doctor', opts.onEvent);
   // A check that hangs must not hold the doctor up; SWEGYM_DOCTOR_TIMEOUT_MS raises the bound on slow machines.
-  const timeoutMs = opts.timeoutMs ?? (Number(opts.env.SWEGYM_DOCTOR_TIMEOUT_MS) || 3000);
+  const timeoutMs = opts.timeoutMs ?? setting(opts.env, 'SWEGYM_DOCTOR_TIMEOUT_MS');
   const base = { paths: opts.paths, env: opts.env, provider: opts.provider, timeoutMs };
   // python3 starts with the first check that asks for it (none does when the workspace folder is missing).
   let probe: DoctorProbe | undefined;

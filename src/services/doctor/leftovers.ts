@@ -7,6 +7,7 @@ import { describeSession, readSessions, sessionsDir, SESSION_TAG_KEY, type Sessi
 import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE } from '../sandbox/types.js';
 import type { DoctorCheck } from './types.js';
 import path from 'node:path';
+import { setting } from '../config/settings.js';
 
 type Row = Omit<DoctorCheck, 'id' | 'title'>;
 
@@ -31,7 +32,7 @@ export async function leftoverSandboxesCheck(opts: { root: string; env: NodeJS.P
   const live = sessions.length - dead.length;
   const liveNote = live > 0 ? `; ${live} console session(s) running now` : '';
   if (dead.length === 0) return { status: 'ok', detail: `none left by consoles that are gone${liveNote}` };
-  const canAsk = Boolean(opts.env.E2B_API_KEY?.trim());
+  const canAsk = Boolean(setting(opts.env, 'E2B_API_KEY')?.trim());
   const parts: string[] = [];
   const sessionsLeft: SessionOnDisk[] = [];
   for (const s of dead) {

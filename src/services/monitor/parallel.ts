@@ -11,6 +11,7 @@ import { TaskTally } from './taskTally.js';
 import { SegmentReader, readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
 import type { ScanWorkerData, ScanWorkerReady, ScanWorkerRequest } from './scanWorker.js';
 import { markerSearchUsed, type MarkerSearch } from './markerScan.js';
+import { setting } from '../config/settings.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
@@ -122,7 +123,7 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
     const mainScans = opts.mainScans ?? true;
     segmentsByWorkers = await runWorkers(data, segments, mainScans ? cores - 1 : cores, mainScans, opts.aheadPerWorker ?? 2, applier);
   } catch (err) {
-    if (process.env.SWEGYM_DEBUG_SCAN) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
+    if (setting(process.env, 'SWEGYM_DEBUG_SCAN')) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
     return sequential();
   }

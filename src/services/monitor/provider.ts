@@ -1,10 +1,11 @@
 // The provider behind the sandboxes panel. Dressage's training sandboxes are created with DRESSAGE_E2B_API_KEY
 // (recipe §8 trap 2); listing works with any key of the same E2B team, so that key is preferred, then E2B_API_KEY.
 import type { SandboxProvider } from '../sandbox/types.js';
+import { setting } from '../config/settings.js';
 
 export async function openMonitorProvider(name: 'e2b' | 'local', env: NodeJS.ProcessEnv): Promise<SandboxProvider | undefined> {
   if (name !== 'e2b') return undefined; // Dressage's local_bwrap sandboxes are not listed through a console provider.
-  const apiKey = (env.DRESSAGE_E2B_API_KEY ?? '').trim() || (env.E2B_API_KEY ?? '').trim();
+  const apiKey = (env.DRESSAGE_E2B_API_KEY ?? '').trim() || (setting(env, 'E2B_API_KEY') ?? '').trim();
   if (!apiKey) return undefined;
   const { E2bProvider, e2bSettingsFromEnv } = await import('../sandbox/e2b.js');
   return new E2bProvider(e2bSettingsFromEnv(env, { apiKey }));
@@ -15,12 +16,10 @@ export async function openMonitorProvider(name: 'e2b' | 'local', env: NodeJS.Pro
  * read the same SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT (train/settings.ts).
  */
 export function sandboxLimitFromEnv(env: NodeJS.ProcessEnv): number {
-  const v = Number(env.SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT);
-  return Number.isInteger(v) && v > 0 ? v : 100;
+  return setting(env, 'SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT');
 }
 
 /** SWEGYM_DASHBOARD_REFRESH_MS: the dashboard's data refresh (250 ms to 60 s); unset or invalid = the default. */
 export function refreshMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const v = Number(env.SWEGYM_DASHBOARD_REFRESH_MS);
-  return Number.isFinite(v) && v >= 250 && v <= 60_000 ? v : undefined;
+  return setting(env, 'SWEGYM_DASHBOARD_REFRESH_MS');
 }

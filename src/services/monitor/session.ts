@@ -31,6 +31,7 @@ import { redact } from '../secrets.js';
 import { wandbLinesInLog, wandbRun } from '../train/wandb.js';
 import { sandboxEnding, summarizeUsage, usageLine } from '../sandbox/usage.js';
 import { readRun } from '../train/registry.js';
+import { setting } from '../config/settings.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
 export const CHARTS: [string, string, 'step' | 'rollout'][] = [
@@ -176,7 +177,7 @@ export class MonitorService {
       tailBytes: o.tailBytes ?? LIVE_TAIL_BYTES,
       live,
       rayAddress: o.rayDashboardUrl,
-      rayBin: o.rayBin ?? o.env?.SWEGYM_RAY_BIN,
+      rayBin: o.rayBin ?? (o.env ? setting(o.env, 'SWEGYM_RAY_BIN') : undefined),
       pollMs: { log: o.pollMs?.log, writer: o.pollMs?.writer, ray: o.pollMs?.ray },
       onEvent: (e) => this.onFollowEvent(gen, e),
     });

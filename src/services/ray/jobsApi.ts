@@ -10,6 +10,7 @@
 // - pydantic_models.py JobDetails: type SUBMISSION|DRIVER, job_id, submission_id, status, entrypoint, message,
 //   error_type, start_time / end_time (ms), driver_exit_code (None until the driver ends).
 import { RAY_DASHBOARD_PORT } from '../recipe.js';
+import { setting } from '../config/settings.js';
 
 export type RayJobState = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
 const STATES: readonly RayJobState[] = ['PENDING', 'RUNNING', 'STOPPED', 'SUCCEEDED', 'FAILED'];
@@ -40,7 +41,7 @@ export const SUBMISSION_ID = /^raysubmit_[A-Za-z0-9]+$/;
 
 /** The dashboard URL: SWEGYM_RAY_DASHBOARD, else an http(s) RAY_ADDRESS (what `ray job` reads), else :8265 here. */
 export function dashboardUrl(env: NodeJS.ProcessEnv): string {
-  const own = (env.SWEGYM_RAY_DASHBOARD ?? '').trim();
+  const own = setting(env, 'SWEGYM_RAY_DASHBOARD');
   if (own) return own.replace(/\/+$/, '');
   const a = (env.RAY_ADDRESS ?? '').trim();
   return /^https?:\/\//.test(a) ? a.replace(/\/+$/, '') : `http://127.0.0.1:${RAY_DASHBOARD_PORT}`;

@@ -8,6 +8,7 @@
 //   [{"labels": {"job": "ray"}, "targets": ["<ip>:<port>", …]}].
 // SWEGYM_RAY_METRICS (comma-separated host:port or URLs) names the endpoints instead (a laptop tunnels them).
 import type { GpuSample } from '../../state/types/monitor.js';
+import { setting } from '../config/settings.js';
 
 export interface PromSample {
   name: string;
@@ -81,10 +82,7 @@ export function metricsUrl(target: string): string {
 }
 
 export function targetsFromEnv(env: NodeJS.ProcessEnv): string[] {
-  return (env.SWEGYM_RAY_METRICS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  return setting(env, 'SWEGYM_RAY_METRICS');
 }
 
 /** GET /api/prometheus/sd's target list (every group's targets). */

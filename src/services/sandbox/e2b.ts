@@ -37,6 +37,7 @@ import {
   type TemplateBuildResult,
   type TemplateSpec,
 } from './types.js';
+import { setting } from '../config/settings.js';
 
 type E2bModule = typeof import('e2b');
 type E2bClient = InstanceType<E2bModule['E2B']>;
@@ -67,19 +68,16 @@ export interface E2bSettings {
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-function positiveMs(raw: string | undefined): number | undefined {
-  return raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined;
-}
 
 /** Reads the SDK's documented variables (and SWEGYM_E2B_REQUEST_TIMEOUT_MS, our per-request timeout). Settings given explicitly win over the environment. */
 export function e2bSettingsFromEnv(env: NodeJS.ProcessEnv, overrides: E2bSettings = {}): E2bSettings {
   const pick = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
   return {
-    apiKey: pick(env.E2B_API_KEY),
+    apiKey: pick(setting(env, 'E2B_API_KEY')),
     domain: pick(env.E2B_DOMAIN),
     apiUrl: pick(env.E2B_API_URL),
     sandboxUrl: pick(env.E2B_SANDBOX_URL),
-    ...(positiveMs(env.SWEGYM_E2B_REQUEST_TIMEOUT_MS) ? { requestTimeoutMs: positiveMs(env.SWEGYM_E2B_REQUEST_TIMEOUT_MS) } : {}),
+    ...(setting(env, 'SWEGYM_E2B_REQUEST_TIMEOUT_MS') ? { requestTimeoutMs: setting(env, 'SWEGYM_E2B_REQUEST_TIMEOUT_MS') } : {}),
     ...(Object.keys(retryTimingFromEnv(env)).length ? { retry: retryTimingFromEnv(env) } : {}),
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

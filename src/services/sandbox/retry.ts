@@ -2,6 +2,7 @@
 // transport errors). A Retry-After from the service wins over the computed delay. Abort stops the wait at once.
 import { SandboxError } from './types.js';
 import { sleep as abortableSleep } from '../util/sleep.js';
+import { setting } from '../config/settings.js';
 
 export interface RetryPolicy {
   /** Total attempts, including the first. */
@@ -21,9 +22,8 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 1000, maxMs: 20
  * SWEGYM_RETRY_MAX_MS caps one delay, Retry-After included. Applies to every retry layer (sandboxes, template builds).
  */
 export function retryTimingFromEnv(env: NodeJS.ProcessEnv): { baseMs?: number; maxMs?: number } {
-  const ms = (raw: string | undefined) => (raw !== undefined && /^\s*\d+\s*$/.test(raw) ? Number(raw) : undefined);
-  const baseMs = ms(env.SWEGYM_RETRY_BASE_MS);
-  const maxMs = ms(env.SWEGYM_RETRY_MAX_MS);
+  const baseMs = setting(env, 'SWEGYM_RETRY_BASE_MS');
+  const maxMs = setting(env, 'SWEGYM_RETRY_MAX_MS');
   return { ...(baseMs !== undefined ? { baseMs } : {}), ...(maxMs !== undefined ? { maxMs } : {}) };
 }
 

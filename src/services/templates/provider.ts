@@ -4,6 +4,7 @@ import type { SandboxProvider } from '../sandbox/types.js';
 import type { RetryEvent } from '../sandbox/retry.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { setting } from '../config/settings.js';
 
 /**
  * `onRetry` sees every retry of the provider's one retry layer (headless commands print them). `purpose` says what
@@ -16,7 +17,7 @@ export async function openSandboxProvider(
   opts: { onRetry?: (e: RetryEvent) => void; purpose?: string } = {},
 ): Promise<SandboxProvider> {
   const { createProvider } = await import('../sandbox/index.js');
-  if (name === 'e2b' && !env.E2B_API_KEY?.trim()) {
+  if (name === 'e2b' && !setting(env, 'E2B_API_KEY')?.trim()) {
     // The sample workspace's sandboxes are local ones: the key is not what is missing there, the flag is.
     if (sampleWorkspaceLabel(paths)) {
       throw new ConsoleError({

@@ -12,6 +12,7 @@ import { probeChecks, type ProbeOptions } from './probes.js';
 import { bashArithmetic, fail, ok, warn, isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
 import { DRESSAGE_SOURCES, compactThresholdVerdict, e2bPortRefusal, paddockModeVerdict, providerName, providerRefusal, proxyUrlRefusal, pyRepr } from './dressageRules.js';
 import { engineGpuWarning } from './engineRule.js';
+import { setting } from '../config/settings.js';
 export { isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
 
 /** Pure checks over the plan: settings, topology, algorithm, keys, proxy URL shape. Cheap enough for every keystroke. */
@@ -66,7 +67,7 @@ export function staticChecks(plan: LaunchPlan): LaunchCheck[] {
         ? ''
         : `: Dressage's sandbox factory (${DRESSAGE_SOURCES.sandboxFactory}) reads ${pyRepr(provider)} as e2b and starts E2B without a key, so every sandbox fails at the first rollout${launcherMisses('which compares the name with "e2b" exactly')}`;
       out.push(
-        plan.env.E2B_API_KEY
+        setting(plan.env, 'E2B_API_KEY')
           ? fail('e2b-key', 'DRESSAGE_E2B_API_KEY', `${words}${why} (E2B_API_KEY is set, but only the template tools read it; training reads DRESSAGE_E2B_API_KEY)`, 'export DRESSAGE_E2B_API_KEY="$E2B_API_KEY" (or set it in the form)')
           : fail('e2b-key', 'DRESSAGE_E2B_API_KEY', `${words}${why}`, 'export DRESSAGE_E2B_API_KEY=e2b_… (the key for training)'),
       );

@@ -7,6 +7,7 @@ import { SETTINGS, SETTING_BY_KEY, validateSetting } from './settings.js';
 import type { Derived } from '../../state/types/train.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 import { pyInt } from './dressageRules.js';
+import { settingDefault } from '../config/settings.js';
 export type { Derived } from '../../state/types/train.js';
 
 export interface ResolveContext {
@@ -182,10 +183,10 @@ export function resolveSettings(values: Record<string, string>, ctx: ResolveCont
   pick('CLAUDE_CODE_BBS_VERSION', () => '1.1.0');
   pick('CLAUDE_CODE_PORTABLE_PYTHON_VERSION', () => '3.10.20');
   pick('DRESSAGE_EXTRA_RUNTIME_ENV_KEYS', () => '');
-  pick('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', () => '100');
-  pick('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', () => '0.10');
-  pick('SWEGYM_CONSOLE_AGENT_MINUTES', () => '20');
-  pick('SWEGYM_CONSOLE_EVAL_MINUTES', () => '6');
+  pick('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', () => settingDefault('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT'));
+  pick('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', () => settingDefault('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR'));
+  pick('SWEGYM_CONSOLE_AGENT_MINUTES', () => settingDefault('SWEGYM_CONSOLE_AGENT_MINUTES'));
+  pick('SWEGYM_CONSOLE_EVAL_MINUTES', () => settingDefault('SWEGYM_CONSOLE_EVAL_MINUTES'));
   pick('RUN_NAME', () => `swegym-${get('MODEL_NAME').toLowerCase()}-claude-code-grpo-sync`);
   pick('SAVE_ROOT', () => `${repo}/outputs/checkpoints/${get('RUN_NAME')}`);
   pick('SAVE_INTERVAL', () => '10');

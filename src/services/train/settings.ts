@@ -11,6 +11,7 @@ import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
 import { isSecretName, rememberSecrets } from '../secrets.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 import { maxStepsVerdict, proxyUrlRefusal } from './dressageRules.js';
+import { settingDefault } from '../config/settings.js';
 
 export type SettingGroup = 'model' | 'data' | 'cluster' | 'topology' | 'batch' | 'algorithm' | 'sandbox' | 'run' | 'logging';
 
@@ -210,10 +211,10 @@ export const SETTINGS: SettingDef[] = [
   s('DRESSAGE_TRANSFER_PARAMS', 'sandbox', 'text', 'logprobs (when the queue is on)', 'what the transfer queue carries (routed_experts adds routing replay)'),
   s('DRESSAGE_TRANSFER_QUEUE_STORE_ID', 'sandbox', 'text', '${RUN_NAME}', 'transfer queue store id'),
   s('DRESSAGE_EXTRA_RUNTIME_ENV_KEYS', 'sandbox', 'envlist', '(empty)', 'extra env names forwarded to the Ray job (e.g. DRESSAGE_SWEGYM_BLOCKED_REPOS)'),
-  s('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', 'sandbox', 'posint', '100', 'console: concurrent sandboxes your E2B plan allows (Hobby 20, Pro 100, add-on up to 1100)', { consoleOnly: true }),
-  s('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', 'sandbox', 'number', '0.10', 'console: USD per sandbox-hour, for the cost estimate', { consoleOnly: true }),
-  s('SWEGYM_CONSOLE_AGENT_MINUTES', 'sandbox', 'number', '20', 'console: assumed Claude Code minutes per sample (max 30), for the estimate', { consoleOnly: true }),
-  s('SWEGYM_CONSOLE_EVAL_MINUTES', 'sandbox', 'number', '6', 'console: assumed evaluation minutes per sample (max 21), for the estimate', { consoleOnly: true }),
+  s('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT', 'sandbox', 'posint', settingDefault('SWEGYM_CONSOLE_E2B_CONCURRENCY_LIMIT'), 'console: concurrent sandboxes your E2B plan allows (Hobby 20, Pro 100, add-on up to 1100)', { consoleOnly: true }),
+  s('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR', 'sandbox', 'number', settingDefault('SWEGYM_CONSOLE_E2B_PRICE_PER_SANDBOX_HOUR'), 'console: USD per sandbox-hour, for the cost estimate', { consoleOnly: true }),
+  s('SWEGYM_CONSOLE_AGENT_MINUTES', 'sandbox', 'number', settingDefault('SWEGYM_CONSOLE_AGENT_MINUTES'), 'console: assumed Claude Code minutes per sample (max 30), for the estimate', { consoleOnly: true }),
+  s('SWEGYM_CONSOLE_EVAL_MINUTES', 'sandbox', 'number', settingDefault('SWEGYM_CONSOLE_EVAL_MINUTES'), 'console: assumed evaluation minutes per sample (max 21), for the estimate', { consoleOnly: true }),
   // Run / checkpoints
   s('RUN_NAME', 'run', 'text', 'swegym-${MODEL_NAME,,}-claude-code-grpo-sync', 'names outputs/logs/<RUN_NAME> and the checkpoint dir'),
   s('SAVE_ROOT', 'run', 'path', '${REPO_ROOT}/outputs/checkpoints/${RUN_NAME}', 'checkpoint directory'),

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { processStartTime } from '../util/proc.js';
+import { setting } from '../config/settings.js';
 
 export interface OwnerStamp {
   pid: number;
@@ -26,15 +27,10 @@ export interface HeartbeatTiming {
 // NFS caches attributes for up to a minute (acregmax), so the stale bound stays well above that.
 export const DEFAULT_HEARTBEAT: HeartbeatTiming = { everyMs: 30_000, staleMs: 180_000 };
 
-function positive(raw: string | undefined): number | undefined {
-  const n = Number(raw);
-  return raw !== undefined && Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
 /** SWEGYM_HEARTBEAT_MS and SWEGYM_HEARTBEAT_STALE_MS (tests and slow file systems); the stale bound is at least 3 beats. */
 export function heartbeatTimingFromEnv(env: NodeJS.ProcessEnv = process.env): HeartbeatTiming {
-  const everyMs = positive(env.SWEGYM_HEARTBEAT_MS) ?? DEFAULT_HEARTBEAT.everyMs;
-  const staleMs = positive(env.SWEGYM_HEARTBEAT_STALE_MS) ?? Math.max(DEFAULT_HEARTBEAT.staleMs, everyMs * 3);
+  const everyMs = setting(env, 'SWEGYM_HEARTBEAT_MS') ?? DEFAULT_HEARTBEAT.everyMs;
+  const staleMs = setting(env, 'SWEGYM_HEARTBEAT_STALE_MS') ?? Math.max(DEFAULT_HEARTBEAT.staleMs, everyMs * 3);
   return { everyMs, staleMs: Math.max(staleMs, everyMs * 3) };
 }
 
