@@ -239,7 +239,8 @@ export const COMMANDS: CommandSpec[] = [
     words: ['completion'],
     args: 'bash|zsh|fish',
     summary: 'print a shell completion script (e.g. source <(swegym-console completion bash)), generated from this table',
-    load: async () => (await import('./commands/completion.js')).completionCommand,
+    // The table hands itself to the command: completion reads the table, and the table must not be read back by import.
+    load: async () => (await import('./commands/completion.js')).completionCommand({ commands: COMMANDS, globals: GLOBAL_OPTIONS }),
   },
   {
     words: ['simulate'],

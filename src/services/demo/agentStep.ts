@@ -11,7 +11,7 @@ import { readRows } from '../convert/rows.js';
 import { findClaudeCodeCli, runClaudeCodeLocally, type LocalAgentResult, type ModelSource } from './localAgent.js';
 import { replaySolution } from '../agent/replay.js';
 import type { StreamJsonProgress } from '../agent/streamJson.js';
-import { findSamplesDir, readManifest } from './demo.js';
+import { findSamplesDir, readManifest } from './samples.js';
 import { agentRunLogFile } from '../validate/agentRecord.js';
 import { TASK_WORKDIR } from '../recipe.js';
 
