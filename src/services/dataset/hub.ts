@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { createFileExclusive, isStorageError, notWritableError, writeJsonAtomic } from '../workspace/atomic.js';
 import { sleep } from '../util/sleep.js';
+import { HUB_DOWNLOAD_RETRY, backoffDelay } from '../util/retry.js';
 import type { DownloadProgress } from '../../state/types/dataset.js';
 export type { DownloadProgress, DownloadPhase } from '../../state/types/dataset.js';
 
@@ -298,8 +299,8 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
   const target = path.resolve(opts.target);
   const part = `${target}.part`;
   const metaFile = `${target}.part.json`;
-  const retries = opts.retries ?? 4;
-  const baseDelay = opts.retryDelayMs ?? 500;
+  const retries = opts.retries ?? HUB_DOWNLOAD_RETRY.attempts - 1;
+  const retryPolicy = { ...HUB_DOWNLOAD_RETRY, baseMs: opts.retryDelayMs ?? HUB_DOWNLOAD_RETRY.baseMs };
   const interval = opts.progressIntervalMs ?? 100;
   let currentHost = new URL(url).host;
 
@@ -545,7 +546,7 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
       attempts = attempt + 1;
       if (attempt > 0) {
         progress.set({ phase: 'retrying', attempt, note: lastError?.message }, true);
-        await sleep(baseDelay * 2 ** (attempt - 1), opts.signal);
+        await sleep(backoffDelay(retryPolicy, attempt), opts.signal);
       }
       try {
         if (!info) {

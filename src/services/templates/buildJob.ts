@@ -11,7 +11,7 @@ import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample
 import { usageError } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
 import type { JobProgress } from '../../state/types/jobs.js';
-import { retryTimingFromEnv } from '../sandbox/retry.js';
+import { retryTimingFromEnv } from '../util/retry.js';
 
 export type TemplateBuildEvent =
   /** The sample workspace: its templates carry local stand-ins, the recipe's build is not run. */
@@ -106,7 +106,7 @@ export class TemplateBuildJob {
       maxConcurrency: max,
       rebuild: this.opts.rebuild,
       buildTimeoutMs: this.opts.buildTimeoutMs,
-      retry: factoryRetryTiming(env),
+      retry: retryTimingFromEnv(env),
       skipCache: this.opts.skipCache,
       signal: this.opts.signal,
       baseFor: provider.name === 'local' ? localBaseResolver(paths) : undefined,
@@ -143,8 +143,3 @@ export function buildSummary(result: FactoryResult): string {
   return `${result.built} built, ${result.skipped} already there, ${result.failed} failed${stopped ? `, ${stopped} not built (stopped)` : ''}`;
 }
 
-/** The operator's backoff settings (SWEGYM_RETRY_BASE_MS / _MAX_MS) in the factory's terms. */
-function factoryRetryTiming(env: NodeJS.ProcessEnv): { baseDelayMs?: number; maxDelayMs?: number } {
-  const t = retryTimingFromEnv(env);
-  return { ...(t.baseMs !== undefined ? { baseDelayMs: t.baseMs } : {}), ...(t.maxMs !== undefined ? { maxDelayMs: t.maxMs } : {}) };
-}

@@ -6,7 +6,8 @@ import type { Sandbox, SandboxProvider } from '../sandbox/types.js';
 import type { DressageRow } from '../convert/schema.js';
 import { computeReward, describeMarker, findRewardMarker, type MarkerParse, type RewardOutcome } from '../marker/marker.js';
 import { redact } from '../secrets.js';
-import { AGENT_FAILED_STATES, BbsClient, BbsError, HARVESTABLE, SEMANTIC_ERROR_LABELS, TERMINAL_TURN, newSessionId, newTurnId, turnFailure, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
+import { AGENT_FAILED_STATES, BbsClient, BbsError, HARVESTABLE, SEMANTIC_ERROR_LABELS, TERMINAL_TURN, newSessionId, newTurnId, turnFailure, type TurnSnapshot } from './bbs.js';
+import type { RetryPolicy } from '../util/retry.js';
 import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, prohibitedPaths, runHarness } from './evaluator.js';
 import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
 import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
@@ -38,7 +39,7 @@ export interface AgentValidationOptions {
   pollWaitSec?: number;
   /** Overall budget for the turn (0 = unbounded, Dressage's default). */
   turnTimeoutSec?: number;
-  retry?: Partial<BbsRetryPolicy>;
+  retry?: Partial<RetryPolicy>;
   /** Delay base for patch-extraction retries (Dressage: 2 s × 2^(n-1)). */
   extractRetryDelayMs?: number;
   harnessMode?: 'background' | 'foreground';
