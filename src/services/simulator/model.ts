@@ -8,6 +8,7 @@ import { lookAlikeMessage } from './lookAlikes.js';
 import { buildCatalog, type SimTask } from './catalog.js';
 import { pyRepr, pyInt, type PyValue } from './pyrepr.js';
 import { RAY_DASHBOARD_PORT } from '../recipe.js';
+import { PATCH_EXTRACT_RETRY, backoffDelay } from '../util/retry.js';
 
 export interface SimConfig {
   seed: number;
@@ -535,7 +536,7 @@ export class RunModel {
         const tt = s.evalStartMs + 1;
         const m = 5;
         const a = r.range(1, 2);
-        events.push({ t: tt, text: this.log(rm, tt, 'fresh_eval.py', 233, `source patch extraction failed transiently; retrying: session_id=${s.sessionId} attempt=${a}/${m} delay=${(2 * 2 ** (a - 1)).toFixed(1)}s status=503 body='upstream connect error or disconnect/reset before headers' error=HTTPStatusError: Server error '503 Service Unavailable' for url 'https://31000-${r.hex(20)}.e2b.app/v1/sessions/${s.sessionId}/execute_cmd'`) });
+        events.push({ t: tt, text: this.log(rm, tt, 'fresh_eval.py', 233, `source patch extraction failed transiently; retrying: session_id=${s.sessionId} attempt=${a}/${m} delay=${(backoffDelay(PATCH_EXTRACT_RETRY, a) / 1000).toFixed(1)}s status=503 body='upstream connect error or disconnect/reset before headers' error=HTTPStatusError: Server error '503 Service Unavailable' for url 'https://31000-${r.hex(20)}.e2b.app/v1/sessions/${s.sessionId}/execute_cmd'`) });
       }
       if (r.chance(0.03)) {
         const tt = (s.evalStartMs + s.endMs) / 2;

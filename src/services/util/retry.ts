@@ -34,6 +34,9 @@ export const HUB_DOWNLOAD_RETRY: RetryPolicy = { attempts: 5, baseMs: 500, maxMs
 /** The Blackbox Server client, with Dressage's client numbers (paddock/blackbox/client.py's defaults). */
 export const BLACKBOX_RETRY: RetryPolicy = { attempts: 6, baseMs: 1000, maxMs: 10_000, jitter: [0.8, 1.2], retryAfter: 'exact' };
 
+/** The evaluator's patch extraction, as Dressage's swegym evaluator retries it (5 attempts, 2 s doubling, no jitter). */
+export const PATCH_EXTRACT_RETRY: RetryPolicy = { attempts: 5, baseMs: 2000, maxMs: Number.POSITIVE_INFINITY, jitter: [1, 1], retryAfter: 'exact' };
+
 /**
  * The backoff an operator (or a test of the built binary) sets: SWEGYM_RETRY_BASE_MS is the first delay,
  * SWEGYM_RETRY_MAX_MS caps one delay, Retry-After included. Applies to the sandbox calls and the template builds.

@@ -17,9 +17,6 @@ export class BbsError extends Error {
   }
 }
 
-/** The client's retry policy: the one retry module's BLACKBOX_RETRY (Dressage's client numbers). */
-export const DRESSAGE_RETRY: RetryPolicy = BLACKBOX_RETRY;
-
 export interface TurnUsage {
   total_tokens?: number;
   input_tokens?: number;
@@ -91,7 +88,7 @@ export class BbsClient {
   ) {}
 
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number): Promise<T> {
-    const policy = { ...DRESSAGE_RETRY, ...this.opts.retry };
+    const policy = { ...BLACKBOX_RETRY, ...this.opts.retry };
     for (let attempt = 1; ; attempt++) {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(new Error(`request timed out after ${timeoutMs ?? this.opts.requestTimeoutMs ?? 120_000} ms`)), timeoutMs ?? this.opts.requestTimeoutMs ?? 120_000);
