@@ -40,7 +40,8 @@ const RUN_COLUMNS: Column[] = [{ width: 1 }, { width: 10 }, { width: 'fill' }];
 const SOURCE_TAG: Record<string, string> = { environment: 'env', saved: 'form', console: 'console', 'env-file': 'file', set: 'set', default: '' };
 
 function shownValue(key: string, value: string | undefined): string {
-  if (isSecretSetting(key)) return describeSecret(value);
+  // The store holds a secret setting already described ("set (N chars)", describeSecretSettings).
+  if (isSecretSetting(key)) return value ?? describeSecret(undefined);
   return value === undefined || value === '' ? '(unset)' : value;
 }
 
