@@ -328,7 +328,7 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
 /** A workspace with the sample task's row (its scripted replay ships with the console). */
 async function agentFixture() {
   const { findSamplesDir, readManifest, sampleTemplateName } = await import('../../src/services/demo/demo.js');
-  const { sampleRow } = await import('../../src/services/demo/rows.js');
+  const { sampleRow } = await import('../../src/services/demo/sampleRow.js');
   const inst = (await readManifest(findSamplesDir() as string)).find((i) => i.instance_id === 'sample-org__calc-2')!;
   const ws = await tempDir('swegym-jobs-agent-');
   dirs.push(ws);

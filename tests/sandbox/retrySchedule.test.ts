@@ -3,7 +3,7 @@
 // operator's SWEGYM_RETRY_BASE_MS / SWEGYM_RETRY_MAX_MS reach both retry layers.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { withRetry, retryTimingFromEnv } from '../../src/services/sandbox/retry.js';
+import { withRetry, retryTimingFromEnv } from '../../src/services/sandbox/withRetry.js';
 import { BLACKBOX_RETRY, HUB_DOWNLOAD_RETRY, SANDBOX_RETRY as DEFAULT_RETRY, TEMPLATE_BUILD_RETRY as FACTORY_RETRY, backoffDelay } from '../../src/services/util/retry.js';
 import { SandboxError } from '../../src/services/sandbox/types.js';
 

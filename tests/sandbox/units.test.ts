@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LineSplitter, OutputTail, StreamCollector } from '../../src/services/sandbox/lines.js';
-import { backoffDelay, withRetry } from '../../src/services/sandbox/retry.js';
+import { backoffDelay, withRetry } from '../../src/services/sandbox/withRetry.js';
 import { SANDBOX_RETRY as DEFAULT_RETRY } from '../../src/services/util/retry.js';
 import { healthProbeCommand, parseHealthProbe, HEALTH_STATUS_MARKER } from '../../src/services/sandbox/health.js';
 import { mapE2bError, e2bSettingsFromEnv } from '../../src/services/sandbox/e2b.js';

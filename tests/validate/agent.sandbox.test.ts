@@ -10,7 +10,7 @@ import { tempDir, removeDir } from '../helpers/workspace.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
 import type { Sandbox } from '../../src/services/sandbox/types.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { validateAgent, progressFromStreamJson, type AgentProgress } from '../../src/services/validate/agent.js';
 import { BbsClient, BbsError, newSessionId, newTurnId } from '../../src/services/validate/bbs.js';
 import { startFakeBbs, type FakeBbs, type FakeBbsOptions, type FakeTurn, type TurnOutcome } from '../fakes/blackboxServer.js';

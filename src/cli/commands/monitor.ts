@@ -11,7 +11,7 @@ import { statLogFile } from '../../services/monitor/ingest.js';
 import { ingestOnceFile } from '../../services/monitor/parallel.js';
 import { followRayJob } from '../../services/monitor/tail.js';
 import { RunFollowJob } from '../../services/monitor/followJob.js';
-import { RunModel, phaseLabel } from '../../services/monitor/model.js';
+import { RunModel, phaseLabel } from '../../services/monitor/runModel.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
 import { assertRunLog } from '../../services/monitor/runLogCheck.js';

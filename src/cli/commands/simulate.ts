@@ -6,7 +6,7 @@ import type { CommandContext } from '../context.js';
 import { note, optFlag, optString, say, writeJson } from '../context.js';
 import { ExitCode, usageError } from '../../services/errors.js';
 import { generateOffline, LiveSimulator, SIM_LOG_NAME, type SimManifest } from '../../services/simulator/writer.js';
-import type { SimConfig } from '../../services/simulator/model.js';
+import type { SimConfig } from '../../services/simulator/runGenerator.js';
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KIB|MIB|GIB)?$/i;
 const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };

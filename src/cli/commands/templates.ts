@@ -9,7 +9,7 @@ import { progressReporter } from '../progress.js';
 import { runSmokeJob, smokeTargetsByName } from '../../services/templates/smokeJob.js';
 import { templatesStatus } from '../../services/templates/status.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
-import { describeRetry } from '../../services/sandbox/retry.js';
+import { describeRetry } from '../../services/sandbox/withRetry.js';
 import { redact } from '../../services/secrets.js';
 import { formatElapsed } from '../../services/util/format.js';
 

@@ -9,7 +9,7 @@ import type { ConvertForm, ConvertStore } from '../../state/convert.js';
 import { ConsoleError, usageError } from '../errors.js';
 import { defaultConvertOptions, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
 import { runConvertJob, type ConvertJobEvent } from './convertJob.js';
-import { previewRow, readRows } from './rows.js';
+import { previewRow, readRows } from './jsonlRows.js';
 import { countLines } from '../pipeline/pipeline.js';
 import { startTicker, type Ticker } from '../jobs/publish.js';
 

@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../workspace/atomic.js';
 import { runProcess } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import { sampleRow, type SampleTaskSpec } from './rows.js';
+import { sampleRow, type SampleTaskSpec } from './sampleRow.js';
 import { verifyJsonl } from '../convert/verify.js';
 import { writeSampleConvertExpectations, type SampleRowTimeouts } from '../convert/expectations.js';
 import { SAMPLE_LABEL, sampleMarkerFile } from '../workspace/sample.js';

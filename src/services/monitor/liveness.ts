@@ -2,8 +2,9 @@
 // console: the log (its last line, its own end lines), the writer (the registry's launch wrapper: pid liveness and
 // the exit file; or the simulator's live.json) and Ray's job status. A log alone cannot tell a killed writer from a
 // slow one, so the writer's word comes first and the log's silence is judged against the run's own cadence.
-import type { PhaseKind, RunModel } from './model.js';
+import type { PhaseKind, RunModel } from './runModel.js';
 import type { Liveness } from '../../state/types/monitor.js';
+import type { RayJobState } from '../ray/jobsApi.js';
 export type { Liveness, RunState } from '../../state/types/monitor.js';
 
 
@@ -20,8 +21,8 @@ export interface WriterStatus {
   pid?: number;
 }
 
-/** Ray's job status (JobStatus of ray/dashboard/modules/job/common.py). */
-export type RayJobState = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
+// Ray's job status (JobStatus of ray/dashboard/modules/job/common.py): the Jobs API client's type.
+export type { RayJobState } from '../ray/jobsApi.js';
 
 export interface RayJobStatus {
   id: string;

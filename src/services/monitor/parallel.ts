@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { stat } from 'node:fs/promises';
-import { RunModel } from './model.js';
+import { RunModel } from './runModel.js';
 import { TaskTally } from './taskTally.js';
 import { SegmentReader, readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
 import type { ScanWorkerData, ScanWorkerReady, ScanWorkerRequest } from './scanWorker.js';

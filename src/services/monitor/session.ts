@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { MonitorStore, MonitorSnapshot, ReadingProgress } from '../../state/monitor.js';
-import { RunModel, phaseLabel } from './model.js';
+import { RunModel, phaseLabel } from './runModel.js';
 import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { RunFollowJob, LIVE_TAIL_BYTES, type RunFollowEvent } from './followJob.js';
 import { GpuMonitor, type GpuRunner } from './gpu.js';

@@ -13,7 +13,7 @@
 // - build logs go to the caller's onLog (never the SDK's stdout logger, which would corrupt an Ink frame).
 import { randomBytes } from 'node:crypto';
 import { StreamCollector } from './lines.js';
-import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
+import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './withRetry.js';
 import { sleep } from '../util/sleep.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { redact } from '../secrets.js';

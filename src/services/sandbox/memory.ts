@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { StreamCollector } from './lines.js';
 import { httpHealthResult } from './health.js';
 import { sleep } from '../util/sleep.js';
-import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
+import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './withRetry.js';
 import {
   CONSOLE_TAG_KEY,
   CONSOLE_TAG_VALUE,

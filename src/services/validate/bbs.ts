@@ -64,7 +64,7 @@ export interface RegisterRequest {
   server_config?: Record<string, unknown>;
 }
 
-export interface Binding {
+export interface RolloutBinding {
   runtime_id: string;
   runtime_dir: string;
   bound_session_id: string;
@@ -137,7 +137,7 @@ export class BbsClient {
     return this.request('GET', '/v1/status');
   }
 
-  register(req: RegisterRequest): Promise<{ status: string; binding: Binding }> {
+  register(req: RegisterRequest): Promise<{ status: string; binding: RolloutBinding }> {
     return this.request('POST', '/v1/rollout/register', { router_api_path: '/v1', backend_options: {}, ...req });
   }
 

@@ -7,7 +7,7 @@ import type { SandboxProvider } from '../sandbox/types.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ValidateRow, ValidateStore } from '../../state/validate.js';
 import { ConsoleError } from '../errors.js';
-import { readRows } from '../convert/rows.js';
+import { readRows } from '../convert/jsonlRows.js';
 import { validateHarnessJournal } from './harness.js';
 import { runValidateHarnessJob, type ValidateHarnessEvent } from './harnessJob.js';
 import type { JobProgress } from '../../state/types/jobs.js';
