@@ -1,6 +1,5 @@
 // The template build job, written once for both faces: `templates build` prints its events, the Templates screen's
 // controller samples its snapshot into the templates store. Resumable: the factory keeps the journal and the map.
-import os from 'node:os';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import { TemplateFactory, defaultConcurrency, E2B_BUILD_LIMIT, type FactoryEvent, type FactoryResult, type FactorySnapshot } from './factory.js';
@@ -87,7 +86,7 @@ export class TemplateBuildJob {
     }
     const provider = await this.opts.openProvider();
     const max = maxBuildConcurrency(provider);
-    const concurrency = this.opts.concurrency ?? Math.min(max, defaultConcurrency(provider, os.availableParallelism()));
+    const concurrency = this.opts.concurrency ?? Math.min(max, defaultConcurrency(provider));
     if (concurrency > max) {
       throw usageError(`--concurrency ${concurrency} is above ${max}`, `E2B caps concurrent template builds at ${E2B_BUILD_LIMIT} on Hobby and Pro; use --concurrency ${max} or less`);
     }

@@ -7,6 +7,7 @@
 //   success, so both are valid at every instant and a kill -9 loses at most the builds that were running.
 // - stop(): launch nothing new, let running builds finish. abandon(): also stop waiting for running builds
 //   (E2B has no cancel API; an abandoned build may still finish server-side and is rebuilt on the next run).
+import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
@@ -130,7 +131,8 @@ async function fileDigest(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-export function defaultConcurrency(provider: SandboxProvider, cpus = 4): number {
+/** The build concurrency when none is asked for: E2B's, or up to 4 local builds as the machine's CPUs allow. */
+export function defaultConcurrency(provider: SandboxProvider, cpus = availableParallelism()): number {
   if (provider.name === 'e2b') return DEFAULT_E2B_CONCURRENCY;
   if (provider.name === 'local') return Math.max(1, Math.min(4, cpus));
   return DEFAULT_E2B_CONCURRENCY;
