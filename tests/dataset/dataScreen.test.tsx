@@ -142,7 +142,7 @@ test('d downloads the split as a job with bytes, rate and ETA, then shows it', a
   try {
     await ui.waitForText('train.parquet is not downloaded yet');
     await ui.press('d');
-    await ui.waitForText(/downloading [\d.]+ KiB \/ [\d.]+ KiB \(\d+%\) · .* · ETA /, 10_000);
+    await ui.waitForText(/downloading [\d.]+ (B|KiB|MiB) \/ [\d.]+ (KiB|MiB) \(\d+%\) · .* · ETA /, 10_000);
     assert.match(ui.frame(), /running: download train\.parquet/);
     assert.ok(s.services.jobs.getState().jobs['data-download-train']);
     await ui.waitForText('293 tasks', 20_000);
