@@ -40,4 +40,17 @@ export default tseslint.config(
       ] }],
     },
   },
+  {
+    // One of each (issue 26): one sleep (src/services/util/sleep.ts), one backoff (src/services/util/retry.ts).
+    // tests/architecture/oneOfEach.test.ts holds the rest (retry policies, publishers) and the same two rules.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/services/util/sleep.ts', 'src/services/util/retry.ts', 'src/vendor/**', 'src/generated/**'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout'][arguments.0.type='Identifier']", message: 'A local sleep: use sleep() from src/services/util/sleep.ts (abortable, unref-able).' },
+        { selector: "ImportDeclaration[source.value=/^(node:)?timers\\/promises$/]", message: 'A second sleep: use sleep() from src/services/util/sleep.ts.' },
+        { selector: "BinaryExpression[operator='**'][left.value=2][right.type!='Literal']", message: 'A local backoff: take a RetryPolicy preset and backoffDelay() from src/services/util/retry.ts.' },
+      ],
+    },
+  },
 );

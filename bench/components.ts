@@ -238,7 +238,7 @@ export async function benchFactory(n: number, concurrency: number, buildMs: numb
       artifacts: { artifactDir: paths.artifactDir, versions: helpers.mod.VERSIONS },
       concurrency,
       maxConcurrency: concurrency,
-      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      retry: { attempts: 1, baseMs: 1, maxMs: 1 },
     }));
     const wall = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 200));

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, createReadStream, createWriteStream } from 'n
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { generateOffline, SIM_LOG_NAME, SIM_MANIFEST_NAME, type SimManifest } from '../src/services/simulator/writer.js';
-import type { SimConfig } from '../src/services/simulator/model.js';
+import type { SimConfig } from '../src/services/simulator/runGenerator.js';
 import { OUT, fmt } from './lib.js';
 
 /** Share of a bench log's bytes in look-alike lines (≈ 14 % in the real logs issue #29 measured). */

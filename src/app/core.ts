@@ -68,7 +68,7 @@ export function createCoreServices(global: GlobalOptions, opts: ServicesOptions 
     monitorTarget: opts.monitorTarget,
     data,
     dataset: new DataController({ paths, store: data, jobs, env, flash: (text, tone) => app.getState().setFlash(text, tone) }),
-    train: createTrainStore(env),
+    train: createTrainStore(),
     get monitor() {
       return need('monitor');
     },

@@ -42,5 +42,5 @@ export function attachDomainServices({ services, domain, disposers }: CoreServic
   domain.convert = convert;
   disposers.push(() => convert.controller.dispose());
   // Runs launched by an earlier console are found again from the registry (they are detached).
-  void discoverRuns({ paths, train: services.train, app: services.app, monitor });
+  void discoverRuns({ paths, env: services.env, train: services.train, app: services.app, monitor });
 }

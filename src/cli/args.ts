@@ -4,7 +4,7 @@ import path from 'node:path';
 import { COMMANDS, ENVIRONMENT, GLOBAL_OPTIONS, commandGroups, findCommand, type CommandSpec, type OptionSpec } from './commandTable.js';
 import type { OptionValue } from './context.js';
 import type { GlobalOptions } from '../state/types/options.js';
-import { setting } from '../services/config/settings.js';
+import { setting } from '../services/config/envSettings.js';
 
 export type ParsedArgs =
   | { kind: 'help'; topic?: CommandSpec; group?: string }

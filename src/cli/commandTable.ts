@@ -2,7 +2,7 @@
 // A command without `load` is not implemented yet: it says so and exits 2 (no fake success).
 import type { CommandContext } from './context.js';
 import { SWEGYM_DATASET } from '../services/recipe.js';
-import { environmentReference } from '../services/config/settings.js';
+import { environmentReference } from '../services/config/envSettings.js';
 
 export interface OptionSpec {
   name: string;
@@ -250,7 +250,8 @@ export const COMMANDS: CommandSpec[] = [
     words: ['completion'],
     args: 'bash|zsh|fish',
     summary: 'print a shell completion script (e.g. source <(swegym-console completion bash)), generated from this table',
-    load: async () => (await import('./commands/completion.js')).completionCommand,
+    // The table hands itself to the command: completion reads the table, and the table must not be read back by import.
+    load: async () => (await import('./commands/completion.js')).completionCommand({ commands: COMMANDS, globals: GLOBAL_OPTIONS }),
   },
   {
     words: ['simulate'],
@@ -289,7 +290,7 @@ export interface EnvVarSpec {
 
 /**
  * Every variable of the console's own (SWEGYM_*), and the few of others it reads first-hand: the settings module's
- * list (src/services/config/settings.ts), where each is declared once. The launcher's own (DRESSAGE_*, MODEL_ROOT, …)
+ * list (src/services/config/envSettings.ts), where each is declared once. The launcher's own (DRESSAGE_*, MODEL_ROOT, …)
  * are the Train screen's settings and `train launch --dry-run`'s, not listed here.
  */
 export const ENVIRONMENT: EnvVarSpec[] = environmentReference().map(({ name, help }) => ({ name, help }));

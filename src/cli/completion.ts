@@ -1,6 +1,23 @@
 // Shell completion scripts (bash, zsh, fish), generated from the command table: the commands, their words and their
 // options complete exactly as the parser knows them, so that a new command or option completes without more work.
-import { COMMANDS, GLOBAL_OPTIONS, commandGroups, type CommandSpec, type OptionSpec } from './commandTable.js';
+// The table comes in as an argument (commandTable.ts hands itself over when it loads the command), so this file
+// imports nothing of the table's: the table loads the command, and the command reads the table.
+
+/** An option as completion reads it (commandTable.ts's OptionSpec is one). */
+export interface CompletionOption {
+  name: string;
+  type: 'string' | 'boolean';
+  short?: string;
+  help: string;
+}
+
+/** The command table as completion reads it. */
+export interface CompletionTable {
+  commands: readonly { words: string[]; args?: string; summary: string; options?: readonly CompletionOption[] }[];
+  globals: readonly CompletionOption[];
+}
+type OptionSpec = CompletionOption;
+type CommandSpec = CompletionTable['commands'][number];
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -8,16 +25,17 @@ export type Shell = (typeof SHELLS)[number];
 const flags = (specs: readonly OptionSpec[]) => specs.flatMap((o) => [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])]);
 /** Options that take a value: the word after them is that value, not a command word. */
 const valued = (specs: readonly OptionSpec[]) => specs.filter((o) => o.type === 'string').flatMap((o) => [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])]);
-const subcommands = (group: string) => COMMANDS.filter((c) => c.words[0] === group && c.words.length > 1).map((c) => c.words[1] as string);
+const groupsOf = (t: CompletionTable) => [...new Set(t.commands.map((c) => c.words[0] as string))];
+const subcommands = (t: CompletionTable, group: string) => t.commands.filter((c) => c.words[0] === group && c.words.length > 1).map((c) => c.words[1] as string);
 const sq = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
-function bash(): string {
-  const allValued = [...new Set([...valued(GLOBAL_OPTIONS), ...COMMANDS.flatMap((c) => valued(c.options ?? []))])];
-  const cases = COMMANDS.map((c: CommandSpec) => {
+function bash(t: CompletionTable): string {
+  const allValued = [...new Set([...valued(t.globals), ...t.commands.flatMap((c) => valued(c.options ?? []))])];
+  const cases = t.commands.map((c: CommandSpec) => {
     const key = c.words.length > 1 ? `"${c.words.join(' ')}"` : `"${c.words[0]} "*`;
     return `    ${key}) opts="$opts ${flags(c.options ?? []).join(' ')}" ;;`;
   });
-  const groups = commandGroups().filter((g) => subcommands(g).length > 0);
+  const groups = groupsOf(t).filter((g) => subcommands(t, g).length > 0);
   return [
     '# swegym-console completion for bash: source <(swegym-console completion bash)',
     '_swegym_console() {',
@@ -28,15 +46,15 @@ function bash(): string {
     `    case $w in ${allValued.join('|')}) skip=1 ;; -*) ;; *) if [[ -z $w1 ]]; then w1=$w; elif [[ -z $w2 ]]; then w2=$w; fi ;; esac`,
     '  done',
     `  case $prev in ${allValued.join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac`,
-    `  local opts=${sq(flags(GLOBAL_OPTIONS).join(' '))}`,
+    `  local opts=${sq(flags(t.globals).join(' '))}`,
     '  case "$w1 $w2" in',
     ...cases,
     '  esac',
     '  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return; fi',
-    `  if [[ -z $w1 ]]; then COMPREPLY=($(compgen -W ${sq(commandGroups().join(' '))} -- "$cur")); return; fi`,
+    `  if [[ -z $w1 ]]; then COMPREPLY=($(compgen -W ${sq(groupsOf(t).join(' '))} -- "$cur")); return; fi`,
     '  if [[ -z $w2 ]]; then',
     '    case $w1 in',
-    ...groups.map((g) => `      ${g}) COMPREPLY=($(compgen -W ${sq(subcommands(g).join(' '))} -- "$cur")); return ;;`),
+    ...groups.map((g) => `      ${g}) COMPREPLY=($(compgen -W ${sq(subcommands(t, g).join(' '))} -- "$cur")); return ;;`),
     '    esac',
     '  fi',
     '  COMPREPLY=($(compgen -f -- "$cur"))',
@@ -46,26 +64,26 @@ function bash(): string {
   ].join('\n');
 }
 
-function zsh(): string {
+function zsh(t: CompletionTable): string {
   // zsh runs the bash function through its bashcompinit layer: one generator, the same answers.
-  return ['#compdef swegym-console', '# swegym-console completion for zsh: source <(swegym-console completion zsh)', 'autoload -U +X compinit && compinit', 'autoload -U +X bashcompinit && bashcompinit', bash()].join('\n');
+  return ['#compdef swegym-console', '# swegym-console completion for zsh: source <(swegym-console completion zsh)', 'autoload -U +X compinit && compinit', 'autoload -U +X bashcompinit && bashcompinit', bash(t)].join('\n');
 }
 
-function fish(): string {
+function fish(t: CompletionTable): string {
   const out = ['# swegym-console completion for fish: swegym-console completion fish | source', 'complete -c swegym-console -f'];
   const option = (o: OptionSpec, cond?: string) =>
     `complete -c swegym-console${cond ? ` -n ${sq(cond)}` : ''} -l ${o.name}${o.short ? ` -s ${o.short}` : ''}${o.type === 'string' ? ' -r -F' : ''} -d ${sq(o.help)}`;
-  for (const o of GLOBAL_OPTIONS) out.push(option(o));
-  const groups = commandGroups();
+  for (const o of t.globals) out.push(option(o));
+  const groups = groupsOf(t);
   for (const g of groups) {
-    const single = COMMANDS.find((c) => c.words.length === 1 && c.words[0] === g);
+    const single = t.commands.find((c) => c.words.length === 1 && c.words[0] === g);
     out.push(`complete -c swegym-console -n '__fish_use_subcommand' -a ${g} -d ${sq(single?.summary ?? `${g} commands`)}`);
   }
-  for (const c of COMMANDS.filter((x) => x.words.length > 1)) {
+  for (const c of t.commands.filter((x) => x.words.length > 1)) {
     const [g, sub] = c.words as [string, string];
-    out.push(`complete -c swegym-console -n ${sq(`__fish_seen_subcommand_from ${g}; and not __fish_seen_subcommand_from ${subcommands(g).join(' ')}`)} -a ${sub} -d ${sq(c.summary)}`);
+    out.push(`complete -c swegym-console -n ${sq(`__fish_seen_subcommand_from ${g}; and not __fish_seen_subcommand_from ${subcommands(t, g).join(' ')}`)} -a ${sub} -d ${sq(c.summary)}`);
   }
-  for (const c of COMMANDS) {
+  for (const c of t.commands) {
     const cond = c.words.length > 1 ? `__fish_seen_subcommand_from ${c.words[0]}; and __fish_seen_subcommand_from ${c.words[1]}` : `__fish_seen_subcommand_from ${c.words[0]}`;
     for (const o of c.options ?? []) out.push(option(o, cond));
     if (c.args) out.push(`complete -c swegym-console -n ${sq(cond)} -F`);
@@ -73,8 +91,8 @@ function fish(): string {
   return out.join('\n') + '\n';
 }
 
-export function completionScript(shell: Shell): string {
-  return shell === 'bash' ? bash() : shell === 'zsh' ? zsh() : fish();
+export function completionScript(shell: Shell, table: CompletionTable): string {
+  return shell === 'bash' ? bash(table) : shell === 'zsh' ? zsh(table) : fish(table);
 }
 
 /** The environment reference as the README holds it (a Markdown table), from the same list as --help. */

@@ -8,7 +8,7 @@ import { sandboxLedger, describeSweep } from '../services/sandbox/ledger.js';
 import { releaseHeldLocksSync } from '../services/workspace/lock.js';
 import { redact } from '../services/secrets.js';
 import { errorDocument } from './context.js';
-import { setting } from '../services/config/settings.js';
+import { setting } from '../services/config/envSettings.js';
 
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 

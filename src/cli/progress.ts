@@ -3,7 +3,7 @@
 // Otherwise (logs, CI, a pipe): a plain `label 12/293 · ETA 1h02m` line at the first result, then every `everyMs`.
 import type { CommandContext } from './context.js';
 import { jobProgressLine, progressCount, progressEta, type JobProgress } from '../services/jobs/progress.js';
-import { setting } from '../services/config/settings.js';
+import { setting } from '../services/config/envSettings.js';
 
 export interface ProgressReporter {
   /** A line of the job's own output (stderr), printed above the bar. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
 import { saveUiCodeCache } from '../vendor/uiVendorLoader.js';
+import { sleep } from '../services/util/sleep.js';
 
 /** A terminal of 120×40 that keeps nothing. */
 class OffscreenStdout extends EventEmitter {
@@ -48,7 +49,7 @@ class OffscreenStdin extends EventEmitter {
   unref(): void {}
 }
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const settle = (ms: number) => sleep(ms);
 
 async function warm(): Promise<void> {
   const workspace = await mkdtemp(path.join(tmpdir(), 'swegym-warm-'));

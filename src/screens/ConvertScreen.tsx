@@ -13,7 +13,7 @@ import { useTextField } from '../ui/TextField.js';
 import { formatBytes } from '../services/util/format.js';
 import { intent, shared, type Binding } from '../ui/keymap.js';
 import { CONVERT_FIELDS } from '../state/convert.js';
-import { previewLines } from '../services/convert/rows.js';
+import { previewLines } from '../services/convert/jsonlRows.js';
 
 function Convert({ services, width, height }: ScreenProps) {
   const c = services.convert;

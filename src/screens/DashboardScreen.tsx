@@ -18,11 +18,11 @@ import { Lines, type Line } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { headerLines, readingText } from './dashboardHeader.js';
 import { gpuPanelLines } from './dashboardGpus.js';
-import { PANELS, feedRows, follows, pct, rowCount, rowKeyAt, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/rows.js';
+import { PANELS, feedRows, follows, pct, rowCount, rowKeyAt, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './dashboard/panelRows.js';
 import { DrillIn, drillPage, scrollDrill } from './dashboard/DrillIn.js';
 import { rowDetail } from './dashboard/rowDetail.js';
 
-export { PANELS, type PanelName } from './dashboard/rows.js';
+export { PANELS, type PanelName } from './dashboard/panelRows.js';
 
 /** Wide layout needs this much room; below it one panel is shown at a time. */
 export const WIDE = { width: 100, height: 26 };

@@ -9,6 +9,7 @@ import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
 import { formatAge } from '../services/util/format.js';
+import { runRowCells } from '../services/train/runRow.js';
 import { Lines } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { Table, type Column } from '../ui/Table.js';
@@ -40,13 +41,9 @@ const RUN_COLUMNS: Column[] = [{ width: 1 }, { width: 10 }, { width: 'fill' }];
 const SOURCE_TAG: Record<string, string> = { environment: 'env', saved: 'form', console: 'console', 'env-file': 'file', set: 'set', default: '' };
 
 function shownValue(key: string, value: string | undefined): string {
-  if (isSecretSetting(key)) return describeSecret(value);
+  // The store holds a secret setting already described ("set (N chars)", describeSecretSettings).
+  if (isSecretSetting(key)) return value ?? describeSecret(undefined);
   return value === undefined || value === '' ? '(unset)' : value;
-}
-
-function runStatusText(r: RunView): string {
-  if (r.status === 'exited') return `exited ${r.exitCode ?? '?'}`;
-  return r.remote ? `${r.status}?` : r.status;
 }
 
 function runTone(r: RunView): 'ok' | 'warn' | 'fail' | 'info' | 'dim' {
@@ -165,11 +162,10 @@ function RunsPanel({ services, width, height, focused }: { services: AppServices
         height={rowsAvail}
         selected={sel}
         focused={focused}
-        rows={runs.map((r, i) => ({
-          key: r.name,
-          tone: runTone(r),
-          cells: [i === sel ? '›' : ' ', runStatusText(r), `${r.name}  pid ${r.pid ?? '-'}  ${formatAge(now - Date.parse(r.startedAt ?? r.createdAt))}`],
-        }))}
+        rows={runs.map((r, i) => {
+          const c = runRowCells(r, now);
+          return { key: r.name, tone: runTone(r), cells: [i === sel ? '›' : ' ', c.status, `${c.name}  ${c.pid}  ${c.age}`] };
+        })}
       />
       {checkpoint && runs.length < rowsAvail ? (
         <T tone="info">{truncate(`checkpoint iter ${checkpoint.step} in ${checkpoint.root} — R resumes from it`, width)}</T>

@@ -3,7 +3,7 @@
 import type { MonitorSnapshot, ReadingProgress } from '../state/monitor.js';
 import type { Tone } from '../ui/theme.js';
 import { fmtNum } from '../ui/charts.js';
-import { formatAge, formatElapsed } from '../services/util/format.js';
+import { formatAge, formatEta, mebibytes } from '../services/util/format.js';
 import { lastLineLabel, livenessLabel } from '../services/monitor/liveness.js';
 
 export type HeaderLine = { text: string; tone?: Tone; bold?: boolean };
@@ -19,8 +19,7 @@ export function stateTone(state: string | undefined): Tone {
 export function readingText(r: ReadingProgress | undefined): string {
   if (!r) return 'reading the run log …';
   const pct = r.total > 0 ? Math.min(100, Math.floor((r.bytes / r.total) * 100)) : 0;
-  const mib = (n: number) => (n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0);
-  return `reading ${r.file ?? 'the run log'} … ${pct}% (${mib(r.bytes)} of ${mib(r.total)} MiB) · ETA ${r.etaSec === undefined ? '–' : formatElapsed(r.etaSec * 1000)}`;
+  return `reading ${r.file ?? 'the run log'} … ${pct}% (${mebibytes(r.bytes)} of ${mebibytes(r.total)} MiB) · ETA ${formatEta(r.etaSec === undefined ? undefined : r.etaSec * 1000)}`;
 }
 
 /** The run has ended (finished, exited, crashed): its proxy is expected to be gone, not an alarm. */
@@ -66,7 +65,7 @@ export function headerLines(s: MonitorSnapshot, width: number): HeaderLine[] {
   const tone: Tone = l ? stateTone(l.state) : h.phaseKind === 'failed' ? 'fail' : 'info';
   const total = h.totalRollouts !== undefined ? `/${h.totalRollouts}` : '';
   const samples = `${h.samplesDone}/${h.samplesPerRollout}`;
-  const eta = l?.state === 'running' && h.etaSec !== undefined && Number.isFinite(h.etaSec) ? ` · ETA ${formatAge(h.etaSec * 1000)}` : '';
+  const eta = l?.state === 'running' && h.etaSec !== undefined && Number.isFinite(h.etaSec) ? ` · ETA ${formatEta(h.etaSec * 1000)}` : '';
   const ckpt = `ckpt ${h.lastCheckpoint ?? '–'} · elapsed ${h.elapsedMs === undefined ? '–' : formatAge(h.elapsedMs)}`;
   const where = `rollout ${h.rollout}${total}`;
   const phase = active ? `${h.phaseKind === 'generating' ? 'generating' : h.phase} · ${where}` : `${l?.state === 'crashed' ? 'stopped' : 'ended'} at ${where}`;

@@ -4,45 +4,28 @@ import type { AppServices } from './services.js';
 import type { HomeStore } from '../state/home.js';
 import type { DoctorCheck, PendingCheck } from '../services/doctor/types.js';
 import type { DoctorJobEvent } from '../services/doctor/doctor.js';
-
-const PUBLISH_MS = 100;
+import { throttle } from '../services/jobs/publish.js';
 
 /**
  * The doctor job's listener on the screen's side: its events into the home store. An answer is published at once
- * when none was in the last 100 ms, else with the others of that window (≤ 10 frames a second).
+ * when none was in the last 100 ms, else with the others of that window (the one publisher's throttle, ≤ 10 Hz).
  */
 export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => void {
   let pending: PendingCheck[] = [];
   const answered = new Map<string, DoctorCheck[]>();
-  let timer: NodeJS.Timeout | undefined;
-  let lastAnswerAt = -Infinity;
-  const publish = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    home.getState().set({ checks: pending.flatMap((p) => answered.get(p.id) ?? []), pendingChecks: pending.filter((p) => !answered.has(p.id)) });
-  };
+  const publish = () => home.getState().set({ checks: pending.flatMap((p) => answered.get(p.id) ?? []), pendingChecks: pending.filter((p) => !answered.has(p.id)) });
+  const publisher = throttle(publish);
   return (e) => {
     if (e.type === 'started') {
       pending = e.pending;
       answered.clear();
+      publisher.cancel();
       publish();
     } else if (e.type === 'result') {
       answered.set(e.id, e.checks);
-      if (timer) return;
-      const wait = lastAnswerAt + PUBLISH_MS - Date.now();
-      if (wait <= 0) {
-        lastAnswerAt = Date.now();
-        // After the other answers of this tick (the checks that need no I/O answer together).
-        timer = setTimeout(publish, 0);
-      } else {
-        timer = setTimeout(() => {
-          lastAnswerAt = Date.now();
-          publish();
-        }, wait);
-      }
+      publisher.mark();
     } else {
-      clearTimeout(timer);
-      timer = undefined;
+      publisher.cancel();
       // The final list is the job's own (the same order); nothing is pending any more.
       home.getState().set({ checks: e.checks, pendingChecks: [] });
     }

@@ -1,7 +1,7 @@
 // Train screen actions: they call the train services and publish into the train store. No process is spawned here:
 // the services own the launcher (detached), `ray status` and `ray stop`.
 import type { AppServices } from './services.js';
-import { GROUPS, SETTINGS, isSecretSetting, loadTrainSettings, saveTrainSettings, validateSetting } from '../services/train/settings.js';
+import { GROUPS, SETTINGS, describeSecretSettings, isSecretSetting, loadTrainSettings, saveTrainSettings, validateSetting } from '../services/train/settings.js';
 import { buildLaunchPlan, type LaunchPlan } from '../services/train/launch.js';
 import { runLaunchChecks, staticChecks } from '../services/train/checks.js';
 import { findLatestCheckpoint, resumeSettings } from '../services/train/registry.js';
@@ -15,18 +15,17 @@ export { refreshRuns };
 export const FIELD_KEYS: string[] = GROUPS.flatMap((g) => SETTINGS.filter((s) => s.group === g.id).map((s) => s.key));
 
 function plan(services: AppServices): LaunchPlan {
-  const { env, values } = services.train.getState();
-  return buildLaunchPlan({ paths: services.paths, env, saved: values });
+  return buildLaunchPlan({ paths: services.paths, env: services.env, saved: services.train.getState().values });
 }
 
 function flash(services: AppServices, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {
-  services.app.getState().setFlash(redact(text, services.train.getState().env), tone);
+  services.app.getState().setFlash(redact(text, services.env), tone);
 }
 
 /** Recomputes effective values, derived values and the pure checks for the current form. */
 export function recompute(services: AppServices): void {
   const p = plan(services);
-  services.train.getState().set({ effective: p.effective, sources: p.sources, derived: p.derived, staticChecks: staticChecks(p) });
+  services.train.getState().set({ effective: describeSecretSettings(p.effective), sources: p.sources, derived: p.derived, staticChecks: staticChecks(p) });
   void findLatestCheckpoint(p.checkpointDir).then((checkpoint) => services.train.getState().set({ checkpoint }));
 }
 
@@ -97,12 +96,12 @@ export async function runChecks(services: AppServices): Promise<void> {
     return;
   }
   store.set({ checking: true });
-  const asked = { values: store.values, env: store.env };
+  const asked = { values: store.values };
   try {
     const checks = await runLaunchChecks(plan(services), { log: services.commandLog });
     const now = services.train.getState();
     // Answers for settings that have changed since are not shown as today's.
-    if (now.values === asked.values && now.env === asked.env) now.set({ checks, checkedAt: Date.now() });
+    if (now.values === asked.values) now.set({ checks, checkedAt: Date.now() });
     else recheck.add(services);
   } catch (err) {
     flash(services, `checks failed to run: ${(err as Error).message}`, 'error');
@@ -143,7 +142,7 @@ export async function stop(services: AppServices, name: string, rayStop: boolean
       name,
       rayStop,
       log: services.commandLog,
-      env: services.train.getState().env,
+      env: services.env,
       onEvent: (e) => {
         if (e.type !== 'stopped') return;
         const r = e.result;

@@ -3,15 +3,15 @@
 import { createStore } from 'zustand/vanilla';
 import type { Derived, LaunchCheck, RunView, CheckpointInfo, SettingSource } from './types/train.js';
 
+// The environment the launcher inherits is not held here (it holds secrets): the actions take it from the app's
+// services (services.env). `effective` holds a secret setting only as its description ("set (N chars)").
 export interface TrainState {
-  /** The environment the launcher will inherit (src/app hands it process.env; tests inject one). */
-  env: NodeJS.ProcessEnv;
   loaded: boolean;
   /** Values set in the form or loaded from the saved settings (secrets included, in memory only). */
   values: Record<string, string>;
   /** Whether secrets are saved in the 0600 secrets file. */
   storeSecrets: boolean;
-  /** Effective value and source of every setting, for the form. */
+  /** Effective value and source of every setting, for the form (a secret: only whether it is set, and its length). */
   effective: Record<string, string>;
   sources: Record<string, SettingSource>;
   derived?: Derived;
@@ -33,9 +33,8 @@ export interface TrainState {
   set(partial: Partial<Omit<TrainState, 'set'>>): void;
 }
 
-export function createTrainStore(env: NodeJS.ProcessEnv) {
+export function createTrainStore() {
   return createStore<TrainState>()((set) => ({
-    env,
     loaded: false,
     values: {},
     storeSecrets: false,

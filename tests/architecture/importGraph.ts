@@ -113,6 +113,11 @@ export function folderArrows(edges: ImportEdge[]): Arrow[] {
   return arrowsBetween(edges, unitOf);
 }
 
+/** Arrows between files, each named without its extension (an edge's target is already written so). */
+export function fileArrows(edges: ImportEdge[]): Arrow[] {
+  return arrowsBetween(edges, (f) => f.replace(/\.tsx?$/, ''));
+}
+
 /** Arrows that a layer's ALLOWED list does not name (a folder the layout does not name counts too). */
 export function upwardArrows(arrows: Arrow[]): Arrow[] {
   return arrows.filter((a) => !(ALLOWED[a.from] ?? []).includes(a.to));

@@ -175,10 +175,10 @@ test('train launch (blocked, then launched) and stop: the CLI and the Train scre
         assert.equal(await trainStop(stopped.ctx), 0, stopped.err());
         seen = JSON.parse(stopped.out()).signal;
       } else {
-        const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
+        const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), env });
         const flashes: string[] = [];
         services.app.subscribe((s) => (s.flash && flashes.at(-1) !== s.flash.text ? flashes.push(s.flash.text) : undefined));
-        services.train.getState().set({ env, values: { USE_TIS: 'yes' } });
+        services.train.getState().set({ values: { USE_TIS: 'yes' } });
         await screenLaunch(services);
         services.train.getState().set({ values: {} });
         await screenLaunch(services);
@@ -328,7 +328,7 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
 /** A workspace with the sample task's row (its scripted replay ships with the console). */
 async function agentFixture() {
   const { findSamplesDir, readManifest, sampleTemplateName } = await import('../../src/services/demo/demo.js');
-  const { sampleRow } = await import('../../src/services/demo/rows.js');
+  const { sampleRow } = await import('../../src/services/demo/sampleRow.js');
   const inst = (await readManifest(findSamplesDir() as string)).find((i) => i.instance_id === 'sample-org__calc-2')!;
   const ws = await tempDir('swegym-jobs-agent-');
   dirs.push(ws);

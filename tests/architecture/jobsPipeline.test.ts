@@ -189,8 +189,8 @@ test('data download: the CLI and the Data screen get the same events from one do
     assert.equal(last.total, bytes.length);
 
     assert.equal(fromCli.value, 0, h.err());
-    assert.match(h.out(), /^downloaded data\/swegym-source\/train\.parquet \([\d.]+ kB, 293 rows; verified: size \+ sha256\)$/m);
-    assert.match(flashes[0] ?? '', /^downloaded train\.parquet \([\d.]+ kB, sha256 verified\)$/);
+    assert.match(h.out(), /^downloaded data\/swegym-source\/train\.parquet \([\d.]+ KiB, 293 rows; verified: size \+ sha256\)$/m);
+    assert.match(flashes[0] ?? '', /^downloaded train\.parquet \([\d.]+ KiB, sha256 verified\)$/);
     assert.equal(store.getState().status, 'loaded');
     assert.equal(store.getState().rows.length, 293);
     assert.equal(store.getState().download?.running, false);

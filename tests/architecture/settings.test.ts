@@ -1,5 +1,5 @@
 // One settings module: every environment variable the console reads for itself is declared once, in
-// src/services/config/settings.ts (name, default, parse, description, secret), and read through `setting(env, NAME)`.
+// src/services/config/envSettings.ts (name, default, parse, description, secret), and read through `setting(env, NAME)`.
 // This fails on a declared variable read anywhere else (`env.NAME`, `ctx.env.NAME`, `process.env.NAME`,
 // `env['NAME']`), on any SWEGYM_ variable read outside the module (declare it first), on a second name for the E2B
 // plan limit, on a secret the redactor would not know, and when the README's "Environment" table drifts from the
@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ENV_SETTINGS, environmentReference, setting, settingDefault } from '../../src/services/config/settings.js';
+import { ENV_SETTINGS, environmentReference, setting, settingDefault } from '../../src/services/config/envSettings.js';
 import { ENVIRONMENT } from '../../src/cli/commandTable.js';
 import { environmentMarkdown } from '../../src/cli/completion.js';
 import { SETTINGS as TRAIN_FORM } from '../../src/services/train/settings.js';
@@ -67,7 +67,7 @@ test('one name per setting: the E2B plan limit has one, read alike everywhere', 
 test('the reference is the module: --help and the README list exactly the declared settings', async () => {
   const readme = await readFile('README.md', 'utf8');
   const block = /<!-- environment: [^\n]*-->\n([^]*?)<!-- \/environment -->/.exec(readme)?.[1];
-  assert.equal(block, environmentMarkdown(ENVIRONMENT), 'README.md: regenerate the table between the environment markers from src/services/config/settings.ts');
+  assert.equal(block, environmentMarkdown(ENVIRONMENT), 'README.md: regenerate the table between the environment markers from src/services/config/envSettings.ts');
   assert.deepEqual(ENVIRONMENT.map((v) => v.name), Object.keys(ENV_SETTINGS));
   assert.deepEqual(environmentReference().map((v) => v.name), Object.keys(ENV_SETTINGS));
   for (const [key, s] of Object.entries(ENV_SETTINGS)) {

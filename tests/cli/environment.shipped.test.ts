@@ -1,4 +1,4 @@
-// The environment reference is generated from the settings module (src/services/config/settings.ts, through the
+// The environment reference is generated from the settings module (src/services/config/envSettings.ts, through the
 // command table's ENVIRONMENT): `--help` (the built binary) lists each one; the README's table is checked by
 // tests/architecture/settings.test.ts.
 import { test } from 'node:test';

@@ -22,8 +22,9 @@ test('validate harness without a terminal: a plain progress line on stderr, the 
     const r = await runShipped(['validate', 'harness', '--all', '--json', '-w', ws, '--provider', 'local', '--concurrency', '1']);
     assert.equal(r.code, 1, explain(r));
     assert.equal(JSON.parse(r.out).results.length, 2, 'stdout is exactly one JSON document');
-    // The first result gives the rate: `validating 1/2 · ETA 4s` (one task of two left).
-    assert.match(r.err, /^validating 1\/2 · ETA \d+s$/m, explain(r));
+    // The first result gives the rate: `validating 1/2 · ETA 4s` (one task of two left; `1m` when a loaded machine
+    // took a minute over the first).
+    assert.match(r.err, /^validating 1\/2 · ETA \d+[smhd][\dmh]*$/m, explain(r));
     assert.doesNotMatch(r.err, /\r|\u001b\[2K|█/, 'no terminal control codes without a terminal');
   } finally {
     await removeDir(ws);
@@ -40,7 +41,7 @@ test('validate harness on a terminal: a bar with count and ETA on stderr while i
     t.start(['sh', '-c', cmd], { cols: 100, rows: 20, env: { NO_COLOR: '1' } });
     // While the first task runs: the bar at 0/2 (no ETA before a rate); after it, 1/2 with an ETA.
     await t.waitForText(/^validating \[░+\] 0\/2$/m, 60_000);
-    const mid = await t.waitForText(/^validating \[█+░+\] 1\/2 · ETA \d+s$/m, 60_000);
+    const mid = await t.waitForText(/^validating \[█+░+\] 1\/2 · ETA \d+[smhd][\dmh]*$/m, 60_000);
     assert.match(mid, /^\[1\/2\] (ok {2}|FAIL) sample__calc-\d/m, 'the job\'s own lines stay above the bar');
     assert.equal(await t.exitCode(60_000), 1);
     const end = t.screen();

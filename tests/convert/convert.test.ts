@@ -13,7 +13,7 @@ import { runConvert, preflightConvert } from '../../src/services/convert/convert
 import { defaultConvertOptions, manualCommand, type ConvertOptions } from '../../src/services/convert/options.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { ConsoleError } from '../../src/services/errors.js';
-import { readRows, previewRow, previewLines } from '../../src/services/convert/rows.js';
+import { readRows, previewRow, previewLines } from '../../src/services/convert/jsonlRows.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FAKE = path.join(here, '..', 'fakes', 'converter.py');

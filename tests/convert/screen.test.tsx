@@ -70,7 +70,7 @@ test('form → converter → verified rows → preview', async () => {
       await ui.press(KEYS.right);
       await ui.waitForText('row 2/3');
       assert.match(ui.frame(), new RegExp(instances[1]!.instance_id));
-      await ui.waitForText(/on disk: 3 rows, [\d.]+ kB, written \d+s ago \(V verifies it\)/);
+      await ui.waitForText(/on disk: 3 rows, [\d.]+ KiB, written \d+s ago \(V verifies it\)/);
     } finally {
       ui.unmount();
       services.dispose();

@@ -136,7 +136,7 @@ test('data show: summary for people, one JSON document with every instance', asy
     const r = run(['data', 'show', '-w', ws]);
     assert.equal(await dataShowCommand(r.ctx), 0);
     const text = r.stdout();
-    assert.match(text, /^split: {5}train {2}\(data\/swegym-source\/train\.parquet, [\d.]+ kB\)$/m);
+    assert.match(text, /^split: {5}train {2}\(data\/swegym-source\/train\.parquet, [\d.]+ KiB\)$/m);
     assert.match(text, /^rows: {6}293 tasks in 13 repos$/m);
     assert.match(text, /images: {4}293 unique, 2 from legacy SWE-bench repos/);
     assert.match(text, /FAIL_TO_PASS stored as list, PASS_TO_PASS as list/);
@@ -187,7 +187,7 @@ test('data download fetches through the fake hub into data/swegym-source and che
     const env = { HF_ENDPOINT: hub.endpoint, HOME: ws, HF_HUB_DISABLE_IMPLICIT_TOKEN: '1' };
     const r = run(['data', 'download', '-w', ws, '--split', 'validation'], env);
     assert.equal(await dataDownloadCommand(r.ctx), 0);
-    assert.match(r.stdout(), /^downloaded data\/swegym-source\/validation\.parquet \([\d.]+ kB, 23 rows; verified: size \+ sha256\)$/m);
+    assert.match(r.stdout(), /^downloaded data\/swegym-source\/validation\.parquet \([\d.]+ KiB, 23 rows; verified: size \+ sha256\)$/m);
     assert.match(r.stderr(), /^resolving on 127\.0\.0\.1:\d+…$/m, 'progress lines on stderr (not a TTY)');
     assert.match(r.stderr(), /^done /m);
     assert.deepEqual(await readFile(path.join(ws, 'data/swegym-source/validation.parquet')), Buffer.from(bytes));

@@ -142,11 +142,11 @@ test('d downloads the split as a job with bytes, rate and ETA, then shows it', a
   try {
     await ui.waitForText('train.parquet is not downloaded yet');
     await ui.press('d');
-    await ui.waitForText(/downloading [\d.]+ kB \/ [\d.]+ kB \(\d+%\) · .* · ETA /, 10_000);
+    await ui.waitForText(/downloading [\d.]+ (B|KiB|MiB) \/ [\d.]+ (KiB|MiB) \(\d+%\) · .* · ETA /, 10_000);
     assert.match(ui.frame(), /running: download train\.parquet/);
     assert.ok(s.services.jobs.getState().jobs['data-download-train']);
     await ui.waitForText('293 tasks', 60_000);
-    await ui.waitForText(/downloaded train\.parquet \([\d.]+ kB, sha256 verified\)/);
+    await ui.waitForText(/downloaded train\.parquet \([\d.]+ KiB, sha256 verified\)/);
     assert.equal(Object.keys(s.services.jobs.getState().jobs).length, 0);
     assert.deepEqual(await readFile(path.join(s.ws, 'data/swegym-source/train.parquet')), Buffer.from(bytes));
   } finally {
@@ -240,7 +240,7 @@ test('c cancels a running download from the screen; the partial file stays for a
   try {
     await ui.waitForText('not downloaded yet');
     await ui.press('d');
-    await ui.waitForText(/downloading [\d.]+ [kM]B \/ /, 10_000);
+    await ui.waitForText(/downloading [\d.]+ [KM]iB \/ /, 10_000);
     await ui.press('x');
     await ui.waitForText('download failed: download of train.parquet interrupted');
     assert.equal(Object.keys(s.services.jobs.getState().jobs).length, 0);

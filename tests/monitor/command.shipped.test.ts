@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { monitorCommand } from '../../src/cli/commands/monitor.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import type { CommandContext } from '../../src/cli/context.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { ConsoleError } from '../../src/services/errors.js';

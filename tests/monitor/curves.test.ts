@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { brailleChart, curvePlot, ema, fitName, groupHistogram, stepSmoothing, xAxisLabels, type CurveSegment } from '../../src/ui/charts.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { metricSeries, sortedRecords } from '../../src/services/monitor/curves.js';
 import { EFFECTIVE_LINES, metricLine, rolloutLines, stepMetrics } from './builders.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { metricLine, pyLog, RM, sampleLine, type Py } from './builders.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLine } from '../../src/services/monitor/lines.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { computeAlerts } from '../../src/services/monitor/alerts.js';
 import { runLogText } from './runFixtures.js';
 import { rolloutLines } from './builders.js';

@@ -85,7 +85,7 @@ test('garbage, truncated and look-alike lines are skipped', () => {
 });
 
 test('fuzz: random garbage (incl. look-alikes and binary) between valid lines never throws and never loses a valid line', async () => {
-  const { RunModel } = await import('../../src/services/monitor/model.js');
+  const { RunModel } = await import('../../src/services/monitor/runModel.js');
   const { LineScanner } = await import('../../src/services/monitor/tail.js');
   let seed = 99;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);

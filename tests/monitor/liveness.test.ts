@@ -83,7 +83,7 @@ test('the --once --json field: snake_case, seconds, the label', () => {
 
 test('a run that ended raises no proxy alert (its proxy is expected to be gone); a running one does', async () => {
   const { computeAlerts } = await import('../../src/services/monitor/alerts.js');
-  const { RunModel } = await import('../../src/services/monitor/model.js');
+  const { RunModel } = await import('../../src/services/monitor/runModel.js');
   const m = new RunModel({ clock: () => 0 });
   const proxy = { consecutiveFailures: 5, last: { ok: false, at: 0, error: 'ECONNREFUSED' } };
   const ids = (state: 'running' | 'finished' | 'crashed' | 'exited') => computeAlerts({ model: m, now: 0, proxy, live: true, liveness: { state, stallAfterMs: 60_000, why: 'test', ...(state === 'exited' ? { exitCode: 0 } : {}) } }).map((a) => a.id);

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LINE_MARKERS, parseLine, type ParsedEvent } from '../../src/services/monitor/lines.js';
 import { LineScanner } from '../../src/services/monitor/tail.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { generateOffline } from '../../src/services/simulator/writer.js';
 import { DROPPED_MARKERS, NOT_IN_DOCUMENT } from '../../src/services/monitor/segmentScan.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';

@@ -11,7 +11,7 @@ import { compileMarkers, findMarkedLines } from '../../src/services/monitor/mark
 import { MarkerScan } from '../../src/services/monitor/markerScan.js';
 import { MARKER_SHAPES } from '../../src/services/monitor/markerShapes.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
-import { RunModel as MonitorModel } from '../../src/services/monitor/model.js';
+import { RunModel as MonitorModel } from '../../src/services/monitor/runModel.js';
 import { lookAlikeMessage } from '../../src/services/simulator/lookAlikes.js';
 import { Rng } from '../../src/services/simulator/rng.js';
 import { generateOffline } from '../../src/services/simulator/writer.js';

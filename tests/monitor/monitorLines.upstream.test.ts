@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { LineScanner } from '../../src/services/monitor/tail.js';
 import { computeAlerts } from '../../src/services/monitor/alerts.js';
 import { parseLine } from '../../src/services/monitor/lines.js';

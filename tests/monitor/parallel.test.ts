@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { EFFECTIVE_LINES, RM, metricLine, pyLog, rolloutLines, sampleLine } from './builders.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { LINE_MARKERS, parseLine, type LogEvent } from '../../src/services/monitor/lines.js';
 import { LineScanner, scanFile } from '../../src/services/monitor/tail.js';
 import { SegmentApplier, ingestOnceFile } from '../../src/services/monitor/parallel.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { SegmentScanner } from '../../src/services/monitor/segmentScan.js';
 import { generateOffline } from '../../src/services/simulator/writer.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fetchProxyHealth, proxyUrlFrom } from '../../src/services/monitor/proxy.js';
 import { classifyTrajectory, listDressageSandboxes, parseAgentProgress, summarizeStreamEvent, toRows } from '../../src/services/monitor/sandboxes.js';
 import { computeAlerts } from '../../src/services/monitor/alerts.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { MonitorService } from '../../src/services/monitor/session.js';
 import { createMonitorStore } from '../../src/state/monitor.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';

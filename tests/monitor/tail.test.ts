@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFile, writeFile, truncate, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LineScanner, FileFollower, scanFile } from '../../src/services/monitor/tail.js';
-import { RunModel } from '../../src/services/monitor/model.js';
+import { RunModel } from '../../src/services/monitor/runModel.js';
 import { ingestFile } from '../../src/services/monitor/ingest.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';

@@ -13,7 +13,7 @@ import { buildMinimalLocalTemplate } from '../../src/services/sandbox/localMinim
 import { descendants } from '../../src/services/sandbox/localProcs.js';
 import { withSandbox } from '../../src/services/sandbox/index.js';
 import { CONSOLE_TAG_KEY } from '../../src/services/sandbox/types.js';
-import type { RetryEvent } from '../../src/services/sandbox/retry.js';
+import type { RetryEvent } from '../../src/services/sandbox/withRetry.js';
 import { sandboxErrorKind } from './contract.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';

@@ -3,9 +3,9 @@
 // operator's SWEGYM_RETRY_BASE_MS / SWEGYM_RETRY_MAX_MS reach both retry layers.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { withRetry, retryTimingFromEnv, DEFAULT_RETRY } from '../../src/services/sandbox/retry.js';
+import { withRetry, retryTimingFromEnv } from '../../src/services/sandbox/withRetry.js';
+import { BLACKBOX_RETRY, HUB_DOWNLOAD_RETRY, SANDBOX_RETRY as DEFAULT_RETRY, TEMPLATE_BUILD_RETRY as FACTORY_RETRY, backoffDelay } from '../../src/services/util/retry.js';
 import { SandboxError } from '../../src/services/sandbox/types.js';
-import { retryDelayMs, DEFAULT_RETRY as FACTORY_RETRY } from '../../src/services/templates/factory.js';
 
 /** Runs withRetry against a function failing `failures` times, advancing the mocked clock; returns when each attempt began. */
 async function schedule(failures: number, retryAfterSec?: number, policy = {}): Promise<{ at: number[]; result: string | Error }> {
@@ -18,7 +18,7 @@ async function schedule(failures: number, retryAfterSec?: number, policy = {}): 
         if (at.length <= failures) throw new SandboxError('service_busy', 'busy', { retryAfterSec });
         return 'ok';
       },
-      { policy: { ...policy, jitter: 0 } },
+      { policy: { ...policy, jitter: [1, 1] } },
     ).then((v) => v as string, (e: Error) => e);
     // Let each attempt run, then jump to the next timer; bounded so a broken schedule cannot spin.
     for (let i = 0; i < 20 && at.length <= Math.min(failures, DEFAULT_RETRY.attempts - 1); i++) {
@@ -54,7 +54,15 @@ test('SWEGYM_RETRY_BASE_MS / SWEGYM_RETRY_MAX_MS: whole numbers of ms, anything 
 
 test('the template factory: at least Retry-After, never more than its cap', () => {
   const policy = { ...FACTORY_RETRY, random: () => 0 };
-  assert.equal(retryDelayMs(policy, 1, 2), 2000);
-  assert.equal(retryDelayMs({ ...policy, maxDelayMs: 40 }, 1, 2), 40);
-  assert.equal(retryDelayMs({ ...policy, baseDelayMs: 10, maxDelayMs: 40 }, 5), 20);
+  assert.equal(backoffDelay(policy, 1, 2), 2000);
+  assert.equal(backoffDelay({ ...policy, maxMs: 40 }, 1, 2), 40);
+  assert.equal(backoffDelay({ ...policy, baseMs: 10, maxMs: 40 }, 5), 20);
+});
+
+test('one policy for every layer: the sandbox calls honour Retry-After exactly, the builds spread it, the download doubles unjittered', () => {
+  const r0 = () => 0;
+  assert.equal(backoffDelay({ ...DEFAULT_RETRY, random: r0 }, 1, 3), 3000);
+  assert.equal(backoffDelay({ ...DEFAULT_RETRY, random: r0 }, 2), 1600, 'sandbox: 2 s less 20 %');
+  assert.equal(backoffDelay({ ...HUB_DOWNLOAD_RETRY, random: r0 }, 4), 4000);
+  assert.equal(backoffDelay({ ...BLACKBOX_RETRY, random: () => 0.999999 }, 9), 10_000, 'the cap holds after the jitter');
 });

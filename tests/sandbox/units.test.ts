@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LineSplitter, OutputTail, StreamCollector } from '../../src/services/sandbox/lines.js';
-import { backoffDelay, withRetry, DEFAULT_RETRY } from '../../src/services/sandbox/retry.js';
+import { backoffDelay, withRetry } from '../../src/services/sandbox/withRetry.js';
+import { SANDBOX_RETRY as DEFAULT_RETRY } from '../../src/services/util/retry.js';
 import { healthProbeCommand, parseHealthProbe, HEALTH_STATUS_MARKER } from '../../src/services/sandbox/health.js';
 import { mapE2bError, e2bSettingsFromEnv } from '../../src/services/sandbox/e2b.js';
 import { sandboxConsoleError, createProvider, localStoreDir } from '../../src/services/sandbox/index.js';
@@ -33,7 +34,7 @@ test('the output tail keeps the most recent bytes', () => {
 });
 
 test('backoff grows exponentially with jitter, is capped, and honours Retry-After', () => {
-  const policy = { ...DEFAULT_RETRY, baseMs: 100, maxMs: 1000, jitter: 0.2 };
+  const policy = { ...DEFAULT_RETRY, baseMs: 100, maxMs: 1000, jitter: [0.8, 1.2] as const };
   assert.equal(backoffDelay(policy, 1, undefined, () => 0.5), 100);
   assert.equal(backoffDelay(policy, 3, undefined, () => 0.5), 400);
   assert.equal(backoffDelay(policy, 3, undefined, () => 0), 320);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pyFloat, pyRepr, pyInt } from '../../src/services/simulator/pyrepr.js';
+import { pyFloat, pyRepr, pyInt } from '../../src/services/simulator/pyReprWrite.js';
 import { generateOffline, LiveSimulator, type SimManifest } from '../../src/services/simulator/writer.js';
 import { Rng } from '../../src/services/simulator/rng.js';
 import { parseCommandLine, helpText } from '../../src/cli/args.js';

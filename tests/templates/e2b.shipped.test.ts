@@ -42,7 +42,7 @@ test('against the fake E2B server: 429 storm, one permanently failing image, the
       paths,
       artifacts: { artifactDir: paths.artifactDir, versions: VERSIONS },
       concurrency: 4,
-      retry: { baseDelayMs: 50, maxDelayMs: 500 },
+      retry: { baseMs: 50, maxMs: 500 },
       onEvent: (e) => (e.type === 'retry' ? retries.push(e.image) : undefined),
     });
     const result = await factory.run();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startFakeE2b } from '../fakes/e2bServer.js';
 import { CALC_GOLD, CALC_SPEC, calcTaskPlayer } from '../fakes/sweTaskSandbox.js';
 import { assignTemplateNames } from '../../src/services/templates/naming.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { E2bProvider } from '../../src/services/sandbox/e2b.js';
 import { makeInstances, writeParquetFixture } from '../fixtures/parquetFixtures.js';
 import { imageNames, readJson, templateWorkspace } from './helpers.js';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { writeFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { TemplateFactory, retryDelayMs, DEFAULT_RETRY, type FactoryConfig } from '../../src/services/templates/factory.js';
+import { TemplateFactory, type FactoryConfig } from '../../src/services/templates/factory.js';
+import { TEMPLATE_BUILD_RETRY as DEFAULT_RETRY, backoffDelay as retryDelayMs } from '../../src/services/util/retry.js';
 import { assignTemplateNames } from '../../src/services/templates/naming.js';
 import { readTemplateMap } from '../../src/services/templates/map.js';
 import { acquireLock } from '../../src/services/workspace/lock.js';
@@ -19,7 +20,7 @@ async function readTemplatesJournal(paths: { journalsDir: string }): Promise<any
 import { removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 
-const fastRetry = { baseDelayMs: 2, maxDelayMs: 20, random: () => 0.5 };
+const fastRetry = { baseMs: 2, maxMs: 20, random: () => 0.5 };
 
 function config(provider: FactoryConfig['provider'], paths: FactoryConfig['paths'], extra: Partial<FactoryConfig> = {}): FactoryConfig {
   return { provider, paths, artifacts: { artifactDir: paths.artifactDir, versions: VERSIONS }, retry: fastRetry, ...extra };
@@ -138,7 +139,7 @@ test('rate limits that never end fail the image after maxAttempts with the cause
   const provider = new FakeProvider();
   provider.scripts.set(images[0]!, { rateLimited: 100 });
   try {
-    const result = await new TemplateFactory(config(provider, paths, { retry: { ...fastRetry, maxAttempts: 3 } })).run();
+    const result = await new TemplateFactory(config(provider, paths, { retry: { ...fastRetry, attempts: 3 } })).run();
     assert.equal(result.failed, 1);
     const rec = result.records[0]!;
     assert.equal(rec.code, 'rate_limited');

@@ -27,7 +27,7 @@ test('memory provider: rate-limit storm on builds, one failing image, then smoke
       paths,
       artifacts: { artifactDir: paths.artifactDir, versions: VERSIONS },
       concurrency: 3,
-      retry: { baseDelayMs: 5, maxDelayMs: 20 },
+      retry: { baseMs: 5, maxMs: 20 },
     }).run();
     assert.equal(result.built, 5);
     assert.equal(result.failed, 1);

@@ -25,8 +25,8 @@ test('Train screen: form, live derived values, validation, launch and stop with 
   const w = await trainWorkspace();
   dirs.push(w.root);
   const log = new CommandLog();
-  const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: log });
-  services.train.getState().set({ env: { ...w.env, FAKE_LAUNCHER_ROLLOUTS: '100000', FAKE_LAUNCHER_SAMPLES: '1', FAKE_LAUNCHER_LINE_DELAY: '0.05' } });
+  const env = { ...w.env, FAKE_LAUNCHER_ROLLOUTS: '100000', FAKE_LAUNCHER_SAMPLES: '1', FAKE_LAUNCHER_LINE_DELAY: '0.05' };
+  const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: log, env });
   const ui = renderInk(<App services={services} size={{ width: 160, height: 48 }} />);
   const frames = () => ui.frames.join('\n');
   try {
@@ -86,6 +86,7 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     await ui.waitForText(/stopped +swegym-qwen3\.5-4b/, 40_000);
     assert.equal(isGroupAlive(run!.pgid!), false);
     assert.ok(!frames().includes(SECRET), 'a secret reached the screen');
+    assert.ok(!JSON.stringify(services.train.getState()).includes(SECRET), 'a secret from the environment reached the train store');
     assert.ok(!JSON.stringify(log.entries()).includes(SECRET), 'a secret reached the command log');
   } finally {
     ui.unmount();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { GROUPS, OWN_CHECK, SETTINGS, loadTrainSettings, parseAssignment, readEnvFile, saveTrainSettings, secretsFile, validateSetting } from '../../src/services/train/settings.js';
+import { GROUPS, OWN_CHECK, SETTINGS, describeSecretSettings, loadTrainSettings, parseAssignment, readEnvFile, saveTrainSettings, secretsFile, validateSetting } from '../../src/services/train/settings.js';
 import { deriveValues, describeDerived, resolveSettings } from '../../src/services/train/derive.js';
 import { buildLaunchPlan, formatDryRun, planSummary } from '../../src/services/train/launch.js';
 import { removeDir } from '../helpers/workspace.js';
@@ -156,4 +156,9 @@ test('the dry run shows the exact command and environment with secrets masked', 
   const json = JSON.stringify(planSummary(plan));
   assert.ok(!json.includes(SECRET) && !json.includes('wandb-secret-value-1'));
   assert.equal(plan.env.DRESSAGE_E2B_API_KEY, SECRET, 'the launcher itself still gets the key');
+});
+
+test('the store holds a secret setting only as whether it is set (describeSecretSettings)', () => {
+  const shown = describeSecretSettings({ DRESSAGE_E2B_API_KEY: 'e2b_fake_key_for_tests', WANDB_API_KEY: '', NUM_ROLLOUT: '8' });
+  assert.deepEqual(shown, { DRESSAGE_E2B_API_KEY: 'set (22 chars)', WANDB_API_KEY: 'not set', NUM_ROLLOUT: '8' });
 });

@@ -10,7 +10,7 @@ import { tempDir, removeDir } from '../helpers/workspace.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
 import type { Sandbox } from '../../src/services/sandbox/types.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { validateAgent, progressFromStreamJson, type AgentProgress } from '../../src/services/validate/agent.js';
 import { BbsClient, BbsError, newSessionId, newTurnId } from '../../src/services/validate/bbs.js';
 import { startFakeBbs, type FakeBbs, type FakeBbsOptions, type FakeTurn, type TurnOutcome } from '../fakes/blackboxServer.js';
@@ -60,7 +60,7 @@ async function validateWithAgent(agent: Agent, opts: { extra?: Partial<FakeBbsOp
     row: sampleRow(task.spec),
     router: 'https://proxy.example.org:8800',
     pollWaitSec: 1,
-    retry: { initialDelayMs: 10, maxDelayMs: 20 },
+    retry: { baseMs: 10, maxMs: 20 },
     extractRetryDelayMs: 10,
     endpointFor: (sb) => {
       sandbox = sb;
@@ -225,10 +225,10 @@ test('register is retried on 503 (shutting down) and on refused connections, the
   const bbs = await startFakeBbs();
   servers.push(bbs);
   bbs.setState('shutting_down');
-  const c = new BbsClient(bbs.url, { retry: { attempts: 3, initialDelayMs: 5, maxDelayMs: 10 } });
+  const c = new BbsClient(bbs.url, { retry: { attempts: 3, baseMs: 5, maxMs: 10 } });
   await assert.rejects(c.register({ blackbox_type: 'claude_code', router: 'https://r', bound_session_id: newSessionId(), bound_instance_id: 'x' }), (e: unknown) => e instanceof BbsError && e.status === 503);
   assert.equal(bbs.requests.filter((r) => r.path === '/v1/rollout/register').length, 3);
-  const dead = new BbsClient('http://127.0.0.1:9', { retry: { attempts: 2, initialDelayMs: 5 } });
+  const dead = new BbsClient('http://127.0.0.1:9', { retry: { attempts: 2, baseMs: 5 } });
   await assert.rejects(dead.register({ blackbox_type: 'claude_code', router: 'https://r', bound_session_id: newSessionId(), bound_instance_id: 'x' }));
 });
 

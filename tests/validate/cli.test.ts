@@ -5,7 +5,7 @@ import path from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { createProvider } from '../../src/services/sandbox/index.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { validateHarnessJournal } from '../../src/services/validate/harness.js';

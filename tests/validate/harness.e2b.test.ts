@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startFakeE2b, type FakeE2b } from '../fakes/e2bServer.js';
 import { CALC_GOLD, CALC_SPEC, calcTaskPlayer } from '../fakes/sweTaskSandbox.js';
 import { E2bProvider } from '../../src/services/sandbox/e2b.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { validateHarness } from '../../src/services/validate/harness.js';
 
 const GOLD = CALC_GOLD;

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { validateHarness } from '../../src/services/validate/harness.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { ConsoleError } from '../../src/services/errors.js';

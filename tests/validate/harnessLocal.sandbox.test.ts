@@ -6,7 +6,7 @@ import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { LocalProvider } from '../../src/services/sandbox/local.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { validateHarness, validateHarnessJournal, harnessResultsJson, type HarnessTask } from '../../src/services/validate/harness.js';
 import { runBeforeAgent, runHarness, applyPatch } from '../../src/services/validate/evaluator.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';

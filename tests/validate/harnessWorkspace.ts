@@ -5,7 +5,7 @@ import path from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createProvider } from '../../src/services/sandbox/index.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import type { RecipePaths } from '../../src/services/workspace/paths.js';
 import { parquetBytes } from '../fixtures/parquetFixtures.js';
 import { makeTaskRepo, type TaskRepo } from './taskRepo.js';

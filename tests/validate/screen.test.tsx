@@ -11,7 +11,7 @@ import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { validateHarnessJournal } from '../../src/services/validate/harness.js';
 import { createProvider } from '../../src/services/sandbox/index.js';
 import { makeTaskRepo } from './taskRepo.js';

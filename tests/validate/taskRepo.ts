@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { SampleTaskSpec } from '../../src/services/demo/rows.js';
+import type { SampleTaskSpec } from '../../src/services/demo/sampleRow.js';
 
 const RUNNER = `import importlib.util, sys, traceback
 path = sys.argv[1]

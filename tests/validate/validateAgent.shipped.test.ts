@@ -9,7 +9,7 @@ import { startFakeE2b } from '../fakes/e2bServer.js';
 import { startFakeBbs } from '../fakes/blackboxServer.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { MARKER_PREFIX } from '../../src/services/marker/marker.js';
 import { explain, runShipped } from '../helpers/shipped.js';
 

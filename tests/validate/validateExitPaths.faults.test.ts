@@ -12,7 +12,7 @@ import { builtMissing, runConsole, startConsole } from '../helpers/builtCli.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 import { recipePaths, type RecipePaths } from '../../src/services/workspace/paths.js';
-import { sampleRow } from '../../src/services/demo/rows.js';
+import { sampleRow } from '../../src/services/demo/sampleRow.js';
 import { CALC_BASE, CALC_GOLD, CALC_SPEC } from '../fakes/sweTaskSandbox.js';
 
 const BASE = CALC_BASE;

@@ -5,13 +5,9 @@ import type { CommandContext } from '../context.js';
 import { note, optFlag, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
 import { buildArtifacts } from '../../services/artifacts/artifacts.js';
+import { formatBytes } from '../../services/util/format.js';
 
-function size(n: number | undefined): string {
-  if (n === undefined) return '?';
-  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
-}
+const size = (n: number | undefined): string => (n === undefined ? '?' : formatBytes(n));
 
 export async function artifactsBuildCommand(ctx: CommandContext): Promise<number> {
   const r = await buildArtifacts({

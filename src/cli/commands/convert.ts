@@ -9,7 +9,7 @@ import { redact } from '../../services/secrets.js';
 import { runConvertJob } from '../../services/convert/convertJob.js';
 import { defaultConvertOptions, type ConvertOptions } from '../../services/convert/options.js';
 import type { VerifyReport } from '../../services/convert/verify.js';
-import { previewLines } from '../../services/convert/rows.js';
+import { previewLines } from '../../services/convert/jsonlRows.js';
 import type { Split } from '../../services/workspace/paths.js';
 
 function resolve(ctx: CommandContext, p: string | undefined): string | undefined {

@@ -12,6 +12,7 @@ import { formatProgress } from '../../services/dataset/format.js';
 import { formatBytes } from '../../services/util/format.js';
 import { formatProblem } from '../../services/dataset/types.js';
 import type { DownloadProgress } from '../../services/dataset/hub.js';
+import { renderTable } from '../../ui/renderTable.js';
 
 function isTty(stream: NodeJS.WritableStream): boolean {
   return Boolean((stream as NodeJS.WriteStream).isTTY);
@@ -167,7 +168,6 @@ async function dataShow(ctx: CommandContext): Promise<number> {
     });
     return ExitCode.ok;
   }
-  const repoWidth = Math.max(4, ...s.repos.map((r) => r.repo.length));
   const maxCount = Math.max(1, ...s.repos.map((r) => r.count));
   say(ctx, `split:     ${s.split ?? '?'}  (${displayPath(ctx.paths, s.file)}, ${formatBytes(s.fileBytes)})`);
   say(ctx, `rows:      ${s.rows} tasks in ${s.repos.length} repos`);
@@ -177,10 +177,8 @@ async function dataShow(ctx: CommandContext): Promise<number> {
   say(ctx, `  PASS_TO_PASS per task: ${dist(s.passToPass)}`);
   say(ctx, `problem statements (chars): ${dist(s.problemStatementChars)}`);
   say(ctx, 'repos:');
-  for (const r of s.repos) {
-    const bar = '█'.repeat(Math.max(1, Math.round((r.count / maxCount) * 30)));
-    say(ctx, `  ${r.repo.padEnd(repoWidth)}  ${String(r.count).padStart(4)}  ${bar}`);
-  }
+  const bar = (n: number) => '█'.repeat(Math.max(1, Math.round((n / maxCount) * 30)));
+  for (const line of renderTable([{ minWidth: 4 }, { align: 'right', minWidth: 4 }, {}], s.repos.map((r) => [r.repo, String(r.count), bar(r.count)]), { indent: '  ' })) say(ctx, line);
   if (data.warnings.length) {
     say(ctx, `warnings (${data.warnings.length}):`);
     for (const w of data.warnings.slice(0, 10)) say(ctx, `  ${formatProblem(w)}`);

@@ -11,7 +11,7 @@ import { statLogFile } from '../../services/monitor/ingest.js';
 import { ingestOnceFile } from '../../services/monitor/parallel.js';
 import { followRayJob } from '../../services/monitor/tail.js';
 import { RunFollowJob } from '../../services/monitor/followJob.js';
-import { RunModel, phaseLabel } from '../../services/monitor/model.js';
+import { RunModel, phaseLabel } from '../../services/monitor/runModel.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
 import { assertRunLog } from '../../services/monitor/runLogCheck.js';
@@ -24,7 +24,7 @@ import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor
 import type { RunSources } from '../../services/monitor/sources/types.js';
 import { logResetText } from '../../services/monitor/logReset.js';
 import { activeHangs, hangText, hangsJson } from '../../services/monitor/hangs.js';
-import { setting } from '../../services/config/settings.js';
+import { setting } from '../../services/config/envSettings.js';
 
 function rolloutLine(model: RunModel): string {
   const rs = model.sortedRollouts();

@@ -11,7 +11,7 @@ import { buildReportData, readRunModel } from '../../services/report/data.js';
 import { loadChartLibrary, renderReportHtml } from '../../services/report/html.js';
 import { writeFileAtomic } from '../../services/workspace/atomic.js';
 import { ExitCode } from '../../services/errors.js';
-import { setting } from '../../services/config/settings.js';
+import { setting } from '../../services/config/envSettings.js';
 
 export async function reportCommand(ctx: CommandContext): Promise<number> {
   if (ctx.positionals.length > 1) throw usageError('report takes at most one RUN, RUN_DIR or LOG_FILE', 'swegym-console report [RUN|RUN_DIR|LOG_FILE] -o run.html');

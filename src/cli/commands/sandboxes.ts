@@ -7,6 +7,7 @@ import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, CONSO
 import { SESSION_TAG_KEY } from '../../services/sandbox/sessions.js';
 import { sandboxLedger } from '../../services/sandbox/ledger.js';
 import { summarizeUsage, usageLine, type SandboxUsage } from '../../services/sandbox/usage.js';
+import { renderTable } from '../../ui/renderTable.js';
 
 /** The same in the E2B CLI's own words (`e2b sandbox list/kill … --metadata …`). */
 const E2B_CLI_LIST = `e2b sandbox list --metadata ${CONSOLE_TAG_KEY}=${CONSOLE_TAG_VALUE}`;
@@ -60,11 +61,6 @@ function tags(s: SandboxInfo): string {
     .join(' ');
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
-}
-
 export async function listCommand(ctx: CommandContext): Promise<number> {
   const p = provider(ctx);
   const items = await listConsole(ctx, p);
@@ -78,8 +74,9 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
     if (p.name === 'e2b') say(ctx, `by hand: ${E2B_CLI_LIST}`);
     return ExitCode.ok;
   }
-  const rows = [['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'SESSION', 'USAGE (E2B)', 'TAGS'], ...items.map((s, i) => { const u = usage[i]; return [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), s.metadata[SESSION_TAG_KEY] ?? '-', u ? usageLine(u) : '-', tags(s)]; })];
-  say(ctx, table(rows));
+  const columns = ['ID', 'TEMPLATE', 'STATE', 'AGE', 'LEFT', 'SESSION', 'USAGE (E2B)', 'TAGS'].map((title) => ({ title }));
+  const rows = items.map((s, i) => { const u = usage[i]; return [s.id, s.template, s.state, age(s.startedAt), left(s.endAt), s.metadata[SESSION_TAG_KEY] ?? '-', u ? usageLine(u) : '-', tags(s)]; });
+  say(ctx, renderTable(columns, rows).join('\n'));
   say(ctx, `${items.length} sandbox${items.length === 1 ? '' : 'es'} (${p.name})`);
   if (p.name === 'e2b') say(ctx, `by hand: ${E2B_CLI_LIST}   ·   ${E2B_CLI_KILL_ALL}`);
   return ExitCode.ok;

@@ -6,7 +6,8 @@ import type { CommandContext } from '../context.js';
 import { note, optFlag, optString, say, writeJson } from '../context.js';
 import { ExitCode, usageError } from '../../services/errors.js';
 import { generateOffline, LiveSimulator, SIM_LOG_NAME, type SimManifest } from '../../services/simulator/writer.js';
-import type { SimConfig } from '../../services/simulator/model.js';
+import type { SimConfig } from '../../services/simulator/runGenerator.js';
+import { formatBytes } from '../../services/util/format.js';
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KIB|MIB|GIB)?$/i;
 const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
@@ -61,7 +62,7 @@ function trajLimit(ctx: CommandContext, live: boolean): number {
 function summary(ctx: CommandContext, dir: string, m: Pick<SimManifest, 'counts' | 'complete'>): void {
   const c = m.counts;
   say(ctx, `simulated run in ${dir} (${m.complete ? 'complete' : 'partial'}):`);
-  say(ctx, `  ${path.join(dir, SIM_LOG_NAME)}: ${c.lines} lines, ${(c.bytes / 1e6).toFixed(1)} MB`);
+  say(ctx, `  ${path.join(dir, SIM_LOG_NAME)}: ${c.lines} lines, ${formatBytes(c.bytes)}`);
   say(ctx, `  ${c.rollouts} rollouts, ${c.sampleLines} per-sample lines (${c.rewardOne} reward=1.0), ${c.failedGroups} failed groups, ${c.trajFiles} traj files, checkpoints at ${c.checkpoints.length ? c.checkpoints.join(',') : 'none'}`);
 }
 
@@ -88,7 +89,7 @@ export async function simulateCommand(ctx: CommandContext): Promise<number> {
       onProgress: (bytes, rollout) => {
         if (!ctx.global.json && Date.now() - lastNote > 2000) {
           lastNote = Date.now();
-          note(ctx, `  rollout ${rollout}, ${(bytes / 1e6).toFixed(0)} MB`);
+          note(ctx, `  rollout ${rollout}, ${formatBytes(bytes)}`);
         }
       },
     });

@@ -9,9 +9,10 @@ import { progressReporter } from '../progress.js';
 import { runSmokeJob, smokeTargetsByName } from '../../services/templates/smokeJob.js';
 import { templatesStatus } from '../../services/templates/status.js';
 import { openSandboxProvider } from '../../services/templates/provider.js';
-import { describeRetry } from '../../services/sandbox/retry.js';
+import { describeRetry } from '../../services/sandbox/withRetry.js';
 import { redact } from '../../services/secrets.js';
 import { formatElapsed } from '../../services/util/format.js';
+import { renderTable } from '../../ui/renderTable.js';
 
 /** Tests replace the provider (a child process running this command against a scripted provider). */
 let providerOverride: ((ctx: CommandContext) => Promise<SandboxProvider>) | undefined;
@@ -155,9 +156,8 @@ export async function templatesStatusCommand(ctx: CommandContext): Promise<numbe
     return ExitCode.ok;
   }
   if (status.imageListMissing) say(ctx, `note: ${ctx.paths.imageList} is missing (run \`swegym-console data images\`)`);
-  for (const r of status.templates) {
-    say(ctx, `${r.state.padEnd(8)} ${(r.smoke ?? '-').padEnd(6)} ${r.template}  ${r.image}${r.error ? `\n         ${r.error}` : ''}`);
-  }
+  const lines = renderTable([{ minWidth: 8 }, { minWidth: 6 }, {}, {}], status.templates.map((r) => [r.state, r.smoke ?? '-', r.template, r.image]));
+  status.templates.forEach((r, i) => say(ctx, `${lines[i]}${r.error ? `\n         ${r.error}` : ''}`));
   const c = status.counts;
   say(ctx, `\n${c.total} images: ${c.built} built, ${c.failed} failed, ${c.building} building, ${c.queued} to build; ${c.mapped} mapped; smoke ${c.smokePassed} passed, ${c.smokeFailed} failed`);
   for (const p of status.mapProblems) say(ctx, `map: ${p}`);

@@ -10,10 +10,11 @@ import { buildLaunchPlan, formatDryRun, planSummary, type LaunchPlan } from '../
 import type { LaunchCheck } from '../../services/train/checks.js';
 import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
 import { resumePlan, runLaunchJob, runStopJob } from '../../services/train/launchJob.js';
-import { formatAge } from '../../services/util/format.js';
 import { runsWithSources, stopRunRayJob, type RunStateSource } from '../../services/train/rayState.js';
 import { SUBMISSION_ID, dashboardUrl } from '../../services/ray/jobsApi.js';
 import { wandbLinesInLog, wandbRun } from '../../services/train/wandb.js';
+import { runRowCells } from '../../services/train/runRow.js';
+import { renderTable } from '../../ui/renderTable.js';
 import { isSecretName, redact, rememberSecrets } from '../../services/secrets.js';
 
 const SYMBOL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
@@ -110,10 +111,10 @@ function runJson(r: RunView) {
   };
 }
 
+/** A run's state as the run list words it (runRow.ts), with the host of a run launched elsewhere. */
 function statusText(r: RunView): string {
-  if (r.status === 'exited') return `exited ${r.exitCode ?? '?'}`;
-  if (r.remote) return `${r.status}? (on ${r.host})`;
-  return r.status;
+  const c = runRowCells(r, Date.now());
+  return c.where ? `${c.status} (${c.where})` : c.status;
 }
 
 function sourceJson(s: RunStateSource) {
@@ -131,11 +132,13 @@ export async function trainList(ctx: CommandContext): Promise<number> {
     return ExitCode.ok;
   }
   const now = Date.now();
-  for (const { run: r, source } of runs) {
-    const age = formatAge(now - Date.parse(r.startedAt ?? r.createdAt));
+  const rows = runs.map(({ run: r, source }) => {
+    // Ray's Jobs API answered for it: its state is known here, whatever host launched it.
+    const c = runRowCells(source.kind === 'ray-api' ? { ...r, remote: undefined } : r, now);
     const from = source.kind === 'ray-api' ? `from Ray job ${source.rayJobId}` : source.kind === 'remote' ? 'from the registry only' : 'from local processes';
-    say(ctx, `${r.name.padEnd(52)} ${statusText(source.kind === 'ray-api' ? { ...r, remote: undefined } : r).padEnd(10)} pid ${String(r.pid ?? '-').padEnd(8)} ${age} ago  (${from})`);
-  }
+    return [c.name, c.where ? `${c.status} (${c.where})` : c.status, c.pid, `${c.age} ago`, `(${from})`];
+  });
+  for (const line of renderTable([{}, {}, {}, { align: 'right' }, {}], rows)) say(ctx, line);
   const notes = [...new Set(runs.filter((r) => r.source.rayJobId && r.source.kind !== 'ray-api').map((r) => r.source.detail.split('; ').slice(1).join('; ')))];
   for (const n of notes) if (n) note(ctx, `note: ${n}`);
   return ExitCode.ok;

@@ -4,7 +4,7 @@
 import type { CommandContext } from '../context.js';
 import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
 import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
-import { describeRetry } from '../../services/sandbox/retry.js';
+import { describeRetry } from '../../services/sandbox/withRetry.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
@@ -14,9 +14,9 @@ import { progressReporter } from '../progress.js';
 import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
 import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
 import { loadTrainSettings } from '../../services/train/settings.js';
-import { readRows } from '../../services/convert/rows.js';
+import { readRows } from '../../services/convert/jsonlRows.js';
 import { count, formatDuration } from '../../services/util/format.js';
-import { setting } from '../../services/config/settings.js';
+import { setting } from '../../services/config/envSettings.js';
 
 function markerCell(m: Record<string, unknown> | null): string {
   if (!m) return '—';

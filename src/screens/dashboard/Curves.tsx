@@ -5,7 +5,7 @@ import React from 'react';
 import { Box, useInput } from 'ink';
 import type { AppServices } from '../services.js';
 import type { ChartSeries, MonitorSnapshot, MonitorState } from '../../state/monitor.js';
-import type { GroupTally } from '../../services/monitor/model.js';
+import type { GroupTally } from '../../services/monitor/runModel.js';
 import { useSel } from '../../ui/hooks.js';
 import { T, useColorEnabled, type Tone } from '../../ui/theme.js';
 import { CurveChart, lastFinite } from '../../ui/Chart.js';

@@ -10,7 +10,7 @@ import { fmtNum } from '../../ui/charts.js';
 import { padEnd, truncate, wrapText } from '../../ui/text.js';
 import { groupHistogramText } from './Curves.js';
 import { gpuDetailLines } from '../dashboardGpus.js';
-import { feedRows, pct, selectedIndex, taskRows, type PanelName } from './rows.js';
+import { feedRows, pct, selectedIndex, taskRows, type PanelName } from './panelRows.js';
 
 /** A trajectory's lines: how it ended, its messages and tool calls, its patch (the Trajectories drill-in and a finished sandbox). */
 function trajectoryLines(v: NonNullable<MonitorSnapshot['trajectory']>, push: (text: string, tone?: Tone) => void): void {

@@ -7,7 +7,7 @@ import { formatAge } from '../../services/util/format.js';
 import { lastFinite } from '../../ui/Chart.js';
 import { headerLines } from '../dashboardHeader.js';
 import { gpuDetailLines } from '../dashboardGpus.js';
-import { feedRows, pct, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './rows.js';
+import { feedRows, pct, sandboxRows, selectedIndex, taskRows, trajRows, type PanelName } from './panelRows.js';
 
 type DetailLine = DetailContent['lines'][number];
 

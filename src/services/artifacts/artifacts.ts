@@ -21,7 +21,7 @@ import {
   type ArtifactConfig,
 } from './versions.js';
 import { listDir } from '../util/fs.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 export interface FileFacts {
   file: string;

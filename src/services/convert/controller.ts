@@ -9,8 +9,9 @@ import type { ConvertForm, ConvertStore } from '../../state/convert.js';
 import { ConsoleError, usageError } from '../errors.js';
 import { defaultConvertOptions, manualCommand, validateConvertOptions, type ConvertOptions } from './options.js';
 import { runConvertJob, type ConvertJobEvent } from './convertJob.js';
-import { previewRow, readRows } from './rows.js';
+import { previewRow, readRows } from './jsonlRows.js';
 import { countLines } from '../pipeline/pipeline.js';
+import { startTicker, type Ticker } from '../jobs/publish.js';
 
 const JOB_ID = 'convert';
 const MAX_LINES = 500;
@@ -48,7 +49,7 @@ export class ConvertController {
   private ctl?: AbortController;
   private lines: string[] = [];
   private dirty = false;
-  private timer?: ReturnType<typeof setInterval>;
+  private ticker?: Ticker;
 
   constructor(private readonly opts: { paths: RecipePaths; store: ConvertStore; jobs: JobsStore; provider: 'e2b' | 'local'; env?: NodeJS.ProcessEnv; python?: string }) {}
 
@@ -109,11 +110,11 @@ export class ConvertController {
     this.lines = [];
     store.getState().set({ phase: 'preflight', lines: [], notices: [], report: undefined, command: manualCommand(paths, options), message: { text: 'checking what would make the converter fail…', tone: 'info' } });
     jobs.getState().start({ id: JOB_ID, title: 'convert to Dressage JSONL', startedAt: Date.now(), cancel: () => ctl.abort() });
-    this.timer = setInterval(() => {
+    this.ticker = startTicker(() => {
       if (!this.dirty) return;
       this.dirty = false;
       store.getState().set({ lines: [...this.lines] });
-    }, 100);
+    });
     try {
       const r = await runConvertJob({ paths, options, env: this.opts.env ?? process.env, python: this.opts.python, signal: ctl.signal, previewRows: PREVIEW_ROWS, onEvent: (e) => this.onEvent(e) });
       store.getState().set({ report: r.verify, message: { text: r.ok ? `verified: ${r.verify.rows} rows, no problems` : `the JSONL has problems (${Object.entries(r.verify.counts).map(([k, n]) => `${k} ${n}`).join(', ')})`, tone: r.ok ? 'info' : 'error' } });
@@ -121,8 +122,8 @@ export class ConvertController {
       store.getState().set({ phase: 'failed', message: { text: message(err), tone: 'error' } });
     } finally {
       await this.inspectDisk().catch(() => {});
-      if (this.timer) clearInterval(this.timer);
-      this.timer = undefined;
+      this.ticker?.stop();
+      this.ticker = undefined;
       store.getState().set({ lines: [...this.lines] });
       this.ctl = undefined;
       jobs.getState().finish(JOB_ID);
@@ -159,6 +160,6 @@ export class ConvertController {
 
   dispose(): void {
     this.ctl?.abort();
-    if (this.timer) clearInterval(this.timer);
+    this.ticker?.stop();
   }
 }

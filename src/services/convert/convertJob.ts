@@ -7,7 +7,7 @@ import { runConvert, type ConvertNotice, type ConvertPhase, type ConvertResult }
 import { verifyExpectationsFor } from './expectations.js';
 import { manualCommand, type ConvertOptions } from './options.js';
 import { readSmokeResults, verifyJsonl, type VerifyReport } from './verify.js';
-import { previewRow, readRows, type RowPreview } from './rows.js';
+import { previewRow, readRows, type RowPreview } from './jsonlRows.js';
 import { readTemplateMapForChecks } from '../templates/map.js';
 
 export const CONVERT_JOB = 'convert';

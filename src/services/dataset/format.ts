@@ -15,6 +15,6 @@ export function formatProgress(p: DownloadProgress): string {
     case 'done':
       return `done ${amount}`;
     default:
-      return `downloading ${amount} · ${formatRate(p.bytesPerSecond)} · ETA ${formatEta(p.etaSeconds)}${p.resumedFrom ? ` · resumed at ${formatBytes(p.resumedFrom)}` : ''}${p.host ? ` · from ${p.host}` : ''}`;
+      return `downloading ${amount} · ${formatRate(p.bytesPerSecond)} · ETA ${formatEta(p.etaSeconds === undefined ? undefined : p.etaSeconds * 1000)}${p.resumedFrom ? ` · resumed at ${formatBytes(p.resumedFrom)}` : ''}${p.host ? ` · from ${p.host}` : ''}`;
   }
 }

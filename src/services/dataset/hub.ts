@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { createFileExclusive, isStorageError, notWritableError, writeJsonAtomic } from '../workspace/atomic.js';
 import { sleep } from '../util/sleep.js';
+import { HUB_DOWNLOAD_RETRY, backoffDelay, type RetryPolicy } from '../util/retry.js';
 import type { DownloadProgress } from '../../state/types/dataset.js';
 export type { DownloadProgress, DownloadPhase } from '../../state/types/dataset.js';
 
@@ -293,7 +294,7 @@ export async function downloadHubFile(opts: DownloadOptions): Promise<DownloadRe
     throw err;
   }
   try {
-    return await downloadWithRetries(s, opts.retries ?? 4, opts.retryDelayMs ?? 500);
+    return await downloadWithRetries(s, opts.retries ?? HUB_DOWNLOAD_RETRY.attempts - 1, { ...HUB_DOWNLOAD_RETRY, baseMs: opts.retryDelayMs ?? HUB_DOWNLOAD_RETRY.baseMs });
   } catch (err) {
     if (isAbort(err, opts.signal)) {
       throw new ConsoleError({
@@ -615,7 +616,7 @@ async function appendBody(s: DownloadSession, res: Response, current: string, ha
 }
 
 /** The attempts: each resolves (again, when told to), resumes the part and verifies it; a retryable error waits and tries again. */
-async function downloadWithRetries(s: DownloadSession, retries: number, baseDelay: number): Promise<DownloadResult> {
+async function downloadWithRetries(s: DownloadSession, retries: number, policy: RetryPolicy): Promise<DownloadResult> {
   const run: AttemptState = { info: undefined, resumedFrom: 0, firstAttempt: true };
   let lastError: RetryableError | undefined;
   let attempts = 0;
@@ -623,7 +624,7 @@ async function downloadWithRetries(s: DownloadSession, retries: number, baseDela
     attempts = attempt + 1;
     if (attempt > 0) {
       s.progress.set({ phase: 'retrying', attempt, note: lastError?.message }, true);
-      await sleep(baseDelay * 2 ** (attempt - 1), s.opts.signal);
+      await sleep(backoffDelay(policy, attempt), s.opts.signal);
     }
     try {
       return await attemptDownload(s, run, attempt);

@@ -7,11 +7,11 @@ import { ConsoleError, ExitCode } from '../errors.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { writeFileAtomic } from '../workspace/atomic.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import { readRows } from '../convert/rows.js';
+import { readRows } from '../convert/jsonlRows.js';
 import { findClaudeCodeCli, runClaudeCodeLocally, type LocalAgentResult, type ModelSource } from './localAgent.js';
 import { replaySolution } from '../agent/replay.js';
 import type { StreamJsonProgress } from '../agent/streamJson.js';
-import { findSamplesDir, readManifest } from './demo.js';
+import { findSamplesDir, readManifest } from './samples.js';
 import { agentRunLogFile } from '../validate/agentRecord.js';
 import { TASK_WORKDIR } from '../recipe.js';
 

@@ -6,17 +6,16 @@
 // Claude Code CLI on one task with a SCRIPTED model (a replay of the gold patch; skipped, saying so, without the CLI).
 // Nothing here pretends to be the real dataset, Claude Code or Dressage's converter, and every output says so.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, writeFile, mkdtemp } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { recipePaths, type RecipePaths } from '../workspace/paths.js';
 import { writeFileAtomic } from '../workspace/atomic.js';
 import { runProcess } from '../process/run.js';
 import type { CommandLog } from '../process/commandLog.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import { sampleRow, type SampleTaskSpec } from './rows.js';
+import { sampleRow, type SampleTaskSpec } from './sampleRow.js';
 import { verifyJsonl } from '../convert/verify.js';
 import { writeSampleConvertExpectations, type SampleRowTimeouts } from '../convert/expectations.js';
 import { SAMPLE_LABEL, sampleMarkerFile } from '../workspace/sample.js';
@@ -25,26 +24,9 @@ import { writeSplitParquet } from '../dataset/write.js';
 import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
 import { BLACKBOX_PORT, TASK_WORKDIR } from '../recipe.js';
 import { count } from '../util/format.js';
+import { findSamplesDir, readManifest, type ManifestInstance } from './samples.js';
 
-export interface ManifestInstance {
-  instance_id: string;
-  repo: string;
-  base_commit: string;
-  patch: string;
-  test_patch: string;
-  problem_statement: string;
-  version: string;
-  FAIL_TO_PASS: string[];
-  PASS_TO_PASS: string[];
-  local: {
-    task_dir: string;
-    testbed_script: string;
-    test_command: string;
-    start_command: string;
-    health: { port: number; path: string };
-    copies: { src: string; dest: string; mode?: number }[];
-  };
-}
+export { findSamplesDir, readManifest, type ManifestInstance } from './samples.js';
 
 export type DemoStepId = 'data' | 'templates' | 'smoke' | 'rows' | 'validate' | 'agent';
 
@@ -104,29 +86,6 @@ export interface DemoOptions {
 }
 
 /** samples/tasks next to this module (source tree or bundle), searching upwards. */
-export function findSamplesDir(start = path.dirname(fileURLToPath(import.meta.url))): string | undefined {
-  let dir = start;
-  for (;;) {
-    const candidate = path.join(dir, 'samples', 'tasks');
-    if (existsSync(path.join(candidate, 'manifest.json'))) return candidate;
-    const up = path.dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
-export async function readManifest(samplesDir: string): Promise<ManifestInstance[]> {
-  const file = path.join(samplesDir, 'manifest.json');
-  let data: { instances?: ManifestInstance[] };
-  try {
-    data = JSON.parse(await readFile(file, 'utf8')) as { instances?: ManifestInstance[] };
-  } catch (err) {
-    throw new ConsoleError({ what: `cannot read the sample manifest ${file}`, cause: (err as Error).message, fix: 'reinstall swegym-console (samples/tasks ships with it)', exitCode: ExitCode.precondition });
-  }
-  if (!Array.isArray(data.instances) || data.instances.length === 0) throw new ConsoleError({ what: `${file} lists no instances`, exitCode: ExitCode.precondition });
-  return data.instances;
-}
-
 /** Template name for a sample image (lower-case letters, digits, '-'; within the local/E2B naming rules). */
 export function sampleTemplateName(inst: ManifestInstance): string {
   const slug = inst.instance_id.toLowerCase().replace(/[^a-z0-9]+/g, '-');

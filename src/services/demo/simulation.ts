@@ -5,7 +5,7 @@ import path from 'node:path';
 import { recipePaths } from '../workspace/paths.js';
 import { LiveSimulator } from '../simulator/writer.js';
 import { hasSimulationManifest, SIM_LOG_NAME } from '../simulator/names.js';
-import type { SimConfig } from '../simulator/model.js';
+import type { SimConfig } from '../simulator/runGenerator.js';
 
 export const DEMO_RUN_NAME = 'swegym-demo-simulated';
 

@@ -6,19 +6,14 @@ import { exists } from '../util/fs.js';
 import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT, VERIFIED_DRESSAGE_COMMIT } from '../recipe.js';
 import { readGitHead } from '../workspace/gitHead.js';
 import path from 'node:path';
-import type { RecipePaths } from '../workspace/paths.js';
 import type { DoctorCheck } from './types.js';
-import type { DoctorProbe, NoAnswer, ProbePackage } from './probe.js';
+import type { DoctorProbe, NoAnswer, ProbeContext, ProbePackage } from './probe.js';
 import { describeSecret } from '../secrets.js';
 import { DRESSAGE_CLONE_COMMAND, inspectCheckout } from '../workspace/checkout.js';
 import { leftoverSandboxesCheck } from './leftovers.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
-export interface CheckContext {
-  paths: RecipePaths;
-  env: NodeJS.ProcessEnv;
-  provider: 'e2b' | 'local';
-  timeoutMs: number;
+export interface CheckContext extends ProbeContext {
   /** The one probe process of this doctor run (python3: packages and tool versions). */
   probe: DoctorProbe;
 }

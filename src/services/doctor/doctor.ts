@@ -9,7 +9,7 @@ import { DRESSAGE_CLONE_COMMAND } from '../workspace/checkout.js';
 import { DoctorProbe, NoAnswerError } from './probe.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 /**
  * Checks of the real recipe that the sample workspace does not need (it has no Dressage checkout, runs local

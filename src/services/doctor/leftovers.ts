@@ -7,7 +7,7 @@ import { describeSession, readSessions, sessionsDir, SESSION_TAG_KEY, type Sessi
 import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE } from '../sandbox/types.js';
 import type { DoctorCheck } from './types.js';
 import path from 'node:path';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 type Row = Omit<DoctorCheck, 'id' | 'title'>;
 

@@ -4,10 +4,10 @@
 // slow tool (`ray --version` imports Ray) holds up only its own row. The tools do not wait for python3's start (a
 // pyenv shim alone takes 300+ ms), and python3 is the interpreter a pyenv shim would run, found without the shim
 // where pyenv's rules give it exactly (pythonResolve.ts).
-import type { CheckContext } from './checks.js';
+import type { RecipePaths } from '../workspace/paths.js';
 import { runProcess, type RunResult } from '../process/run.js';
 import { resolvePython3 } from './pythonResolve.js';
-import { cacheFile, cachedLayout, layoutKey, packageFromDisk, recordLayout, type PythonLayout } from './sitePackages.js';
+import { cacheFile, cachedLayout, layoutKey, packageFromDisk, recordLayout, type PackageAnswer, type PythonLayout } from './sitePackages.js';
 
 /** Python module name → distribution name, for every package a check reads. */
 export const PROBE_PACKAGES = {
@@ -80,12 +80,14 @@ emit({"layout": {"version": sys.version.split()[0], "paths": sys.path, "suffixes
     "customized": "sitecustomize" in sys.modules or "usercustomize" in sys.modules}})
 `;
 
-export interface PackageAnswer {
-  present: boolean;
-  version?: string;
-  vcsCommit?: string;
-  /** Where python3 imports it from (a file or folder), when it imports. */
-  origin?: string;
+export type { PackageAnswer } from './sitePackages.js';
+
+/** What the probe needs of a doctor run (the checks' context without the probe itself). */
+export interface ProbeContext {
+  paths: RecipePaths;
+  env: NodeJS.ProcessEnv;
+  provider: 'e2b' | 'local';
+  timeoutMs: number;
 }
 
 /** A tool's run, in the shape the checks read (undefined when the tool is not installed). */
@@ -126,7 +128,7 @@ export class DoctorProbe {
   answeredFromDisk = false;
 
   /** Starts python3 and the tools at once; the checks then await their answers. */
-  constructor(private readonly ctx: Omit<CheckContext, 'probe'>) {
+  constructor(private readonly ctx: ProbeContext) {
     for (const name of Object.keys(PROBE_TOOLS) as ProbeTool[]) this.startTool(name);
     this.settled = this.run();
   }

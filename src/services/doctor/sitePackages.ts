@@ -9,7 +9,15 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PackageAnswer } from './probe.js';
+
+/** What python3 would answer for one package: whether it imports, its distribution, where it imports from. */
+export interface PackageAnswer {
+  present: boolean;
+  version?: string;
+  vcsCommit?: string;
+  /** Where python3 imports it from (a file or folder), when it imports. */
+  origin?: string;
+}
 
 /** What python3 reports of itself for the disk reader (the probe's `layout` line). */
 export interface PythonLayout {

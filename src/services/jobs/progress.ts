@@ -1,7 +1,7 @@
 // Progress as people read it, one formatter for every long job and both faces: a bar, the count, and an ETA from
 // the rate observed so far, shown only while the job runs (nothing is left to do once done reaches total).
 import type { JobProgress } from '../../state/types/jobs.js';
-import { formatAge } from '../util/format.js';
+import { formatEta } from '../util/format.js';
 export type { JobProgress } from '../../state/types/jobs.js';
 
 export function progressBar(done: number, total: number, width: number): string {
@@ -27,7 +27,7 @@ export function progressEta(p: JobProgress, now: number): number | undefined {
 
 /** `12/293 · ETA 1h02m` (the ETA once there is a rate and while something remains). */
 export function progressCount(done: number, total: number, eta: number | undefined): string {
-  return `${done}/${total}${eta !== undefined && done < total ? ` · ETA ${formatAge(eta)}` : ''}`;
+  return `${done}/${total}${eta !== undefined && done < total ? ` · ETA ${formatEta(eta)}` : ''}`;
 }
 
 /** `[████░░░░] 12/293 · ETA 1h02m`. */

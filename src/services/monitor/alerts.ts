@@ -1,8 +1,8 @@
 // Alerts derived from the run model and the live sources: error streaks (prime-rl halts after 10 consecutive
 // errored rollouts), groups with no learning signal, no progress for too long, proxy down, sandbox quota near limit,
 // fatal lines, failed phase.
-import type { RunModel } from './model.js';
-import { zeroStdGroups } from './model.js';
+import type { RunModel } from './runModel.js';
+import { zeroStdGroups } from './runModel.js';
 import type { ProxyHealth } from './proxy.js';
 import type { SandboxSnapshot } from './sandboxes.js';
 import type { GpuSample } from './gpu.js';

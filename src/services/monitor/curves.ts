@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { ChartSeries, CurvesSnapshot } from '../../state/monitor.js';
-import { RunModel, type RolloutRecord, type StepRecord } from './model.js';
+import { RunModel, type RolloutRecord, type StepRecord } from './runModel.js';
 import { metricNumber } from './lines.js';
 import { modelLineScanner, scanFile } from './tail.js';
 import { listRegistryRuns, resolveMonitorTarget } from './resolve.js';

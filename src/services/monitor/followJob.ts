@@ -5,7 +5,7 @@
 // liveness into its store. Neither face reads or follows a log on its own.
 import { stat } from 'node:fs/promises';
 import type { RecipePaths } from '../workspace/paths.js';
-import { RunModel } from './model.js';
+import { RunModel } from './runModel.js';
 import { modelLineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
 import { SkipFirstLine, statLogFile } from './ingest.js';
 import { isSimulatedRun, type MonitorTarget } from './resolve.js';

@@ -2,7 +2,7 @@
 // monitor, NCCL errors), summed up per signature with the ranks and nodes that printed them. A stall is otherwise
 // only seen as silence (liveness.ts), 3× the run's cadence later; the watchdog says at once which collective hung on
 // which rank. Progress logged after a signature (a step or rollout line) means the run got past it.
-import type { HangRecord, RunModel } from './model.js';
+import type { HangRecord, RunModel } from './runModel.js';
 import type { HangSignature } from './lines.js';
 import type { Alert } from '../../state/types/monitor.js';
 

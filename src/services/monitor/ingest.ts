@@ -1,6 +1,6 @@
 // One-shot ingestion of a run log into a RunModel (the `monitor --once` path and the dashboard's first read).
 import { stat } from 'node:fs/promises';
-import { RunModel } from './model.js';
+import { RunModel } from './runModel.js';
 import { LineScanner, modelLineScanner, scanFile } from './tail.js';
 import { ConsoleError, ExitCode } from '../errors.js';
 

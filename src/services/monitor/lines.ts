@@ -1,7 +1,7 @@
 // Log-line classification for a Dressage SWE-Gym run (launcher output + `ray job` output), per the recipe
 // reference §6: Ray actor prefixes, ANSI colour, `[repeated Nx across cluster]` folding, Python logging prefixes,
 // metric dict lines, per-sample reward lines, failure/retry lines, launcher summary lines.
-import { parsePyDictAt, type PyDict, type PyValue } from './pyrepr.js';
+import { parsePyDictAt, type PyDict, type PyValue } from './pyReprParse.js';
 
 export type SummaryKind = 'step' | 'rollout' | 'perf' | 'eval';
 

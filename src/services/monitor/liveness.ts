@@ -2,8 +2,10 @@
 // console: the log (its last line, its own end lines), the writer (the registry's launch wrapper: pid liveness and
 // the exit file; or the simulator's live.json) and Ray's job status. A log alone cannot tell a killed writer from a
 // slow one, so the writer's word comes first and the log's silence is judged against the run's own cadence.
-import type { PhaseKind, RunModel } from './model.js';
+import type { PhaseKind, RunModel } from './runModel.js';
 import type { Liveness } from '../../state/types/monitor.js';
+import type { RayJobState } from '../ray/jobsApi.js';
+import { formatAgeWords } from '../util/format.js';
 export type { Liveness, RunState } from '../../state/types/monitor.js';
 
 
@@ -20,8 +22,8 @@ export interface WriterStatus {
   pid?: number;
 }
 
-/** Ray's job status (JobStatus of ray/dashboard/modules/job/common.py). */
-export type RayJobState = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
+// Ray's job status (JobStatus of ray/dashboard/modules/job/common.py): the Jobs API client's type.
+export type { RayJobState } from '../ray/jobsApi.js';
 
 export interface RayJobStatus {
   id: string;
@@ -77,15 +79,6 @@ export function stallThreshold(cadenceMs: number | undefined, phase: PhaseKind, 
   return Math.min(t.maxStallMs, Math.max(t.minStallMs, cadenceMs * t.cadenceFactor));
 }
 
-function ago(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  const m = Math.round(s / 60);
-  if (m < 120) return `${m} min`;
-  const h = Math.round(m / 60);
-  return h < 48 ? `${h} h` : `${Math.round(h / 24)} d`;
-}
-
 export function deriveLiveness(i: LivenessInput, t = LIVENESS_DEFAULTS): Liveness {
   const cadenceMs = cadenceOf(i.progressTimes, t);
   const stallAfterMs = stallThreshold(cadenceMs, i.phase, t);
@@ -118,9 +111,9 @@ export function deriveLiveness(i: LivenessInput, t = LIVENESS_DEFAULTS): Livenes
   // 5. Alive (or nobody to ask): judged by the log's silence against the run's cadence.
   if (lastLineAgoMs !== undefined && lastLineAgoMs > stallAfterMs) {
     const who = w ? `the ${w.source === 'registry' ? 'launcher' : 'simulator'} is still running` : 'no writer known (not a registry run)';
-    return { ...base, state: 'stalled', why: `no new line for ${ago(lastLineAgoMs)} (stall after ${ago(stallAfterMs)}${cadenceMs !== undefined ? `, 3× the longest recent gap ${ago(cadenceMs)}` : ''}); ${who}` };
+    return { ...base, state: 'stalled', why: `no new line for ${formatAgeWords(lastLineAgoMs)} (stall after ${formatAgeWords(stallAfterMs)}${cadenceMs !== undefined ? `, 3× the longest recent gap ${formatAgeWords(cadenceMs)}` : ''}); ${who}` };
   }
-  return { ...base, state: 'running', why: w ? `the ${w.source === 'registry' ? 'launcher' : 'simulator'} is running${lastLineAgoMs !== undefined ? `; last line ${ago(lastLineAgoMs)} ago` : ''}` : `last line ${lastLineAgoMs === undefined ? '?' : ago(lastLineAgoMs)} ago` };
+  return { ...base, state: 'running', why: w ? `the ${w.source === 'registry' ? 'launcher' : 'simulator'} is running${lastLineAgoMs !== undefined ? `; last line ${formatAgeWords(lastLineAgoMs)} ago` : ''}` : `last line ${lastLineAgoMs === undefined ? '?' : formatAgeWords(lastLineAgoMs)} ago` };
 }
 
 /** `running`, `stalled`, `finished`, `crashed`, `exited (1)`. */
@@ -134,7 +127,7 @@ export function livenessLabel(l: Pick<Liveness, 'state' | 'exitCode'>): string {
  */
 export function lastLineLabel(ms: number | undefined): string {
   if (ms === undefined) return 'no line yet';
-  return ms < 5000 ? 'last line <5 s ago' : `last line ${ago(ms)} ago`;
+  return ms < 5000 ? 'last line <5 s ago' : `last line ${formatAgeWords(ms)} ago`;
 }
 
 /** The `liveness` field of `monitor --once --json` (snake_case like the rest of the document). */

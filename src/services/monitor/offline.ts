@@ -7,7 +7,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MonitorTarget } from './resolve.js';
-import type { RunModel } from './model.js';
+import type { RunModel } from './runModel.js';
 import { redact } from '../secrets.js';
 import { TrajectoryIndex } from './trajIndex.js';
 import { markerOfMetadata, sampleReward } from '../marker/sampleReward.js';

@@ -6,12 +6,12 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { stat } from 'node:fs/promises';
-import { RunModel } from './model.js';
+import { RunModel } from './runModel.js';
 import { TaskTally } from './taskTally.js';
 import { SegmentReader, readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
 import type { ScanWorkerData, ScanWorkerReady, ScanWorkerRequest } from './scanWorker.js';
 import { markerSearchUsed, type MarkerSearch } from './markerScan.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;

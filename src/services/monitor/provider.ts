@@ -1,7 +1,7 @@
 // The provider behind the sandboxes panel. Dressage's training sandboxes are created with DRESSAGE_E2B_API_KEY
 // (recipe §8 trap 2); listing works with any key of the same E2B team, so that key is preferred, then E2B_API_KEY.
 import type { SandboxProvider } from '../sandbox/types.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 export async function openMonitorProvider(name: 'e2b' | 'local', env: NodeJS.ProcessEnv): Promise<SandboxProvider | undefined> {
   if (name !== 'e2b') return undefined; // Dressage's local_bwrap sandboxes are not listed through a console provider.

@@ -60,7 +60,7 @@ export async function listDressageSandboxes(provider: SandboxProvider, opts: { l
 export type { StreamEventView } from '../agent/streamJson.js';
 export { summarizeStreamEvent } from '../agent/streamJson.js';
 
-export interface AgentProgress {
+export interface SandboxAgentProgress {
   steps: number | undefined;
   lastTool: string | undefined;
   events: StreamEventView[];
@@ -87,7 +87,7 @@ const READ_CHUNK = 1 << 20;
 export async function readAgentLogIncrement(
   sandbox: Sandbox,
   opts: { state?: AgentLogReadState; maxBytes?: number; keepViews?: number; signal?: AbortSignal } = {},
-): Promise<{ progress: AgentProgress; state: AgentLogReadState | undefined; caughtUp: boolean }> {
+): Promise<{ progress: SandboxAgentProgress; state: AgentLogReadState | undefined; caughtUp: boolean }> {
   let state = opts.state;
   let steps: number | undefined;
   let read = 0;
@@ -119,7 +119,7 @@ export async function readAgentLogIncrement(
   }
 }
 
-function progressOf(state: AgentLogReadState, steps: number | undefined): AgentProgress {
+function progressOf(state: AgentLogReadState, steps: number | undefined): SandboxAgentProgress {
   const agent = state.cursor.progress();
   const last = agent.toolCalls.at(-1);
   return { steps, lastTool: last ? `${last.name}(${last.arg.slice(0, 80)})` : undefined, events: state.cursor.reader.views.slice(-500), agent };
@@ -128,11 +128,11 @@ function progressOf(state: AgentLogReadState, steps: number | undefined): AgentP
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Reads steps (tool_summary file count) and the whole Claude Code log of an agent sandbox, once. */
-export async function readAgentProgress(sandbox: Sandbox, opts: { maxBytes?: number; signal?: AbortSignal } = {}): Promise<AgentProgress> {
+export async function readAgentProgress(sandbox: Sandbox, opts: { maxBytes?: number; signal?: AbortSignal } = {}): Promise<SandboxAgentProgress> {
   return (await readAgentLogIncrement(sandbox, { maxBytes: opts.maxBytes ?? 64 << 20, signal: opts.signal })).progress;
 }
 
-export function parseAgentProgress(stdout: string): AgentProgress {
+export function parseAgentProgress(stdout: string): SandboxAgentProgress {
   if (stdout.startsWith('NO_RUNTIME')) return { steps: 0, lastTool: undefined, events: [], error: 'no Blackbox Server runtime yet' };
   const nl = stdout.indexOf('\n');
   const m = /^STEPS=(\d+)/.exec(nl < 0 ? stdout : stdout.slice(0, nl));

@@ -29,7 +29,7 @@ import {
   type MarkerSearch,
 } from './markerScan.js';
 import { SampleSearch, emptySampleBytes, isOne, readSampleBytes } from './sampleBytes.js';
-import type { SampleStats } from './model.js';
+import type { SampleStats } from './runModel.js';
 
 /**
  * One segment's lines, reduced. `ops` holds records in file order:
@@ -299,7 +299,7 @@ export class SegmentScanner {
     if (ev.kind === 'sample') {
       const times = Math.max(1, p.repeat);
       if (this.run < 0) this.openRun(p.time !== undefined, p.time ?? 0);
-      // As addSample in model.ts.
+      // As addSample in runModel.ts.
       this.addSample(times, ev.reward === 1, ev.raw === 1, ev.integrity, this.reasonId(ev.reason));
       if (!this.documentOnly) this.task(ev.instance, times, ev.reward === 1 ? times : 0);
       return;

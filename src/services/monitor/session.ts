@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { MonitorStore, MonitorSnapshot, ReadingProgress } from '../../state/monitor.js';
-import { RunModel, phaseLabel } from './model.js';
+import { RunModel, phaseLabel } from './runModel.js';
 import { resolveMonitorTarget, type MonitorTarget } from './resolve.js';
 import { RunFollowJob, LIVE_TAIL_BYTES, type RunFollowEvent } from './followJob.js';
 import { GpuMonitor, type GpuRunner } from './gpu.js';
@@ -31,7 +31,8 @@ import { redact } from '../secrets.js';
 import { wandbLinesInLog, wandbRun } from '../train/wandb.js';
 import { sandboxEnding, summarizeUsage, usageLine } from '../sandbox/usage.js';
 import { readRun } from '../train/registry.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
+import { startTicker, type Ticker } from '../jobs/publish.js';
 
 /** Charts: [key, label, source]. Keys exactly as slime/Dressage log them (recipe §6.5). */
 export const CHARTS: [string, string, 'step' | 'rollout'][] = [
@@ -101,7 +102,7 @@ export class MonitorService {
   private job: RunFollowJob | undefined;
   private gpu: GpuMonitor | undefined;
   private timers: ReturnType<typeof setInterval>[] = [];
-  private ticker: ReturnType<typeof setInterval> | undefined;
+  private ticker: Ticker | undefined;
   private published = -1;
   private publishedAt = -Infinity;
   private dirty = 0;
@@ -391,9 +392,7 @@ export class MonitorService {
   }
 
   private startTicker(): void {
-    const hz = Math.min(10, Math.max(1, this.opts.hz ?? 5));
-    this.ticker = setInterval(() => this.publish(), Math.round(1000 / hz));
-    this.ticker.unref?.();
+    this.ticker = startTicker(() => this.publish(), { hz: this.opts.hz ?? 5, unref: true });
   }
 
   /** Builds and publishes a snapshot when the model or a live source changed (or `force`). */
@@ -515,7 +514,7 @@ export class MonitorService {
 
   async close(): Promise<void> {
     this.generation++;
-    if (this.ticker) clearInterval(this.ticker);
+    this.ticker?.stop();
     this.ticker = undefined;
     for (const t of this.timers.splice(0)) clearInterval(t);
     this.gpu?.stop();

@@ -5,7 +5,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { countsText, type StreamJsonProgress } from '../agent/streamJson.js';
 import type { StreamEventView } from './sandboxes.js';
 import type { TrajectoryView } from './offline.js';
-import { zeroStdGroups, type RunModel } from './model.js';
+import { zeroStdGroups, type RunModel } from './runModel.js';
 import { metricNumber } from './lines.js';
 import { redact } from '../secrets.js';
 

@@ -6,7 +6,7 @@
 // listed yet (and those whose file was not there last time), several at a time.
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { TrajectoryEntry } from './offline.js';
+import type { TrajectoryEntry } from '../../state/types/monitor.js';
 
 const KINDS = [
   ['traj_payload', 'payload', 'session.json'],

@@ -10,7 +10,7 @@
 // - pydantic_models.py JobDetails: type SUBMISSION|DRIVER, job_id, submission_id, status, entrypoint, message,
 //   error_type, start_time / end_time (ms), driver_exit_code (None until the driver ends).
 import { RAY_DASHBOARD_PORT } from '../recipe.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 export type RayJobState = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
 const STATES: readonly RayJobState[] = ['PENDING', 'RUNNING', 'STOPPED', 'SUCCEEDED', 'FAILED'];

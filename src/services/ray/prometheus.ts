@@ -8,7 +8,7 @@
 //   [{"labels": {"job": "ray"}, "targets": ["<ip>:<port>", …]}].
 // SWEGYM_RAY_METRICS (comma-separated host:port or URLs) names the endpoints instead (a laptop tunnels them).
 import type { GpuSample } from '../../state/types/monitor.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 export interface PromSample {
   name: string;

@@ -3,7 +3,7 @@
 // Everything here is plain JSON: the HTML page (html.ts) draws it in the browser.
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
-import { RunModel, phaseLabel, type RolloutRecord } from '../monitor/model.js';
+import { RunModel, phaseLabel, type RolloutRecord } from '../monitor/runModel.js';
 import { modelLineScanner, scanFile, followRayJob } from '../monitor/tail.js';
 import { isSimulatedRun, type MonitorTarget } from '../monitor/resolve.js';
 import { metricSeries, sortedRecords } from '../monitor/curves.js';

@@ -13,7 +13,8 @@
 // - build logs go to the caller's onLog (never the SDK's stdout logger, which would corrupt an Ink frame).
 import { randomBytes } from 'node:crypto';
 import { StreamCollector } from './lines.js';
-import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
+import { cancelledError, retryTimingFromEnv, withRetry, type RetryEvent, type RetryPolicy } from './withRetry.js';
+import { sleep } from '../util/sleep.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { redact } from '../secrets.js';
 import { isStorageError, notWritableError } from '../workspace/atomic.js';
@@ -37,7 +38,7 @@ import {
   type TemplateBuildResult,
   type TemplateSpec,
 } from './types.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 type E2bModule = typeof import('e2b');
 type E2bClient = InstanceType<E2bModule['E2B']>;
@@ -484,7 +485,7 @@ export class E2bSandbox implements Sandbox {
       if (first === undefined || ended) {
         await this.killProcess(handle.pid, handle);
         // The stream ends once the process is gone; bound the wait in case the daemon never says so.
-        await Promise.race([waited, new Promise((r) => setTimeout(r, 5000).unref())]);
+        await Promise.race([waited, sleep(5000, undefined, { unref: true })]);
         out.finish();
         err.finish();
         if (ended === 'abort') throw cancelledError(opts.signal, 'command');

@@ -14,7 +14,7 @@ export { E2bProvider, e2bSettingsFromEnv, mapE2bError, type E2bSettings } from '
 export { LocalProvider, LocalSandbox, type LocalSettings, type LocalTemplateMeta } from './local.js';
 export { buildMinimalLocalTemplate } from './localMinimal.js';
 export { MemoryProvider, MemorySandbox, type MemoryProviderOptions, type MemoryCommandPlan, type MemoryTemplate } from './memory.js';
-export { withRetry, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type RetryEvent } from './retry.js';
+export { withRetry, backoffDelay, type RetryPolicy, type RetryEvent } from './withRetry.js';
 export { LineSplitter, StreamCollector } from './lines.js';
 export { healthProbeCommand, parseHealthProbe } from './health.js';
 

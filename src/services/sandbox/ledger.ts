@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { WriteQueue } from '../workspace/atomic.js';
 import { currentOwner, heartbeatTimingFromEnv, startHeartbeat, type HeartbeatTiming } from '../workspace/owner.js';
 import { reapDeadSessions, removeSessionRecord, sessionFile, REQUEST_TAG_KEY, SESSION_TAG_KEY, writeSessionRecord, type ReapProvider, type SessionRecord } from './sessions.js';
+import { sleep } from '../util/sleep.js';
 
 /** Metadata key carrying this process's session id on every sandbox it creates. */
 export { SESSION_TAG_KEY };
@@ -208,13 +209,10 @@ export class SandboxLedger {
       // A create still in flight may be lost later than now: its settle time runs from then, so this is re-read.
       const deadline = Math.min(cap, Math.max(now, ...[...this.pending.values()].map((p) => (p.lostAt ?? now) + p.settleMs)));
       if (this.pending.size === 0 || now >= deadline) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - now);
-        this.pendingChanged.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      // Until the deadline, or sooner when a pending create changes.
+      const woken = new AbortController();
+      this.pendingChanged.push(() => woken.abort());
+      await sleep(deadline - now, woken.signal).catch(() => {});
     }
   }
 

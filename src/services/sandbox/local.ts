@@ -29,7 +29,8 @@ import { existsSync, readdirSync, lstatSync, readlinkSync, statSync } from 'node
 import { mkdir, rename, rm, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { StreamCollector } from './lines.js';
-import { cancelledError, sleep } from './retry.js';
+import { cancelledError } from './withRetry.js';
+import { sleep } from '../util/sleep.js';
 import { healthProbeCommand, parseHealthProbe } from './health.js';
 import { readJsonFile, writeJsonAtomic } from '../workspace/atomic.js';
 import { commandLog as globalCommandLog, type CommandLog } from '../process/commandLog.js';

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { StreamCollector } from './lines.js';
 import { httpHealthResult } from './health.js';
-import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './retry.js';
+import { sleep } from '../util/sleep.js';
+import { cancelledError, withRetry, type RetryEvent, type RetryPolicy } from './withRetry.js';
 import {
   CONSOLE_TAG_KEY,
   CONSOLE_TAG_VALUE,
@@ -105,21 +106,6 @@ interface Record_ {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 export class MemoryProvider implements SandboxProvider {
   readonly name = 'memory' as const;
@@ -398,11 +384,11 @@ export class MemorySandbox implements Sandbox {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       for (const c of plan.chunks ?? []) {
-        if (c.delayMs) await delay(c.delayMs, ctl.signal);
+        if (c.delayMs) await sleep(c.delayMs, ctl.signal);
         (c.stream === 'stdout' ? out : err).push(c.data);
       }
-      if (plan.hang) await delay(2 ** 31 - 1, ctl.signal);
-      if (plan.durationMs) await delay(plan.durationMs, ctl.signal);
+      if (plan.hang) await sleep(2 ** 31 - 1, ctl.signal);
+      if (plan.durationMs) await sleep(plan.durationMs, ctl.signal);
       return { exitCode: plan.exitCode ?? 0, stdout: out.finish(), stderr: err.finish(), timedOut: false };
     } catch (e) {
       const reason = ctl.signal.reason as unknown;

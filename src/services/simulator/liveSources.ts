@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Rng } from './rng.js';
 import { SIM_LIVE_NAME } from './names.js';
-import { toRows, parseAgentProgress, type AgentProgress, type SandboxSnapshot } from '../monitor/sandboxes.js';
+import { toRows, parseAgentProgress, type SandboxAgentProgress, type SandboxSnapshot } from '../monitor/sandboxes.js';
 import { GPU_FIELDS } from '../monitor/gpu.js';
 import type { ProxyHealth } from '../monitor/proxy.js';
 import type { SandboxInfo } from '../sandbox/types.js';
@@ -209,7 +209,7 @@ export function simulatedAgentLog(s: Pick<SimLiveSandbox, 'trajectoryId' | 'repo
 }
 
 /** What `readAgentProgress` reads from an agent sandbox, parsed by the same parser. */
-export function simulatedAgentProgress(s: SimLiveSandbox | undefined, tailBytes = 65536): AgentProgress {
+export function simulatedAgentProgress(s: SimLiveSandbox | undefined, tailBytes = 65536): SandboxAgentProgress {
   if (!s) return { steps: undefined, lastTool: undefined, events: [], error: 'sandbox not running (the simulated sample finished)' };
   if (s.kind !== 'agent') return { steps: 0, lastTool: undefined, events: [], error: 'no Blackbox Server runtime yet' };
   const log = simulatedAgentLog(s);

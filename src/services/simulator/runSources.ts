@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { readSimLiveState, isLiveStateCurrent, simulatedAgentProgress, simulatedAgentSummary, simulatedGpuCsv, simulatedProxyHealth, simulatedSandboxSnapshot, type SimLiveState } from './liveSources.js';
 import { parseGpuCsv, type GpuRunner } from '../monitor/gpu.js';
 import type { RunSources } from '../monitor/sources/types.js';
-import type { AgentProgress, SandboxSnapshot } from '../monitor/sandboxes.js';
+import type { SandboxAgentProgress, SandboxSnapshot } from '../monitor/sandboxes.js';
 import type { ProxyHealth } from '../monitor/proxy.js';
 import type { RayClusterNode, RayResult } from '../monitor/rayCluster.js';
 import type { RayJobStatus, WriterStatus } from '../monitor/liveness.js';
@@ -49,7 +49,7 @@ export class SimulatedRunSources implements RunSources {
     return snap;
   }
 
-  async agentProgress(id: string, opts: { tailBytes?: number }): Promise<AgentProgress> {
+  async agentProgress(id: string, opts: { tailBytes?: number }): Promise<SandboxAgentProgress> {
     return simulatedAgentProgress(this.state?.sandboxes.find((b) => b.id === id), opts.tailBytes);
   }
 

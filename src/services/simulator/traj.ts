@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Rng } from './rng.js';
 import { sanitizePathPart } from './catalog.js';
-import type { SampleOutcome } from './model.js';
+import type { SampleOutcome } from './runGenerator.js';
 import { BLACKBOX_PORT } from '../recipe.js';
 
 export interface TrajFile {

@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConsoleError, ExitCode } from '../errors.js';
 import { WriteQueue, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
-import { RunModel, type SimConfig, type SimSink, type SampleOutcome, type RolloutSummary } from './model.js';
+import { SimulatedRun, type SimConfig, type SimSink, type SampleOutcome, type RolloutSummary } from './runGenerator.js';
 import { trajFiles } from './traj.js';
 import { liveStateFile, simulatedSandboxId, simulatedTemplate, type SimLiveState } from './liveSources.js';
 
@@ -166,18 +166,18 @@ function measureShape(config: SimConfig): { rolloutBytes: number; noiseBytes: nu
   let bytes = 0;
   let lines = 0;
   const sink: SimSink = { line: (_t, text) => { bytes += Buffer.byteLength(text) + 1; lines++; } };
-  const probe = new RunModel({ ...config, noiseLinesPerSecond: 0, lookAlikeLinesPerSecond: 0 });
+  const probe = new SimulatedRun({ ...config, noiseLinesPerSecond: 0, lookAlikeLinesPerSecond: 0 });
   probe.startup(sink);
   const n = Math.min(3, config.numRollouts);
   bytes = 0;
   for (let i = 0; i < n; i++) probe.rollout(i, sink);
   const rolloutBytes = bytes / Math.max(1, n);
-  const noise = new RunModel({ ...config, noiseLinesPerSecond: 1, lookAlikeLinesPerSecond: 0 });
+  const noise = new SimulatedRun({ ...config, noiseLinesPerSecond: 1, lookAlikeLinesPerSecond: 0 });
   bytes = 0;
   lines = 0;
   noise.noiseBetween(sink, 0, 2_000_000);
   const noiseBytes = lines ? bytes / lines : 150;
-  const looks = new RunModel({ ...config, noiseLinesPerSecond: 0, lookAlikeLinesPerSecond: 1 });
+  const looks = new SimulatedRun({ ...config, noiseLinesPerSecond: 0, lookAlikeLinesPerSecond: 1 });
   bytes = 0;
   lines = 0;
   looks.noiseBetween(sink, 0, 2_000_000);
@@ -187,7 +187,7 @@ function measureShape(config: SimConfig): { rolloutBytes: number; noiseBytes: nu
 /** Generates a whole simulated run (or a log of `targetBytes`) as fast as possible. */
 export async function generateOffline(opts: OfflineOptions): Promise<SimManifest> {
   const log = await prepareDir(opts);
-  let config = new RunModel(opts.config).config;
+  let config = new SimulatedRun(opts.config).config;
   if (opts.targetBytes !== undefined) {
     const shape = measureShape(config);
     const simSeconds = config.numRollouts * (config.rolloutSeconds + config.trainSeconds);
@@ -196,7 +196,7 @@ export async function generateOffline(opts: OfflineOptions): Promise<SimManifest
     config = { ...config, noiseLinesPerSecond: noiseBytes / shape.noiseBytes / simSeconds };
     if (lookBytes > 0) config.lookAlikeLinesPerSecond = lookBytes / shape.lookAlikeBytes / simSeconds;
   }
-  const model = new RunModel(config);
+  const model = new SimulatedRun(config);
   const counts = emptyCounts();
   const perRollout: SimManifest['rollouts'] = [];
   const trajLimit = opts.trajLimit ?? 0;
@@ -334,7 +334,7 @@ interface Queued {
  * dashboard's labelled "simulated" data source.
  */
 export class LiveSimulator {
-  readonly model: RunModel;
+  readonly model: SimulatedRun;
   private readonly opts: LiveOptions;
   private readonly speed: number;
   private fd: number | undefined;
@@ -359,7 +359,7 @@ export class LiveSimulator {
   constructor(opts: LiveOptions) {
     this.opts = opts;
     this.speed = opts.speed ?? 1;
-    this.model = new RunModel({ ...opts.config, startTimeMs: opts.config?.startTimeMs ?? Date.now() });
+    this.model = new SimulatedRun({ ...opts.config, startTimeMs: opts.config?.startTimeMs ?? Date.now() });
     this.finished = new Promise<void>((r) => (this.finishedResolve = r));
   }
 

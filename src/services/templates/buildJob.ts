@@ -1,6 +1,5 @@
 // The template build job, written once for both faces: `templates build` prints its events, the Templates screen's
 // controller samples its snapshot into the templates store. Resumable: the factory keeps the journal and the map.
-import os from 'node:os';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import { TemplateFactory, defaultConcurrency, E2B_BUILD_LIMIT, type FactoryEvent, type FactoryResult, type FactorySnapshot } from './factory.js';
@@ -11,7 +10,7 @@ import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample
 import { usageError } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
 import type { JobProgress } from '../../state/types/jobs.js';
-import { retryTimingFromEnv } from '../sandbox/retry.js';
+import { retryTimingFromEnv } from '../util/retry.js';
 
 export type TemplateBuildEvent =
   /** The sample workspace: its templates carry local stand-ins, the recipe's build is not run. */
@@ -87,7 +86,7 @@ export class TemplateBuildJob {
     }
     const provider = await this.opts.openProvider();
     const max = maxBuildConcurrency(provider);
-    const concurrency = this.opts.concurrency ?? Math.min(max, defaultConcurrency(provider, os.availableParallelism()));
+    const concurrency = this.opts.concurrency ?? Math.min(max, defaultConcurrency(provider));
     if (concurrency > max) {
       throw usageError(`--concurrency ${concurrency} is above ${max}`, `E2B caps concurrent template builds at ${E2B_BUILD_LIMIT} on Hobby and Pro; use --concurrency ${max} or less`);
     }
@@ -106,7 +105,7 @@ export class TemplateBuildJob {
       maxConcurrency: max,
       rebuild: this.opts.rebuild,
       buildTimeoutMs: this.opts.buildTimeoutMs,
-      retry: factoryRetryTiming(env),
+      retry: retryTimingFromEnv(env),
       skipCache: this.opts.skipCache,
       signal: this.opts.signal,
       baseFor: provider.name === 'local' ? localBaseResolver(paths) : undefined,
@@ -143,8 +142,3 @@ export function buildSummary(result: FactoryResult): string {
   return `${result.built} built, ${result.skipped} already there, ${result.failed} failed${stopped ? `, ${stopped} not built (stopped)` : ''}`;
 }
 
-/** The operator's backoff settings (SWEGYM_RETRY_BASE_MS / _MAX_MS) in the factory's terms. */
-function factoryRetryTiming(env: NodeJS.ProcessEnv): { baseDelayMs?: number; maxDelayMs?: number } {
-  const t = retryTimingFromEnv(env);
-  return { ...(t.baseMs !== undefined ? { baseDelayMs: t.baseMs } : {}), ...(t.maxMs !== undefined ? { maxDelayMs: t.maxMs } : {}) };
-}

@@ -14,6 +14,7 @@ import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
 import { ConsoleError } from '../errors.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { startTicker, type Ticker } from '../jobs/publish.js';
 
 export interface TemplatesControllerOptions {
   paths: RecipePaths;
@@ -39,7 +40,7 @@ function message(err: unknown): string {
 
 export class TemplatesController {
   private factory?: TemplateBuildJob;
-  private timer?: ReturnType<typeof setInterval>;
+  private ticker?: Ticker;
   private lastVersion = -1;
   private lastProgress?: JobProgress;
   private base: TemplateStatusRow[] = [];
@@ -128,9 +129,9 @@ export class TemplatesController {
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     } finally {
       this.factory = undefined;
-      if (this.timer) {
-        clearInterval(this.timer);
-        this.timer = undefined;
+      if (this.ticker) {
+        this.ticker.stop();
+        this.ticker = undefined;
         jobs.getState().finish(JOB_ID);
         this.lastProgress = undefined;
         store.getState().set({ running: false, stopping: false, abandoning: false, active: 0, buildProgress: undefined });
@@ -148,7 +149,7 @@ export class TemplatesController {
     if (e.type !== 'started') return;
     jobs.getState().start({ id: JOB_ID, title: 'template builds', startedAt: Date.now(), cancel: () => job.abandon() });
     store.getState().set({ running: true, stopping: false, abandoning: false, message: undefined });
-    this.timer = setInterval(() => this.publish(), Math.round(1000 / Math.min(10, this.opts.publishHz ?? 10)));
+    this.ticker = startTicker(() => this.publish(), { hz: this.opts.publishHz });
   }
 
   /** Rebuild the failed images only. */
@@ -181,11 +182,11 @@ export class TemplatesController {
     let shown = -1;
     jobs.getState().start({ id: ARTIFACTS_JOB_ID, title: 'artifacts build', startedAt: Date.now(), cancel: () => ctl.abort() });
     store.getState().set({ logImage: ARTIFACTS_LOG, logLines: [], message: { text: 'building the artifacts… (Esc closes the log; the build continues)', tone: 'info' } });
-    const timer = setInterval(() => {
+    const ticker = startTicker(() => {
       if (version === shown) return;
       shown = version;
       if (store.getState().logImage === ARTIFACTS_LOG) store.getState().set({ logLines: [...this.artifactLines] });
-    }, 100);
+    });
     try {
       const r = await buildArtifacts({
         paths,
@@ -204,7 +205,7 @@ export class TemplatesController {
       version++;
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     } finally {
-      clearInterval(timer);
+      ticker.stop();
       if (store.getState().logImage === ARTIFACTS_LOG) store.getState().set({ logLines: [...this.artifactLines] });
       this.artifactsCtl = undefined;
       jobs.getState().finish(ARTIFACTS_JOB_ID);
@@ -277,7 +278,7 @@ export class TemplatesController {
   }
 
   dispose(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.ticker?.stop();
     this.smokeCtl?.abort();
     this.artifactsCtl?.abort();
   }

@@ -7,6 +7,7 @@
 //   success, so both are valid at every instant and a kill -9 loses at most the builds that were running.
 // - stop(): launch nothing new, let running builds finish. abandon(): also stop waiting for running builds
 //   (E2B has no cancel API; an abandoned build may still finish server-side and is rebuilt on the next run).
+import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { BuildLogs } from './buildLogs.js';
 import { acquireLock, type WorkspaceLock } from '../workspace/lock.js';
 import { sweepLitter } from '../workspace/litter.js';
 import { sleep } from '../util/sleep.js';
+import { TEMPLATE_BUILD_RETRY, retrying, type RetryPolicy } from '../util/retry.js';
 import path from 'node:path';
 import { CoalescingWriter } from './coalesce.js';
 import type { Journal } from '../workspace/journal.js';
@@ -36,32 +38,6 @@ export const DEFAULT_E2B_CONCURRENCY = 8;
 export const DEFAULT_BUILD_TIMEOUT_MS = 70 * 60_000;
 export const LOG_RING_LINES = 400;
 export const JOURNAL_LOG_TAIL = 30;
-
-export interface RetryPolicy {
-  /** Attempts per operation, the first included. */
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** Random source in [0,1) for jitter (tests pass a fixed one). */
-  random: () => number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 2000, maxDelayMs: 60_000, random: Math.random };
-
-/**
- * The wait before retry number `attempt` (1-based): exponential with jitter in [50%,100%], at least Retry-After; as in
- * every retry layer (sandbox/retry.ts), no one wait is longer than `maxDelayMs`.
- */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSec?: number): number {
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  const jittered = exp * (0.5 + 0.5 * policy.random());
-  if (retryAfterSec !== undefined && retryAfterSec > 0) {
-    // Spread the workers that were all told the same Retry-After over an extra 0–25%.
-    const ra = retryAfterSec * 1000;
-    return Math.min(policy.maxDelayMs, Math.max(ra * (1 + 0.25 * policy.random()), Math.min(jittered, ra * 2)));
-  }
-  return jittered;
-}
 
 export interface FactoryArtifacts {
   artifactDir: string;
@@ -155,7 +131,8 @@ async function fileDigest(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-export function defaultConcurrency(provider: SandboxProvider, cpus = 4): number {
+/** The build concurrency when none is asked for: E2B's, or up to 4 local builds as the machine's CPUs allow. */
+export function defaultConcurrency(provider: SandboxProvider, cpus = availableParallelism()): number {
   if (provider.name === 'e2b') return DEFAULT_E2B_CONCURRENCY;
   if (provider.name === 'local') return Math.max(1, Math.min(4, cpus));
   return DEFAULT_E2B_CONCURRENCY;
@@ -195,7 +172,7 @@ export class TemplateFactory {
   constructor(config: FactoryConfig) {
     this.config = config;
     this.buildLogs = new BuildLogs(config.paths.consoleDir);
-    this.retry = { ...DEFAULT_RETRY, ...config.retry };
+    this.retry = { ...TEMPLATE_BUILD_RETRY, ...config.retry };
     if (config.signal) {
       if (config.signal.aborted) this.stop();
       else config.signal.addEventListener('abort', () => this.stop(), { once: true });
@@ -292,26 +269,24 @@ export class TemplateFactory {
   }
 
   /** Runs `op` with retries on retryable SandboxErrors; a 429 pauses every worker until its Retry-After. */
-  private async withRetry<T>(image: string, what: string, op: () => Promise<T>, attemptsOut?: { n: number }): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const wait = this.gateUntil - Date.now();
-      if (wait > 0) await this.sleep(wait);
-      if (attemptsOut) attemptsOut.n = attempt;
-      try {
-        return await op();
-      } catch (err) {
-        if (this.abandoning) throw err;
-        const retryable = err instanceof SandboxError && err.retryable;
-        if (!retryable || attempt >= this.retry.maxAttempts) throw err;
-        const delay = retryDelayMs(this.retry, attempt, (err as SandboxError).retryAfterSec);
-        if ((err as SandboxError).kind === 'rate_limited') this.gateUntil = Math.max(this.gateUntil, Date.now() + delay);
-        const reason = redact(`${what}: ${(err as Error).message}`);
-        this.config.onEvent?.({ type: 'retry', image, attempt, delayMs: Math.round(delay), reason });
-        this.pushLog(image, `retry ${attempt}/${this.retry.maxAttempts - 1} in ${(delay / 1000).toFixed(1)}s after: ${reason}`);
-        // A stop() during the wait puts the image back in the queue.
-        await this.sleep(delay);
-      }
-    }
+  private withRetry<T>(image: string, what: string, op: () => Promise<T>, attemptsOut?: { n: number }): Promise<T> {
+    return retrying(op, {
+      policy: this.retry,
+      before: async (attempt) => {
+        const wait = this.gateUntil - Date.now();
+        if (wait > 0) await this.sleep(wait);
+        if (attemptsOut) attemptsOut.n = attempt;
+      },
+      retryable: (err) => (!this.abandoning && err instanceof SandboxError && err.retryable ? { retryAfterSec: err.retryAfterSec } : undefined),
+      onRetry: ({ attempt, attempts, delayMs, error }) => {
+        if ((error as SandboxError).kind === 'rate_limited') this.gateUntil = Math.max(this.gateUntil, Date.now() + delayMs);
+        const reason = redact(`${what}: ${(error as Error).message}`);
+        this.config.onEvent?.({ type: 'retry', image, attempt, delayMs, reason });
+        this.pushLog(image, `retry ${attempt}/${attempts - 1} in ${(delayMs / 1000).toFixed(1)}s after: ${reason}`);
+      },
+      // A stop() during the wait puts the image back in the queue.
+      wait: (ms) => this.sleep(ms),
+    });
   }
 
   async run(): Promise<FactoryResult> {

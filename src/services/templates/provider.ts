@@ -1,10 +1,10 @@
 // Opens the sandbox provider the template commands use (--provider e2b|local), through the sandbox layer's factory.
 import { ConsoleError, ExitCode } from '../errors.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import type { RetryEvent } from '../sandbox/retry.js';
+import type { RetryEvent } from '../sandbox/withRetry.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 
 /**
  * `onRetry` sees every retry of the provider's one retry layer (headless commands print them). `purpose` says what

@@ -12,7 +12,7 @@ import { probeChecks, type ProbeOptions } from './probes.js';
 import { bashArithmetic, fail, ok, warn, isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
 import { DRESSAGE_SOURCES, compactThresholdVerdict, e2bPortRefusal, paddockModeVerdict, providerName, providerRefusal, proxyUrlRefusal, pyRepr } from './dressageRules.js';
 import { engineGpuWarning } from './engineRule.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
 export { isLocalOnlyHost, isPrivateHost, launcherRejectsProxyUrl, launcherRejectsRouterUrl } from './checkParts.js';
 
 /** Pure checks over the plan: settings, topology, algorithm, keys, proxy URL shape. Cheap enough for every keystroke. */

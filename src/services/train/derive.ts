@@ -7,7 +7,7 @@ import { SETTINGS, SETTING_BY_KEY, validateSetting } from './settings.js';
 import type { Derived } from '../../state/types/train.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 import { pyInt } from './dressageRules.js';
-import { settingDefault } from '../config/settings.js';
+import { settingDefault } from '../config/envSettings.js';
 export type { Derived } from '../../state/types/train.js';
 
 export interface ResolveContext {

@@ -10,6 +10,8 @@ import { redact } from '../secrets.js';
 
 export interface RunListDeps {
   paths: RecipePaths;
+  /** The console's environment (what a message is redacted against); never kept in a store. */
+  env: NodeJS.ProcessEnv;
   train: TrainStore;
   app: AppStore;
 }
@@ -20,7 +22,7 @@ export interface RunDiscoveryDeps extends RunListDeps {
 }
 
 function flash(d: RunListDeps, text: string, tone: 'info' | 'error'): void {
-  d.app.getState().setFlash(redact(text, d.train.getState().env), tone);
+  d.app.getState().setFlash(redact(text, d.env), tone);
 }
 
 /** Re-reads the registry into the Train store (keeping the selection in range). */

@@ -8,10 +8,10 @@ import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../workspace/atomic.js';
 import { ConsoleError, ExitCode, OWN_CHECK } from '../errors.js';
-import { isSecretName, rememberSecrets } from '../secrets.js';
+import { describeSecret, isSecretName, rememberSecrets } from '../secrets.js';
 import { BLACKBOX_PORT, RAY_DASHBOARD_PORT } from '../recipe.js';
 import { maxStepsVerdict, proxyUrlRefusal } from './dressageRules.js';
-import { settingDefault } from '../config/settings.js';
+import { settingDefault } from '../config/envSettings.js';
 
 export type SettingGroup = 'model' | 'data' | 'cluster' | 'topology' | 'batch' | 'algorithm' | 'sandbox' | 'run' | 'logging';
 
@@ -260,6 +260,11 @@ export const FORWARDED_TO_RAY = new Set([
 
 /** Converter bootstrap variables (custom provider only); left in the environment they signal a mixed-up setup (§1.5, §8.4). */
 export const BOOTSTRAP_VARS = ['CLAUDE_CODE_BBS_WHEEL_URL', 'CLAUDE_CODE_BINARY_URL', 'CLAUDE_CODE_RUNTIME_URL'] as const;
+
+/** The effective settings as a store may hold them: a secret setting only as whether it is set ("set (N chars)"). */
+export function describeSecretSettings(effective: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(effective).map(([k, v]) => [k, isSecretSetting(k) ? describeSecret(v) : v]));
+}
 
 export function isSecretSetting(key: string): boolean {
   return SETTING_BY_KEY.get(key)?.secret === true || isSecretName(key);

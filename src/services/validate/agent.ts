@@ -6,7 +6,8 @@ import type { Sandbox, SandboxProvider } from '../sandbox/types.js';
 import type { DressageRow } from '../convert/schema.js';
 import { computeReward, describeMarker, findRewardMarker, type MarkerParse, type RewardOutcome } from '../marker/marker.js';
 import { redact } from '../secrets.js';
-import { AGENT_FAILED_STATES, BbsClient, BbsError, HARVESTABLE, SEMANTIC_ERROR_LABELS, TERMINAL_TURN, newSessionId, newTurnId, turnFailure, type BbsRetryPolicy, type TurnSnapshot } from './bbs.js';
+import { AGENT_FAILED_STATES, BbsClient, BbsError, HARVESTABLE, SEMANTIC_ERROR_LABELS, TERMINAL_TURN, newSessionId, newTurnId, turnFailure, type TurnSnapshot } from './bbs.js';
+import { PATCH_EXTRACT_RETRY, backoffDelay, type RetryPolicy } from '../util/retry.js';
 import { applyPatch, evaluatorMarkerLine, extractPatchCommand, patchTimeoutSec, prohibitedPaths, runHarness } from './evaluator.js';
 import { DEFAULT_SERVER_CONFIG, launcherRolloutContext, normalizeBlackboxType, registeredBackendOptions, type RolloutArgs } from './backendOptions.js';
 import { scanTrajectoryIntegrity, trajectoryFromStreamJson, usesSwegymIntegrity, type IntegrityResult } from './integrity.js';
@@ -38,7 +39,7 @@ export interface AgentValidationOptions {
   pollWaitSec?: number;
   /** Overall budget for the turn (0 = unbounded, Dressage's default). */
   turnTimeoutSec?: number;
-  retry?: Partial<BbsRetryPolicy>;
+  retry?: Partial<RetryPolicy>;
   /** Delay base for patch-extraction retries (Dressage: 2 s × 2^(n-1)). */
   extractRetryDelayMs?: number;
   harnessMode?: 'background' | 'foreground';
@@ -188,7 +189,8 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
     let patch: string | undefined;
     let failedMarker: string | undefined;
     let lastErr = '';
-    for (let attempt = 1; attempt <= 5 && patch === undefined && failedMarker === undefined; attempt++) {
+    const extractRetry: RetryPolicy = { ...PATCH_EXTRACT_RETRY, baseMs: o.extractRetryDelayMs ?? PATCH_EXTRACT_RETRY.baseMs };
+    for (let attempt = 1; attempt <= extractRetry.attempts && patch === undefined && failedMarker === undefined; attempt++) {
       try {
         const r = await bbs.executeCmd(sessionId, extract, timeoutSec);
         if (r.returncode !== 0 || r.timed_out) {
@@ -201,12 +203,12 @@ export async function validateAgent(o: AgentValidationOptions): Promise<AgentVal
       } catch (err) {
         lastErr = (err as Error).message;
         const retry = err instanceof BbsError ? [409, 502, 503, 504].includes(err.status) : true;
-        if (!retry || attempt === 5 || o.signal?.aborted) {
+        if (!retry || attempt === extractRetry.attempts || o.signal?.aborted) {
           // The request error leaves the evaluator: fresh_eval_exception.
           failedMarker = evaluatorMarkerLine('fresh_eval_exception', { error: { type: err instanceof BbsError ? 'httpx.HTTPStatusError' : 'httpx.TransportError', message: redact(lastErr) } });
           break;
         }
-        await sleep((o.extractRetryDelayMs ?? 2000) * 2 ** (attempt - 1), o.signal);
+        await sleep(backoffDelay(extractRetry, attempt), o.signal);
       }
     }
     await source.kill().catch(() => false);

@@ -3,6 +3,7 @@
 // retries of POSTs on connection errors and HTTP 503 (6 attempts, 1 s initial delay, 10 s max, 20 % jitter).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sleep } from '../util/sleep.js';
+import { BLACKBOX_RETRY, backoffDelay, type RetryPolicy } from '../util/retry.js';
 
 export class BbsError extends Error {
   constructor(
@@ -15,15 +16,6 @@ export class BbsError extends Error {
     this.name = 'BbsError';
   }
 }
-
-export interface BbsRetryPolicy {
-  attempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-  jitter: number;
-}
-
-export const DRESSAGE_RETRY: BbsRetryPolicy = { attempts: 6, initialDelayMs: 1000, maxDelayMs: 10_000, jitter: 0.2 };
 
 export interface TurnUsage {
   total_tokens?: number;
@@ -72,7 +64,7 @@ export interface RegisterRequest {
   server_config?: Record<string, unknown>;
 }
 
-export interface Binding {
+export interface RolloutBinding {
   runtime_id: string;
   runtime_dir: string;
   bound_session_id: string;
@@ -92,12 +84,11 @@ export function newTurnId(): string {
 export class BbsClient {
   constructor(
     readonly baseUrl: string,
-    private readonly opts: { retry?: Partial<BbsRetryPolicy>; signal?: AbortSignal; requestTimeoutMs?: number } = {},
+    private readonly opts: { retry?: Partial<RetryPolicy>; signal?: AbortSignal; requestTimeoutMs?: number } = {},
   ) {}
 
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number): Promise<T> {
-    const policy = { ...DRESSAGE_RETRY, ...this.opts.retry };
-    let delay = policy.initialDelayMs;
+    const policy = { ...BLACKBOX_RETRY, ...this.opts.retry };
     for (let attempt = 1; ; attempt++) {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(new Error(`request timed out after ${timeoutMs ?? this.opts.requestTimeoutMs ?? 120_000} ms`)), timeoutMs ?? this.opts.requestTimeoutMs ?? 120_000);
@@ -134,9 +125,7 @@ export class BbsClient {
         outer?.removeEventListener('abort', onAbort);
       }
       if (!retryable || attempt >= policy.attempts) throw failure;
-      const jittered = delay * (1 + (Math.random() * 2 - 1) * policy.jitter);
-      await sleep(Math.max(0, jittered), outer);
-      delay = Math.min(policy.maxDelayMs, delay * 2);
+      await sleep(backoffDelay(policy, attempt), outer);
     }
   }
 
@@ -148,7 +137,7 @@ export class BbsClient {
     return this.request('GET', '/v1/status');
   }
 
-  register(req: RegisterRequest): Promise<{ status: string; binding: Binding }> {
+  register(req: RegisterRequest): Promise<{ status: string; binding: RolloutBinding }> {
     return this.request('POST', '/v1/rollout/register', { router_api_path: '/v1', backend_options: {}, ...req });
   }
 

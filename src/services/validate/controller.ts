@@ -7,12 +7,13 @@ import type { SandboxProvider } from '../sandbox/types.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ValidateRow, ValidateStore } from '../../state/validate.js';
 import { ConsoleError } from '../errors.js';
-import { readRows } from '../convert/rows.js';
+import { readRows } from '../convert/jsonlRows.js';
 import { validateHarnessJournal } from './harness.js';
 import { runValidateHarnessJob, type ValidateHarnessEvent } from './harnessJob.js';
 import type { JobProgress } from '../../state/types/jobs.js';
 import { readAgentRunRecord } from './agentRecord.js';
 import type { ValidateAgentEvent } from '../../state/types/validate.js';
+import { startTicker, type Ticker } from '../jobs/publish.js';
 
 export interface ValidateControllerOptions {
   paths: RecipePaths;
@@ -43,7 +44,7 @@ export class ValidateController {
   private rows = new Map<string, ValidateRow>();
   private order: string[] = [];
   private dirty = false;
-  private timer?: ReturnType<typeof setInterval>;
+  private ticker?: Ticker;
   private pendingProgress?: JobProgress;
   private agentCtl?: AbortController;
 
@@ -119,8 +120,8 @@ export class ValidateController {
       store.getState().set({ message: { text: message(err), tone: 'error' } });
     } finally {
       for (const row of this.rows.values()) if (row.status === 'queued' || row.status === 'running') Object.assign(row, { status: row.result ? (row.result.ok ? 'ok' : 'failed') : 'untested', gold: undefined, control: undefined });
-      if (this.timer) clearInterval(this.timer);
-      this.timer = undefined;
+      this.ticker?.stop();
+      this.ticker = undefined;
       this.ctl = undefined;
       jobs.getState().finish(JOB_ID);
       store.getState().set({ running: false, progress: undefined });
@@ -137,7 +138,7 @@ export class ValidateController {
         if (row) Object.assign(row, { status: 'queued', gold: 'queued', control: 'queued' });
       }
       this.dirty = true;
-      this.timer = setInterval(() => this.publish(), Math.round(1000 / (this.opts.publishHz ?? 10)));
+      this.ticker = startTicker(() => this.publish(), { hz: this.opts.publishHz });
       count(0, e.ids.length);
       jobs.getState().start({ id: JOB_ID, title: `validate ${e.ids.length} task(s)`, startedAt: e.progress.startedAt, cancel: () => ctl.abort() });
       store.getState().set({ progress: e.progress, message: { text: `validating ${e.ids.length} task(s) on ${e.provider}: gold → resolved, untouched → unresolved`, tone: 'info' } });
@@ -209,6 +210,6 @@ export class ValidateController {
   dispose(): void {
     this.ctl?.abort();
     this.agentCtl?.abort();
-    if (this.timer) clearInterval(this.timer);
+    this.ticker?.stop();
   }
 }

@@ -2,7 +2,7 @@
 // parquet (the JSONL never carries them).
 import { ConsoleError, ExitCode, usageError } from '../errors.js';
 import type { RecipePaths, Split } from '../workspace/paths.js';
-import { readRows } from '../convert/rows.js';
+import { readRows } from '../convert/jsonlRows.js';
 import type { HarnessTask } from './harness.js';
 
 export interface TaskSelection {

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { processStartTime } from '../util/proc.js';
-import { setting } from '../config/settings.js';
+import { setting } from '../config/envSettings.js';
+import { formatAgeWords } from '../util/format.js';
 
 export interface OwnerStamp {
   pid: number;
@@ -83,11 +84,6 @@ export interface JudgeOptions {
   procRoot?: string;
 }
 
-function ago(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
-}
-
 /**
  * Whether the owner recorded in `stamp` still runs. On this host and boot the pid and its start time decide; what
  * cannot be told that way (another host, no start time) is decided by the heartbeat's age.
@@ -100,8 +96,8 @@ export function judgeOwner(stamp: OwnerStamp, opts: JudgeOptions = {}): OwnerVer
   const byHeartbeat = (what: string, extra: Partial<OwnerVerdict> = {}): OwnerVerdict => {
     if (heartbeatAgeMs === undefined) return { alive: false, why: `${what}, and it has no heartbeat`, ...extra };
     return heartbeatAgeMs < staleMs
-      ? { alive: true, why: `${what}; its last heartbeat was ${ago(heartbeatAgeMs)} ago`, heartbeatAgeMs, ...extra }
-      : { alive: false, why: `${what}, and its heartbeat stopped ${ago(heartbeatAgeMs)} ago (stale after ${ago(staleMs)})`, heartbeatAgeMs, ...extra };
+      ? { alive: true, why: `${what}; its last heartbeat was ${formatAgeWords(heartbeatAgeMs)} ago`, heartbeatAgeMs, ...extra }
+      : { alive: false, why: `${what}, and its heartbeat stopped ${formatAgeWords(heartbeatAgeMs)} ago (stale after ${formatAgeWords(staleMs)})`, heartbeatAgeMs, ...extra };
   };
   if (stamp.host && self.host && stamp.host !== self.host) return byHeartbeat(`it runs on host ${stamp.host}`, { remoteHost: stamp.host });
   if (stamp.bootId && self.bootId && stamp.bootId !== self.bootId) return { alive: false, why: 'this host has rebooted since it started' };

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RecipePaths } from '../../workspace/paths.js';
 import type { SandboxProvider, Sandbox, SandboxUsageSample } from '../../sandbox/types.js';
-import { endingOf, listDressageSandboxes, readAgentLogIncrement, type AgentLogReadState, type AgentProgress, type SandboxSnapshot } from '../sandboxes.js';
+import { endingOf, listDressageSandboxes, readAgentLogIncrement, type AgentLogReadState, type SandboxAgentProgress, type SandboxSnapshot } from '../sandboxes.js';
 import { fetchProxyHealth, type ProxyHealth } from '../proxy.js';
 import { nvidiaSmiRunner, type GpuRunner } from '../gpu.js';
 import { fetchClusterGpus, fetchRayJobStatus, type RayClusterNode, type RayResult } from '../rayCluster.js';
@@ -120,7 +120,7 @@ export class RealRunSources implements RunSources {
   /** The sandbox drilled into last (its log's cursor is kept while the drill-in may show it). */
   private drilled: string | undefined;
 
-  async agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }> {
+  async agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<SandboxAgentProgress & { sandbox?: Sandbox }> {
     const provider = await this.provider();
     if (!provider) throw new Error('no sandbox provider configured');
     const sandbox = opts.sandbox ?? (await provider.connect(id));

@@ -4,7 +4,7 @@
 // two implementations: the real one (sources/real.ts) and the simulator's (simulator/runSources.ts). The
 // composition root (src/app/monitorSources.ts) picks one when a run is opened; the monitor never asks which.
 import type { Sandbox, SandboxUsageSample } from '../../sandbox/types.js';
-import type { AgentProgress, SandboxSnapshot } from '../sandboxes.js';
+import type { SandboxAgentProgress, SandboxSnapshot } from '../sandboxes.js';
 import type { ProxyHealth } from '../proxy.js';
 import type { GpuRunner } from '../gpu.js';
 import type { RayClusterNode, RayResult } from '../rayCluster.js';
@@ -21,7 +21,7 @@ export interface RunSources {
   /** Reads steps and the last tool call of a few agent sandboxes; absent when listSandboxes rows come complete. */
   refreshAgentProgress?(): Promise<void>;
   /** One agent sandbox's Claude Code log (the drill-in). */
-  agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<AgentProgress & { sandbox?: Sandbox }>;
+  agentProgress(id: string, opts: { tailBytes?: number; maxBytes?: number; sandbox?: Sandbox }): Promise<SandboxAgentProgress & { sandbox?: Sandbox }>;
   /** The sandbox service's own CPU/memory samples of one sandbox (E2B's metrics); absent where the service has none. */
   sandboxMetrics?(id: string): Promise<SandboxUsageSample[]>;
   /** GET /health of the Dressage proxy at `url` (undefined: not known yet); undefined = nothing to ask. */

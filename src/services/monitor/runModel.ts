@@ -1,7 +1,7 @@
 // The bounded model of one run, fed line by line from its log: training steps, rollout summaries, per-sample
 // reward lines (grouped per rollout), failures, launcher facts, and the derived phase. Every collection is capped.
-import type { PyDict } from './pyrepr.js';
-import { toJsonSafe } from './pyrepr.js';
+import type { PyDict } from './pyReprParse.js';
+import { toJsonSafe } from './pyReprParse.js';
 import { parseLine, metricNumber, type HangSignature, type LogEvent, type ParsedEvent, type SampleLine, type SummaryKind } from './lines.js';
 import { CappedMap, Ring, ThinnedSeries } from './ring.js';
 import { TaskTally } from './taskTally.js';

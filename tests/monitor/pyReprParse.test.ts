@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePyRepr, parsePyDictAt, toJsonSafe } from '../../src/services/monitor/pyrepr.js';
+import { parsePyRepr, parsePyDictAt, toJsonSafe } from '../../src/services/monitor/pyReprParse.js';
 import { pyRepr } from './builders.js';
 
 test('parses slime metric dicts: quotes, exponents, nan/inf, True/False/None', () => {

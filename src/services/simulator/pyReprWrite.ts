@@ -2,7 +2,7 @@
 // from 1e16, `nan`/`inf`/`-inf`, always a `.0` on whole numbers), ints, strings, booleans, None, and dicts
 // with single-quoted keys — exactly what `print(f"step {n}: {metrics}")` produces.
 
-export type PyValue = number | PyInt | string | boolean | null | PyValue[] | { [key: string]: PyValue };
+export type PyLiteral = number | PyInt | string | boolean | null | PyLiteral[] | { [key: string]: PyLiteral };
 
 /** An integer that must print without `.0` (Python int). Plain JS numbers print as Python floats. */
 export class PyInt {
@@ -40,7 +40,7 @@ function pyStr(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
 }
 
-export function pyRepr(v: PyValue): string {
+export function pyRepr(v: PyLiteral): string {
   if (v === null) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
@@ -49,6 +49,6 @@ export function pyRepr(v: PyValue): string {
   if (v instanceof PyInt) return String(v.value);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
   const parts: string[] = [];
-  for (const k of Object.keys(v)) parts.push(`${pyStr(k)}: ${pyRepr(v[k] as PyValue)}`);
+  for (const k of Object.keys(v)) parts.push(`${pyStr(k)}: ${pyRepr(v[k] as PyLiteral)}`);
   return `{${parts.join(', ')}}`;
 }

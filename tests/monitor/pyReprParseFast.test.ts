@@ -1,10 +1,10 @@
 // The fast paths of the metrics-line reading against the general ones they stand in for: the JSON reading of flat
-// dicts (pyrepr.ts) and the cached day of the logging prefix's time (lines.ts). Each must give exactly what the
+// dicts (pyReprParse.ts) and the cached day of the logging prefix's time (lines.ts). Each must give exactly what the
 // general path gives, or step aside.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
-import { flatDictAsJson, parsePyDictAt, parsePyDictAtGeneral } from '../../src/services/monitor/pyrepr.js';
+import { flatDictAsJson, parsePyDictAt, parsePyDictAtGeneral } from '../../src/services/monitor/pyReprParse.js';
 import { logTime, parseLine } from '../../src/services/monitor/lines.js';
 
 function rng(seed: number): () => number {

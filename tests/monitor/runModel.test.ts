@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunModel, phaseLabel } from '../../src/services/monitor/model.js';
+import { RunModel, phaseLabel } from '../../src/services/monitor/runModel.js';
 import { EFFECTIVE_LINES, metricLine, rolloutLines, sampleLine, stepMetrics, RM, pyLog } from './builders.js';
 
 function feed(model: RunModel, lines: string[]): void {

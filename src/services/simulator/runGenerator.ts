@@ -6,8 +6,9 @@
 import { Rng } from './rng.js';
 import { lookAlikeMessage } from './lookAlikes.js';
 import { buildCatalog, type SimTask } from './catalog.js';
-import { pyRepr, pyInt, type PyValue } from './pyrepr.js';
+import { pyRepr, pyInt, type PyLiteral } from './pyReprWrite.js';
 import { RAY_DASHBOARD_PORT } from '../recipe.js';
+import { PATCH_EXTRACT_RETRY, backoffDelay } from '../util/retry.js';
 
 export interface SimConfig {
   seed: number;
@@ -165,7 +166,7 @@ function pad2(n: number): string {
 }
 
 /** The simulated run. Call `startup`, then `rollout(i)` for each i, then `end`. */
-export class RunModel {
+export class SimulatedRun {
   readonly config: SimConfig;
   readonly tasks: SimTask[];
   private readonly rng: Rng;
@@ -535,7 +536,7 @@ export class RunModel {
         const tt = s.evalStartMs + 1;
         const m = 5;
         const a = r.range(1, 2);
-        events.push({ t: tt, text: this.log(rm, tt, 'fresh_eval.py', 233, `source patch extraction failed transiently; retrying: session_id=${s.sessionId} attempt=${a}/${m} delay=${(2 * 2 ** (a - 1)).toFixed(1)}s status=503 body='upstream connect error or disconnect/reset before headers' error=HTTPStatusError: Server error '503 Service Unavailable' for url 'https://31000-${r.hex(20)}.e2b.app/v1/sessions/${s.sessionId}/execute_cmd'`) });
+        events.push({ t: tt, text: this.log(rm, tt, 'fresh_eval.py', 233, `source patch extraction failed transiently; retrying: session_id=${s.sessionId} attempt=${a}/${m} delay=${(backoffDelay(PATCH_EXTRACT_RETRY, a) / 1000).toFixed(1)}s status=503 body='upstream connect error or disconnect/reset before headers' error=HTTPStatusError: Server error '503 Service Unavailable' for url 'https://31000-${r.hex(20)}.e2b.app/v1/sessions/${s.sessionId}/execute_cmd'`) });
       }
       if (r.chance(0.03)) {
         const tt = (s.evalStartMs + s.endMs) / 2;
@@ -630,7 +631,7 @@ export class RunModel {
     const rolloutTime = (c.rolloutSeconds * r.uniform(0.97, 1.0));
     const tokens = lens.reduce((a, b) => a + b, 0);
     const gpus = c.actorNumNodes * c.gpusPerNode;
-    const perf: Record<string, PyValue> = {
+    const perf: Record<string, PyLiteral> = {
       'rollout/raw_reward_trajectory_mean': summary.trajectoryMean,
       'rollout/segments_per_trajectory_mean': segs.length ? segs.reduce((a, b) => a + b, 0) / segs.length : 0,
       'rollout/segments_per_trajectory_max': pyInt(segs.length ? Math.max(...segs) : 0),
@@ -657,7 +658,7 @@ export class RunModel {
     sink.line(t, this.log(ta, t, 'memory_utils.py', 37, `[Rank 0] Memory-Usage after wake_up model: ${this.memoryDict(0, 61 + r.uniform(0, 3))}`));
     const raw = trainable.length ? trainable.filter((s) => s.raw === 1).length / trainable.length : 0;
     const lp = -0.28 - r.uniform(0, 0.06);
-    const rollout: Record<string, PyValue> = {
+    const rollout: Record<string, PyLiteral> = {
       'rollout/raw_reward': raw,
       'rollout/rewards': r.normal(0, 1) * 1e-9,
       'rollout/advantages': r.normal(0, 1) * 1e-9,
@@ -674,7 +675,7 @@ export class RunModel {
     // Train step (one optimizer step per rollout: global batch = rollout batch).
     this.smoothedGrad = 0.85 * this.smoothedGrad + 0.15 * (0.3 + r.normal(0, 0.05));
     const nanStep = r.chance(0.01);
-    const step: Record<string, PyValue> = {
+    const step: Record<string, PyLiteral> = {
       'train/loss': r.normal(0, 0.02),
       'train/pg_loss': r.normal(0, 0.02),
       'train/entropy_loss': 0.35 + r.uniform(-0.05, 0.05) - id * 1e-4,
@@ -694,7 +695,7 @@ export class RunModel {
     t += T * 0.5;
     sink.line(t, this.log(ta, t, 'model.py', 586, `step ${id}: ${pyRepr(step)}`));
     const trainTime = T * 0.5 / 1000;
-    const tperf: Record<string, PyValue> = {
+    const tperf: Record<string, PyLiteral> = {
       'perf/data_preprocess_time': r.uniform(0.4, 1.5),
       'perf/ref_log_probs_time': r.uniform(15, 30),
       'perf/log_probs_time': r.uniform(15, 30),
