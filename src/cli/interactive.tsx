@@ -6,7 +6,6 @@ import type { GlobalOptions } from '../state/types/options.js';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
 import { loadUserKeymap } from '../app/keymap.js';
-import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../ui/clipboard.js';
@@ -52,7 +51,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
-    void refreshHome(services);
+    void services.home.controller.refresh();
     services
       .whenReady()
       .then(() => {

@@ -12,7 +12,6 @@ import { templateNameForImage } from '../../src/services/templates/naming.js';
 import { createTemplatesStore } from '../../src/state/templates.js';
 import { createJobsStore } from '../../src/state/jobs.js';
 import { trainLaunch, trainStop } from '../../src/cli/commands/train.js';
-import { launch as screenLaunch, stop as screenStop } from '../../src/screens/trainActions.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { findRun } from '../../src/services/train/registry.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
@@ -26,7 +25,6 @@ import { recipePaths } from '../../src/services/workspace/paths.js';
 import { loopbackFetch, registerRun, runLogText, startWriter } from '../monitor/runFixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import { doctorCommand } from '../../src/cli/commands/doctor.js';
-import { refreshHome } from '../../src/screens/homeActions.js';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -178,14 +176,14 @@ test('train launch (blocked, then launched) and stop: the CLI and the Train scre
         const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
         const flashes: string[] = [];
         services.app.subscribe((s) => (s.flash && flashes.at(-1) !== s.flash.text ? flashes.push(s.flash.text) : undefined));
-        services.train.getState().set({ env, values: { USE_TIS: 'yes' } });
-        await screenLaunch(services);
-        services.train.getState().set({ values: {} });
-        await screenLaunch(services);
-        const run = services.train.getState().runs[0]!;
+        services.train.store.getState().set({ env, values: { USE_TIS: 'yes' } });
+        await services.train.controller.launch();
+        services.train.store.getState().set({ values: {} });
+        await services.train.controller.launch();
+        const run = services.train.store.getState().runs[0]!;
         groups.push({ pgid: run.pgid, procStart: (await findRun(w.paths, run.name)).procStart });
         await launcherStarted(run.logFile);
-        await screenStop(services, run.name, false);
+        await services.train.controller.stop(run.name, false);
         assert.match(flashes[0] ?? '', /^not launched: 1 blocking check\(s\) — /);
         assert.match(flashes[1] ?? '', new RegExp(`^launched ${run.name} \\(pid \\d+\\)`));
         assert.equal(flashes[2], `${run.name} stopped`);
@@ -305,7 +303,7 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
 
   const screen = await doctorFixture();
   const services = createAppServices({ workspace: screen.paths.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), env: screen.env });
-  const fromScreen = await eventsOf('doctor', () => refreshHome(services));
+  const fromScreen = await eventsOf('doctor', () => services.home.controller.refresh());
 
   // Results come in the order checks answer (which varies); the first and last events are fixed.
   const shapes = (events: any[]) => [doctorShape(events[0]), ...events.slice(1, -1).map(doctorShape).sort(), doctorShape(events.at(-1))];
@@ -319,7 +317,7 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
   const printed = [...h.out().matchAll(/^(ok {2}|warn|FAIL|skip) {2}([^:]+):/gm)].map((m) => m[2]);
   assert.deepEqual(printed, fromCli.events.at(-1).checks.map((c: { title: string }) => c.title));
   assert.match(h.out(), /^FAIL {2}slime submodule: slime\/ is not initialised/m);
-  const home = services.home.getState();
+  const home = services.home.store.getState();
   assert.deepEqual(home.checks.map((c) => `${c.id}=${c.status}`), fromScreen.events.at(-1).checks.map((c: { id: string; status: string }) => `${c.id}=${c.status}`));
   assert.deepEqual(home.pendingChecks, []);
   services.dispose();

@@ -6,7 +6,7 @@ import React from 'react';
 import { readFile } from 'node:fs/promises';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
-import { FIELD_KEYS } from '../../src/screens/trainActions.js';
+import { FIELD_KEYS } from '../../src/services/train/controller.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { isGroupAlive, listRuns } from '../../src/services/train/registry.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
@@ -26,7 +26,7 @@ test('Train screen: form, live derived values, validation, launch and stop with 
   dirs.push(w.root);
   const log = new CommandLog();
   const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: log });
-  services.train.getState().set({ env: { ...w.env, FAKE_LAUNCHER_ROLLOUTS: '100000', FAKE_LAUNCHER_SAMPLES: '1', FAKE_LAUNCHER_LINE_DELAY: '0.05' } });
+  services.train.store.getState().set({ env: { ...w.env, FAKE_LAUNCHER_ROLLOUTS: '100000', FAKE_LAUNCHER_SAMPLES: '1', FAKE_LAUNCHER_LINE_DELAY: '0.05' } });
   const ui = renderInk(<App services={services} size={{ width: 160, height: 48 }} />);
   const frames = () => ui.frames.join('\n');
   try {

@@ -1,0 +1,85 @@
+// The Home screen's controller: the pipeline from disk and the doctor, side by side. The doctor's answers go into
+// the home store as they arrive (each replaces its pending row), at most 10 times a second so that a burst of answers
+// is one frame. Its code is imported on refresh (after the first frame), not with the home screen.
+import type { RecipePaths } from '../workspace/paths.js';
+import type { HomeStore } from '../../state/home.js';
+import type { DoctorCheck, PendingCheck } from '../doctor/types.js';
+import type { DoctorJobEvent } from '../doctor/doctor.js';
+
+const PUBLISH_MS = 100;
+
+/**
+ * The doctor job's listener on the screen's side: its events into the home store. An answer is published at once
+ * when none was in the last 100 ms, else with the others of that window (≤ 10 frames a second).
+ */
+export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => void {
+  let pending: PendingCheck[] = [];
+  const answered = new Map<string, DoctorCheck[]>();
+  let timer: NodeJS.Timeout | undefined;
+  let lastAnswerAt = -Infinity;
+  const publish = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    home.getState().set({ checks: pending.flatMap((p) => answered.get(p.id) ?? []), pendingChecks: pending.filter((p) => !answered.has(p.id)) });
+  };
+  return (e) => {
+    if (e.type === 'started') {
+      pending = e.pending;
+      answered.clear();
+      publish();
+    } else if (e.type === 'result') {
+      answered.set(e.id, e.checks);
+      if (timer) return;
+      const wait = lastAnswerAt + PUBLISH_MS - Date.now();
+      if (wait <= 0) {
+        lastAnswerAt = Date.now();
+        // After the other answers of this tick (the checks that need no I/O answer together).
+        timer = setTimeout(publish, 0);
+      } else {
+        timer = setTimeout(() => {
+          lastAnswerAt = Date.now();
+          publish();
+        }, wait);
+      }
+    } else {
+      clearTimeout(timer);
+      timer = undefined;
+      // The final list is the job's own (the same order); nothing is pending any more.
+      home.getState().set({ checks: e.checks, pendingChecks: [] });
+    }
+  };
+}
+
+export interface HomeControllerDeps {
+  paths: RecipePaths;
+  env: NodeJS.ProcessEnv;
+  provider: 'e2b' | 'local';
+  store: HomeStore;
+  flash(text: string, tone: 'error'): void;
+}
+
+export class HomeController {
+  constructor(private readonly d: HomeControllerDeps) {}
+
+  /** The pipeline's steps from disk and every doctor check, into the home store. */
+  async refresh(): Promise<void> {
+    const { paths, env, provider, store } = this.d;
+    const { set } = store.getState();
+    set({ loading: true });
+    try {
+      // Loaded here, after the first frame, rather than with the home screen; the doctor starts as soon as its own
+      // module is in (its probe process is the slowest part), the pipeline when its modules are.
+      const doctor = import('../doctor/doctor.js').then(({ runDoctor }) => runDoctor({ paths, env, provider, onEvent: doctorIntoStore(store) }));
+      const pipeline = async () => {
+        const [{ pipelineStatus }, { inspectCheckout }] = await Promise.all([import('./pipeline.js'), import('../workspace/checkout.js')]);
+        set({ checkout: await inspectCheckout(paths) });
+        set({ steps: await pipelineStatus(paths) });
+      };
+      await Promise.all([pipeline(), doctor]);
+      set({ loading: false, refreshedAt: Date.now() });
+    } catch (err) {
+      this.d.flash(`refresh failed: ${(err as Error).message}`, 'error');
+      set({ loading: false });
+    }
+  }
+}
