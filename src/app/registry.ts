@@ -13,6 +13,7 @@ import { commandLog as globalCommandLog, type CommandLog } from '../services/pro
 
 /** Every domain with a definition (services/<domain>/domain.ts), by name: the registry loads each on first use. */
 export const DOMAINS = {
+  doctor: async () => (await import('../services/doctor/domain.js')).doctorDomain,
   home: async () => (await import('../services/pipeline/domain.js')).homeDomain,
   data: async () => (await import('../services/dataset/domain.js')).dataDomain,
   templates: async () => (await import('../services/templates/domain.js')).templatesDomain,
