@@ -30,6 +30,8 @@ export type DomainOf<K extends DomainName> = Awaited<ReturnType<(typeof DOMAINS)
 export type JobsOf<K extends DomainName> = ReturnType<DomainOf<K>['jobs']>;
 
 export interface DepsOptions {
+  /** The workspace's recipe paths; from the global options' workspace unless given. */
+  paths?: RecipePaths;
   /** The environment the jobs read; process.env unless a test injects one. */
   env?: NodeJS.ProcessEnv;
   commandLog?: CommandLog;
@@ -67,7 +69,7 @@ function realProviders(global: GlobalOptions, paths: RecipePaths, env: NodeJS.Pr
 /** The one set of dependencies for a workspace. */
 export function createDomainDeps(global: GlobalOptions, opts: DepsOptions = {}): DomainDeps {
   const env = opts.env ?? process.env;
-  const paths = recipePaths(global.workspace);
+  const paths = opts.paths ?? recipePaths(global.workspace);
   return {
     global,
     paths,

@@ -5,8 +5,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tapJobEvents } from '../../src/services/jobs/events.js';
-import { eventsOf, headless } from './jobFaces.js';
-import { setTemplatesProviderForTests, templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
+import { eventsOf, headless, withProvider } from './jobFaces.js';
+import { templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
 import { TemplatesController } from '../../src/services/templates/controller.js';
 import { templateNameForImage } from '../../src/services/templates/naming.js';
 import { createTemplatesStore } from '../../src/state/templates.js';
@@ -28,7 +28,7 @@ import { doctorCommand } from '../../src/cli/commands/doctor.js';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { setValidateAgentProviderForTests, validateAgentCommand } from '../../src/cli/commands/validate.js';
+import { validateAgentCommand } from '../../src/cli/commands/validate.js';
 import { ValidateController } from '../../src/services/validate/controller.js';
 import { createValidateStore } from '../../src/state/validate.js';
 import { agentProgressText } from '../../src/services/validate/agentRecord.js';
@@ -69,14 +69,8 @@ async function buildFixture() {
 
 test('templates build: the CLI and the Templates screen get the same events from one build job', { timeout: 60_000 }, async () => {
   const cli = await buildFixture();
-  setTemplatesProviderForTests(async () => cli.provider);
-  const h = headless(cli.paths, ['templates', 'build'], { concurrency: '1' });
-  let fromCli;
-  try {
-    fromCli = await eventsOf('templates build', () => templatesBuildCommand(h.ctx));
-  } finally {
-    setTemplatesProviderForTests(undefined);
-  }
+  const h = withProvider(headless(cli.paths, ['templates', 'build'], { concurrency: '1' }), cli.provider);
+  const fromCli = await eventsOf('templates build', () => templatesBuildCommand(h.ctx));
 
   const screen = await buildFixture();
   const store = createTemplatesStore();
@@ -118,14 +112,8 @@ function smokeShape(e: any): string {
 
 test('templates smoke: the CLI and the Templates screen get the same events from one smoke job', { timeout: 60_000 }, async () => {
   const cli = await smokeFixture();
-  setTemplatesProviderForTests(async () => cli.provider);
-  const h = headless(cli.paths, ['templates', 'smoke'], { template: cli.names, concurrency: '1' });
-  let fromCli;
-  try {
-    fromCli = await eventsOf('templates smoke', () => templatesSmokeCommand(h.ctx));
-  } finally {
-    setTemplatesProviderForTests(undefined);
-  }
+  const h = withProvider(headless(cli.paths, ['templates', 'smoke'], { template: cli.names, concurrency: '1' }), cli.provider);
+  const fromCli = await eventsOf('templates smoke', () => templatesSmokeCommand(h.ctx));
 
   const screen = await smokeFixture();
   const store = createTemplatesStore();
@@ -350,14 +338,8 @@ function agentShape(e: any): string {
 
 test('validate agent: `validate agent --provider local` and the Validate screen get the same events from one agent job', { timeout: 60_000 }, async () => {
   const cli = await agentFixture();
-  setValidateAgentProviderForTests(async () => cli.provider);
-  const h = headless(cli.paths, ['validate', 'agent'], { instance: 'sample-org__calc-2' }, cli.env, false, 'local');
-  let fromCli;
-  try {
-    fromCli = await eventsOf('validate agent', () => validateAgentCommand(h.ctx));
-  } finally {
-    setValidateAgentProviderForTests(undefined);
-  }
+  const h = withProvider(headless(cli.paths, ['validate', 'agent'], { instance: 'sample-org__calc-2' }, cli.env, false, 'local'), cli.provider);
+  const fromCli = await eventsOf('validate agent', () => validateAgentCommand(h.ctx));
 
   const screen = await agentFixture();
   const store = createValidateStore();

@@ -2,9 +2,8 @@
 // the template builds will use.
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
-import { note, optFlag, say, writeJson } from '../context.js';
+import { note, optFlag, registryOf, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
-import { buildArtifacts } from '../../services/artifacts/artifacts.js';
 
 function size(n: number | undefined): string {
   if (n === undefined) return '?';
@@ -14,9 +13,7 @@ function size(n: number | undefined): string {
 }
 
 export async function artifactsBuildCommand(ctx: CommandContext): Promise<number> {
-  const r = await buildArtifacts({
-    paths: ctx.paths,
-    env: ctx.env,
+  const r = await (await registryOf(ctx).jobs('artifacts')).build({
     force: optFlag(ctx, 'force'),
     signal: ctx.signal,
     onLine: (_stream, line) => note(ctx, `  ${line}`),

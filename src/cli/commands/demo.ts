@@ -3,10 +3,10 @@
 // with a simulated training run (labelled) playing in the dashboard. `--json` prints the summary, whose `results` have
 // the shape of `validate harness --json`. Exit 0 when every step passed, 1 otherwise.
 import type { CommandContext } from '../context.js';
-import { note, optInt, optString, say, writeJson } from '../context.js';
+import { commandRegistry, note, optInt, optString, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
-import { createProvider, sandboxConsoleError } from '../../services/sandbox/index.js';
-import { runDemo } from '../../services/demo/demo.js';
+import { sandboxConsoleError } from '../../services/sandbox/index.js';
+import { recipePaths } from '../../services/workspace/paths.js';
 import { SAMPLE_LABEL } from '../../services/workspace/sample.js';
 import { startDemoSimulation } from '../../services/demo/simulation.js';
 import { formatDuration } from '../../services/util/format.js';
@@ -19,15 +19,12 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
   const workspace = dirOpt ? path.resolve(dirOpt) : await mkdtemp(path.join(tmpdir(), 'swegym-sample-workspace-'));
   const concurrency = optInt(ctx, 'concurrency', 2);
   note(ctx, SAMPLE_LABEL);
-  // The demo always runs on the local provider: it must work offline, without an E2B key.
-  const provider = createProvider('local', { workspace, env: ctx.env });
+  // The demo always runs on the local provider (offline, without an E2B key), in the registry of its own workspace.
+  const sample = commandRegistry({ ...ctx, global: { ...ctx.global, workspace, provider: 'local' }, paths: recipePaths(workspace) });
   // In a terminal the console opens afterwards: the Claude Code step runs there, live on the Validate screen.
   const inConsole = !ctx.global.json && Boolean(process.stdout.isTTY && process.stdin.isTTY) && ctx.stdout === process.stdout;
-  const summary = await runDemo({
-    provider,
-    workspace,
+  const summary = await (await sample.jobs('demo')).demo({
     concurrency,
-    env: ctx.env,
     signal: ctx.signal,
     agentInConsole: inConsole,
     onLine: (l) => (l.startsWith('SCRIPTED') || l.startsWith('  agent:') ? note(ctx, l) : undefined),
