@@ -122,7 +122,9 @@ export async function runCli(argv: string[], deps: Omit<DepsOptions, 'env' | 'pa
       sandboxLedger.purpose = 'interactive console';
       sandboxLedger.onNotice((line) => said.push(line));
       const { startInteractive } = await import('./interactive.js');
-      const code = await startInteractive(parsed.global);
+      // Home's `d` outside a checkout quits into the offline demo (its command, loaded then).
+      const runDemo = async () => (await import('./commands/demo.js')).runDemoInstead(parsed.global);
+      const code = await startInteractive(parsed.global, { runDemo });
       sandboxLedger.onNotice((line) => tryWrite(process.stderr, `swegym-console: ${line}\n`));
       for (const line of said) tryWrite(process.stderr, `swegym-console: ${line}\n`);
       // Quitting cancels running jobs; whatever they had not killed yet goes here, before the process ends.

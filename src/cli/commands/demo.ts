@@ -2,7 +2,7 @@
 // data → templates → smoke → rows → harness validation, offline; in a terminal it then opens the console there,
 // with a simulated training run (labelled) playing in the dashboard. `--json` prints the summary, whose `results` have
 // the shape of `validate harness --json`. Exit 0 when every step passed, 1 otherwise.
-import type { CommandContext } from '../context.js';
+import type { CommandContext, GlobalOptions } from '../context.js';
 import { commandRegistry, note, optInt, optString, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
 import { sandboxConsoleError } from '../../services/sandbox/index.js';
@@ -13,6 +13,22 @@ import { formatDuration } from '../../services/util/format.js';
 import path from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+
+/** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
+export function runDemoInstead(global: GlobalOptions): Promise<number> {
+  process.stdout.write('Starting the offline demo (a sample workspace on local sandboxes)…\n');
+  return demoCommand({
+    command: ['demo'],
+    positionals: [],
+    options: {},
+    global: { ...global, provider: 'local' },
+    paths: recipePaths(global.workspace),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    signal: new AbortController().signal,
+  });
+}
 
 export async function demoCommand(ctx: CommandContext): Promise<number> {
   const dirOpt = optString(ctx, 'dir');
@@ -50,7 +66,7 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
         const { startInteractive } = await import('../interactive.js');
         const code = await startInteractive(
           { ...ctx.global, workspace: summary.workspace, provider: 'local' },
-          { monitorTarget: simulation?.dir, ...(summary.agentInConsole ? { startAgent: summary.agentInConsole } : {}) },
+          { monitorTarget: simulation?.dir, runDemo: () => runDemoInstead(ctx.global), ...(summary.agentInConsole ? { startAgent: summary.agentInConsole } : {}) },
         );
         return summary.ok ? code : ExitCode.failed;
       } finally {

@@ -5,6 +5,8 @@
 import { defineDomain } from '../domain/definition.js';
 import type { ValidateAgentJobOptions } from './agentJob.js';
 import type { DemoOptions } from './demo.js';
+import { templatesDomain } from '../templates/domain.js';
+import { validateDomain } from '../validate/domain.js';
 
 export const demoDomain = defineDomain({
   name: 'demo',
@@ -14,7 +16,14 @@ export const demoDomain = defineDomain({
       (await import('./agentJob.js')).runValidateAgentJob({ paths: deps.paths, env: deps.env, openProvider: () => deps.providers.open({ name: 'local' }), ...o }),
     /** `demo`: the sample workspace (this registry's workspace) built and checked on local sandboxes. */
     demo: async (o: Omit<DemoOptions, 'provider' | 'workspace' | 'env' | 'log'>) =>
-      (await import('./demo.js')).runDemo({ provider: await deps.providers.plain('local'), workspace: deps.paths.root, env: deps.env, ...o }),
+      (await import('./demo.js')).runDemo({
+        provider: await deps.providers.plain('local'),
+        workspace: deps.paths.root,
+        env: deps.env,
+        // The smoke and validation steps are the registry's jobs, as `templates smoke` and `validate harness` run them.
+        jobs: { smoke: templatesDomain.jobs(deps).smoke, harness: validateDomain.jobs(deps).harness },
+        ...o,
+      }),
   }),
   projections: {},
 });
