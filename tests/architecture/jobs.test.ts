@@ -369,3 +369,54 @@ test('validate agent: `validate agent --provider local` and the Validate screen 
   assert.match(st.message?.text ?? '', /resolved \(reward 1\)/);
   assert.deepEqual(Object.keys(jobs.getState().jobs), [], 'the job is finished in the jobs store');
 });
+
+/** A checkout whose artifacts script and wheel build are the fakes (tests/artifacts/artifacts.test.ts's setup). */
+async function artifactsFixture() {
+  const { copyFile } = await import('node:fs/promises');
+  const { createHash } = await import('node:crypto');
+  const ws = await fakeDressageCheckout();
+  dirs.push(ws);
+  const paths = recipePaths(ws);
+  await copyFile(path.resolve('tests/fakes/fakeArtifactsScript.sh'), paths.artifactsScript);
+  const claude = 'fake claude 2.1.207 binary\n';
+  const source = path.join(ws, 'claude-download');
+  await writeFile(source, claude);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    FAKE_CLAUDE_SOURCE: source,
+    CLAUDE_CODE_BINARY_SHA256: createHash('sha256').update(claude).digest('hex'),
+    SWEGYM_PYTHON: path.resolve('tests/fakes/fakePythonBuild.sh'),
+  };
+  return { ws, paths, env };
+}
+
+test('artifacts build: `artifacts build` and the Templates screen (A) get the same events from one artifacts job', { timeout: 60_000 }, async () => {
+  const { artifactsBuildCommand } = await import('../../src/cli/commands/artifacts.js');
+  const cli = await artifactsFixture();
+  const h = headless(cli.paths, ['artifacts', 'build'], {}, cli.env);
+  const fromCli = await eventsOf('artifacts build', () => artifactsBuildCommand(h.ctx));
+
+  const screen = await artifactsFixture();
+  const store = createTemplatesStore();
+  const jobs = createJobsStore();
+  const controller = new TemplatesController({ paths: screen.paths, store, jobs, env: screen.env, openProvider: async () => new FakeProvider() });
+  const fromScreen = await eventsOf('artifacts build', () => controller.buildArtifacts());
+
+  // The same sequence, the workspace's path, the script's temp-file pid and the duration aside.
+  const shape = (ws: string) => (e: any) => (e.type === 'finished' ? `finished skipped=${e.skipped} current=${e.current}` : JSON.stringify(e).replaceAll(ws, '<ws>').replace(/\.tmp\.\d+/g, '.tmp.<pid>'));
+  const shapes = fromCli.events.map(shape(cli.ws));
+  assert.deepEqual(fromScreen.events.map(shape(screen.ws)), shapes);
+  assert.equal(shapes[0], '{"type":"started","force":false}');
+  assert.equal(shapes.at(-1), 'finished skipped=false current=true');
+  assert.ok(shapes.some((s) => s.includes('"type":"line"')), 'the script streamed its output');
+
+  // Each face: the CLI printed the lines and the summary, exit 0; the screen's log view has the lines, its message
+  // the summary, and the job is finished in the jobs store.
+  assert.equal(fromCli.value, 0);
+  const lines = fromCli.events.filter((e) => e.type === 'line').map((e) => e.line as string);
+  for (const l of lines) assert.ok(h.err().includes(`  ${l}`), `printed: ${l}`);
+  assert.match(h.out(), /^artifacts built in \d+s$/m);
+  assert.deepEqual(store.getState().logLines, fromScreen.events.filter((e) => e.type === 'line').map((e) => e.line).slice(-500));
+  assert.match(store.getState().message?.text ?? '', /^artifacts built in \d+s$/);
+  assert.deepEqual(Object.keys(jobs.getState().jobs), []);
+});

@@ -16,7 +16,7 @@ export async function artifactsBuildCommand(ctx: CommandContext): Promise<number
   const r = await (await registryOf(ctx).jobs('artifacts')).build({
     force: optFlag(ctx, 'force'),
     signal: ctx.signal,
-    onLine: (_stream, line) => note(ctx, `  ${line}`),
+    onEvent: (e) => (e.type === 'line' ? note(ctx, `  ${e.line}`) : undefined),
   });
   const s = r.status;
   if (ctx.global.json) {

@@ -1,12 +1,12 @@
 // The artifacts domain: the Blackbox Server wheel and the Claude Code sandbox artifacts, built by Dressage's script
-// (`artifacts build` and the Templates screen's A). Jobs only: the Templates controller shows the build's output.
+// as one job (`artifacts build` and the Templates screen's A). Jobs only: the Templates controller shows its output.
 import { defineDomain } from '../domain/definition.js';
-import type { BuildArtifactsOptions } from './artifacts.js';
+import type { ArtifactsBuildJobOptions } from './buildJob.js';
 
 export const artifactsDomain = defineDomain({
   name: 'artifacts',
   jobs: (deps) => ({
-    build: async (o: Omit<BuildArtifactsOptions, 'paths' | 'env'>) => (await import('./artifacts.js')).buildArtifacts({ paths: deps.paths, env: deps.env, ...o }),
+    build: async (o: Omit<ArtifactsBuildJobOptions, 'paths' | 'env'>) => (await import('./buildJob.js')).runArtifactsBuildJob({ paths: deps.paths, env: deps.env, ...o }),
   }),
   projections: {},
 });

@@ -11,7 +11,8 @@ import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './build
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
 import { readTemplateRecords } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
-import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
+import { artifactStatus } from '../artifacts/artifacts.js';
+import { runArtifactsBuildJob } from '../artifacts/buildJob.js';
 import { ConsoleError } from '../errors.js';
 import { sampleWorkspaceLabel } from '../workspace/sample.js';
 
@@ -187,13 +188,14 @@ export class TemplatesController {
       if (store.getState().logImage === ARTIFACTS_LOG) store.getState().set({ logLines: [...this.artifactLines] });
     }, 100);
     try {
-      const r = await buildArtifacts({
+      const r = await runArtifactsBuildJob({
         paths,
         env: this.opts.env ?? process.env,
         force,
         signal: ctl.signal,
-        onLine: (_s, line) => {
-          this.artifactLines.push(line);
+        onEvent: (e) => {
+          if (e.type !== 'line') return;
+          this.artifactLines.push(e.line);
           if (this.artifactLines.length > ARTIFACT_LOG_LINES) this.artifactLines.shift();
           version++;
         },
