@@ -4,11 +4,11 @@
 // rest); a headless command takes its job from it (`await registryOf(ctx).jobs('templates')`). Each domain's
 // module is imported when it is first asked for, so a command loads only its own.
 import type { GlobalOptions } from '../state/types/options.js';
-import type { DomainDeps, SandboxProviders, WorkspaceProfile } from '../services/domain/definition.js';
+import type { DomainDeps, SandboxProviders } from '../services/domain/definition.js';
 import type { RecipePaths } from '../services/workspace/paths.js';
 import type { RetryEvent } from '../services/sandbox/retry.js';
 import { recipePaths } from '../services/workspace/paths.js';
-import { sampleWorkspaceLabel } from '../services/workspace/sample.js';
+import { workspaceProfile } from '../services/workspace/sample.js';
 import { commandLog as globalCommandLog, type CommandLog } from '../services/process/commandLog.js';
 
 /** Every domain with a definition (services/<domain>/domain.ts), by name: the registry loads each on first use. */
@@ -42,11 +42,7 @@ export interface DepsOptions {
   providers?: Partial<SandboxProviders>;
 }
 
-/** The workspace's profile, decided once: the sample workspace says so in its marker file. */
-export function workspaceProfile(paths: RecipePaths): WorkspaceProfile {
-  const label = sampleWorkspaceLabel(paths);
-  return label === undefined ? { kind: 'real' } : { kind: 'sample', label };
-}
+export { workspaceProfile } from '../services/workspace/sample.js';
 
 /** The providers opened the one way; their code is imported on first use (the e2b SDK later still). */
 function realProviders(global: GlobalOptions, paths: RecipePaths, env: NodeJS.ProcessEnv, onRetry?: (e: RetryEvent) => void): SandboxProviders {

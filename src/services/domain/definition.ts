@@ -8,9 +8,9 @@ import type { JobsStore } from '../../state/jobs.js';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { CommandLog } from '../process/commandLog.js';
 import type { ProviderName, SandboxProvider } from '../sandbox/types.js';
+import type { WorkspaceProfile } from '../workspace/sample.js';
 
-/** The workspace as the registry found it once: a Dressage checkout, or the sample workspace `demo` builds. */
-export type WorkspaceProfile = { kind: 'real' } | { kind: 'sample'; label: string };
+export type { WorkspaceProfile } from '../workspace/sample.js';
 
 /** The sandbox providers, opened the one way (settings, the retry policy's listener, the workspace's ledger). */
 export interface SandboxProviders {

@@ -2,6 +2,7 @@
 // the home store as they arrive (each replaces its pending row), at most 10 times a second so that a burst of answers
 // is one frame. Its code is imported on refresh (after the first frame), not with the home screen.
 import type { RecipePaths } from '../workspace/paths.js';
+import type { WorkspaceProfile } from '../workspace/sample.js';
 import type { HomeStore } from '../../state/home.js';
 import type { DoctorCheck, PendingCheck } from '../doctor/types.js';
 import type { DoctorJobEvent } from '../doctor/doctor.js';
@@ -54,6 +55,7 @@ export interface HomeControllerDeps {
   paths: RecipePaths;
   env: NodeJS.ProcessEnv;
   provider: 'e2b' | 'local';
+  profile: WorkspaceProfile;
   store: HomeStore;
   flash(text: string, tone: 'error'): void;
 }
@@ -73,7 +75,7 @@ export class HomeController {
       const pipeline = async () => {
         const [{ pipelineStatus }, { inspectCheckout }] = await Promise.all([import('./pipeline.js'), import('../workspace/checkout.js')]);
         set({ checkout: await inspectCheckout(paths) });
-        set({ steps: await pipelineStatus(paths) });
+        set({ steps: await pipelineStatus(paths, this.d.profile) });
       };
       await Promise.all([pipeline(), doctor]);
       set({ loading: false, refreshedAt: Date.now() });

@@ -9,11 +9,11 @@ export const homeDomain = defineDomain({
   name: 'home',
   jobs: (deps) => ({
     /** Every step's state from disk (`status`, the Home screen's list). */
-    status: async () => (await import('./pipeline.js')).pipelineStatus(deps.paths),
+    status: async () => (await import('./pipeline.js')).pipelineStatus(deps.paths, deps.profile),
   }),
   create: (deps) => {
     const store = createHomeStore();
-    return { store, controller: new HomeController({ paths: deps.paths, env: deps.env, provider: deps.global.provider, store, flash: (text, tone) => deps.flash(text, tone) }) };
+    return { store, controller: new HomeController({ paths: deps.paths, env: deps.env, provider: deps.global.provider, profile: deps.profile, store, flash: (text, tone) => deps.flash(text, tone) }) };
   },
   projections: {},
 });

@@ -14,13 +14,15 @@ import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { artifactStatus } from '../artifacts/artifacts.js';
 import { runArtifactsBuildJob } from '../artifacts/buildJob.js';
 import { ConsoleError } from '../errors.js';
-import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { workspaceProfile, type WorkspaceProfile } from '../workspace/sample.js';
 
 export interface TemplatesControllerOptions {
   paths: RecipePaths;
   store: TemplatesStore;
   jobs: JobsStore;
   openProvider: () => Promise<SandboxProvider>;
+  /** The workspace's profile as the registry read it (read from the marker when not given). */
+  profile?: WorkspaceProfile;
   env?: NodeJS.ProcessEnv;
   publishHz?: number;
   concurrency?: number;
@@ -48,7 +50,10 @@ export class TemplatesController {
   private lastFailure?: SmokeJobResult;
   private artifactsCtl?: AbortController;
   private artifactLines: string[] = [];
-  constructor(private readonly opts: TemplatesControllerOptions) {}
+  private readonly profile: WorkspaceProfile;
+  constructor(private readonly opts: TemplatesControllerOptions) {
+    this.profile = opts.profile ?? workspaceProfile(opts.paths);
+  }
 
   get running(): boolean {
     return Boolean(this.factory);
@@ -62,7 +67,7 @@ export class TemplatesController {
       this.base = status.templates;
       const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);
       const a = await artifactStatus(config);
-      const sample = !a.current && sampleWorkspaceLabel(paths) !== undefined;
+      const sample = !a.current && this.profile.kind === 'sample';
       store.getState().set({
         rows: this.factory ? this.merge() : status.templates,
         counts: this.factory ? countRows(this.merge()) : status.counts,
@@ -115,6 +120,7 @@ export class TemplatesController {
       paths,
       env: this.opts.env ?? process.env,
       openProvider: this.opts.openProvider,
+      profile: this.profile,
       only: opts.only,
       rebuild: opts.rebuild,
       concurrency: this.opts.concurrency,

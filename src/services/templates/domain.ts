@@ -11,13 +11,13 @@ export const templatesDomain = defineDomain({
   name: 'templates',
   jobs: (deps) => ({
     /** `templates build` and the screen's B. */
-    build: (o: Omit<TemplateBuildJobOptions, 'paths' | 'env' | 'openProvider'>) => new TemplateBuildJob({ paths: deps.paths, env: deps.env, openProvider: () => deps.providers.open(), ...o }),
+    build: (o: Omit<TemplateBuildJobOptions, 'paths' | 'env' | 'openProvider'>) => new TemplateBuildJob({ paths: deps.paths, env: deps.env, profile: deps.profile, openProvider: () => deps.providers.open(), ...o }),
     /** `templates smoke` and the screen's s. */
     smoke: (o: Omit<SmokeJobOptions, 'paths' | 'openProvider'>) => runSmokeJob({ paths: deps.paths, openProvider: () => deps.providers.open(), ...o }),
   }),
   create: (deps) => {
     const store = createTemplatesStore();
-    const controller = new TemplatesController({ paths: deps.paths, store, jobs: deps.jobs, env: deps.env, openProvider: () => deps.providers.open() });
+    const controller = new TemplatesController({ paths: deps.paths, store, jobs: deps.jobs, env: deps.env, profile: deps.profile, openProvider: () => deps.providers.open() });
     return { store, controller, dispose: () => controller.dispose() };
   },
   projections: { status: templatesStatus, countRows },

@@ -20,7 +20,7 @@ export const validateDomain = defineDomain({
   }),
   create: (deps, wiring: { runAgentJob: NonNullable<ValidateControllerOptions['runAgentJob']> }) => {
     const store = createValidateStore();
-    const controller = new ValidateController({ paths: deps.paths, store, jobs: deps.jobs, env: deps.env, openProvider: () => deps.providers.open(), runAgentJob: wiring.runAgentJob });
+    const controller = new ValidateController({ paths: deps.paths, store, jobs: deps.jobs, env: deps.env, profile: deps.profile, openProvider: () => deps.providers.open(), runAgentJob: wiring.runAgentJob });
     return { store, controller, dispose: () => controller.dispose() };
   },
   projections: { harnessResultsJson, agentProgressText },
