@@ -1,18 +1,19 @@
-// The composition root, domain half: creates the monitor, templates, validate and convert services once, with their
-// stores, and the run discovery. startAppServices imports this module after the first frame; createAppServices
-// (the headless dashboard, tests) creates everything at once.
+// The registry's domain half: creates the monitor, templates, validate, convert and train domains once, from the one
+// set of dependencies, with the wiring one domain needs from another (the monitor's run sources, validate's agent
+// job), and finds the runs an earlier console launched. startAppServices imports this module after the first
+// frame; createAppServices (the headless dashboard, tests) creates everything at once.
 import type { GlobalOptions } from '../state/types/options.js';
-import type { AppServices } from '../screens/services.js';
-import { createMonitorService } from './monitorSources.js';
-import { createTemplatesStore } from '../state/templates.js';
-import { createTemplatesService } from '../services/templates/controller.js';
-import { openSandboxProvider } from '../services/templates/provider.js';
-import { createValidateStore } from '../state/validate.js';
-import { ValidateController } from '../services/validate/controller.js';
-import { createConvertStore } from '../state/convert.js';
-import { ConvertController } from '../services/convert/controller.js';
+import type { AppServices } from '../services/registry/appServices.js';
+import type { DomainInstance } from '../services/domain/definition.js';
+import { runSourcesPicker } from './monitorSources.js';
+import { monitorDomain } from '../services/monitor/domain.js';
+import { templatesDomain } from '../services/templates/domain.js';
+import { validateDomain } from '../services/validate/domain.js';
+import { convertDomain } from '../services/convert/domain.js';
+import { trainDomain } from '../services/train/domain.js';
+import { demoDomain } from '../services/demo/domain.js';
 import { discoverRuns } from '../services/train/discovery.js';
-import { createCoreServices, type CoreServices, type ServicesOptions } from './core.js';
+import { createCoreServices, type CoreServices, type ServicesOptions } from './console.js';
 
 /** All services at once (headless dashboard, tests). The interactive console uses startAppServices instead. */
 export function createAppServices(global: GlobalOptions, opts: ServicesOptions = {}): AppServices {
@@ -23,24 +24,21 @@ export function createAppServices(global: GlobalOptions, opts: ServicesOptions =
 
 export { createMonitorService } from './monitorSources.js';
 
-/** Creates the domain services into the core's slots and registers their disposers. */
+/** Creates the domains into the core's slots and registers their disposers. */
 export function attachDomainServices({ services, domain, disposers }: CoreServices): void {
-  const { global, jobs, paths, env } = services;
-  const openProvider = () => openSandboxProvider(global.provider, env, paths);
-  const monitor = createMonitorService(paths, global.provider, env);
+  const { deps } = services;
+  const own = <T extends DomainInstance>(instance: T): T => {
+    if (instance.dispose) disposers.push(() => instance.dispose?.());
+    return instance;
+  };
+  const sources = runSourcesPicker({ paths: deps.paths, env: deps.env, provider: () => deps.providers.monitor() });
+  const monitor = own(monitorDomain.create(deps, { sources })).controller;
   domain.monitor = monitor;
-  disposers.push(() => monitor.dispose());
-  const templates = createTemplatesService({ paths, store: createTemplatesStore(), jobs, openProvider });
-  domain.templates = templates;
-  disposers.push(() => templates.controller.dispose());
-  const validateStore = createValidateStore();
-  const validate = { store: validateStore, controller: new ValidateController({ paths, store: validateStore, jobs, openProvider, env, runAgentJob: async (o) => (await import('../services/demo/agentJob.js')).runValidateAgentJob(o) }) };
-  domain.validate = validate;
-  disposers.push(() => validate.controller.dispose());
-  const convertStore = createConvertStore();
-  const convert = { store: convertStore, controller: new ConvertController({ paths, store: convertStore, jobs, provider: global.provider, env }) };
-  domain.convert = convert;
-  disposers.push(() => convert.controller.dispose());
+  domain.templates = own(templatesDomain.create(deps));
+  const agent = demoDomain.jobs(deps);
+  domain.validate = own(validateDomain.create(deps, { runAgentJob: (o) => agent.validateAgent(o) }));
+  domain.convert = own(convertDomain.create(deps));
+  const train = (domain.train = own(trainDomain.create(deps)));
   // Runs launched by an earlier console are found again from the registry (they are detached).
-  void discoverRuns({ paths, env: services.env, train: services.train, app: services.app, monitor });
+  void discoverRuns({ paths: deps.paths, env: deps.env, train: train.store, app: services.app, monitor });
 }

@@ -1,6 +1,9 @@
 // What every headless command handler receives: parsed options, resolved workspace paths and output helpers.
 import type { RecipePaths } from '../services/workspace/paths.js';
 import type { GlobalOptions } from '../state/types/options.js';
+import { createCommandRegistry, createDomainDeps, type CommandRegistry, type DepsOptions } from '../app/registry.js';
+import { describeRetry } from '../services/sandbox/withRetry.js';
+import { redact } from '../services/secrets.js';
 
 export type OptionValue = string | boolean | string[] | undefined;
 
@@ -21,6 +24,24 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** Aborted on the first Ctrl-C (SIGINT) while a headless command runs. */
   signal: AbortSignal;
+  /**
+   * The registry the command takes its jobs and providers from (run.ts builds it; a test hands its own, with a
+   * scripted provider in its dependencies). Read it through registryOf(ctx).
+   */
+  registry?: CommandRegistry;
+}
+
+/**
+ * A registry for the command's options, paths and env; every retry of the provider's one retry layer is said on
+ * stderr (secrets masked). `overrides`: a test's providers, command log or clock.
+ */
+export function commandRegistry(ctx: CommandContext, overrides: Omit<DepsOptions, 'env' | 'paths'> = {}): CommandRegistry {
+  return createCommandRegistry(createDomainDeps(ctx.global, { onProviderRetry: (e) => note(ctx, redact(describeRetry(e))), ...overrides, env: ctx.env, paths: ctx.paths }));
+}
+
+/** The command's registry: the one it was given, else one made from its context. */
+export function registryOf(ctx: CommandContext): CommandRegistry {
+  return (ctx.registry ??= commandRegistry(ctx));
 }
 
 export function optString(ctx: CommandContext, name: string): string | undefined {

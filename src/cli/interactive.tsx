@@ -6,29 +6,15 @@ import type { GlobalOptions } from '../state/types/options.js';
 import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
 import { loadUserKeymap } from '../app/keymap.js';
-import { refreshHome } from '../screens/homeActions.js';
 import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../ui/clipboard.js';
 
-/** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
-async function runDemoInstead(global: GlobalOptions): Promise<number> {
-  process.stdout.write('Starting the offline demo (a sample workspace on local sandboxes)…\n');
-  const [{ demoCommand }, { recipePaths }] = await Promise.all([import('./commands/demo.js'), import('../services/workspace/paths.js')]);
-  return demoCommand({
-    command: ['demo'],
-    positionals: [],
-    options: {},
-    global: { ...global, provider: 'local' },
-    paths: recipePaths(global.workspace),
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    signal: new AbortController().signal,
-  });
-}
-
-export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string; startAgent?: string } = {}): Promise<number> {
+/**
+ * `runDemo`: what Home's `d` outside a Dressage checkout hands over to once the console has quit (the offline demo,
+ * which opens the console again on its sample workspace); the caller passes it, so the console imports no command.
+ */
+export async function startInteractive(global: GlobalOptions, opts: { monitorTarget?: string; startAgent?: string; runDemo?: () => Promise<number> } = {}): Promise<number> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     process.stderr.write(
       [
@@ -52,7 +38,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
-    void refreshHome(services);
+    void services.home.controller.refresh();
     services
       .whenReady()
       .then(() => {
@@ -83,7 +69,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   }
   // A no-op when this start used a valid cache.
   finishCodeCache();
-  if (services.app.getState().exitRequest?.then === 'demo') return runDemoInstead(global);
+  if (services.app.getState().exitRequest?.then === 'demo' && opts.runDemo) return opts.runDemo();
   process.stdout.write('swegym-console closed. Detached training runs keep running; `swegym-console train list` finds them.\n');
   return ExitCode.ok;
 }

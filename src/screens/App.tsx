@@ -2,7 +2,7 @@
 // panel's keys, and overlays (help, quit confirmation, command log). Keys come from binding tables only.
 import React, { useMemo, useState, useEffect, useRef } from 'react';
 import { Box, useApp, useInput, useStdout, useWindowSize, type Key } from 'ink';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../services/registry/appServices.js';
 import { isLazyScreen, type ScreenEntry, type ScreenModule } from './types.js';
 import { SCREENS } from './registry.js';
 import { useSel, usePolledVersion } from '../ui/hooks.js';

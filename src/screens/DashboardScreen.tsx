@@ -5,7 +5,7 @@
 import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../services/registry/appServices.js';
 import type { MonitorSnapshot, MonitorState } from '../state/monitor.js';
 import { useSel } from '../ui/hooks.js';
 import type { Tone } from '../ui/theme.js';

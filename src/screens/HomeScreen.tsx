@@ -10,7 +10,6 @@ import { intent, shared, type Binding } from '../ui/keymap.js';
 import type { DoctorCheck } from '../services/doctor/types.js';
 import type { StepStatus } from '../services/pipeline/pipeline.js';
 import type { DetailContent } from '../state/app.js';
-import { refreshHome } from './homeActions.js';
 import { DRESSAGE_CLONE_COMMAND, type CheckoutStatus } from '../services/workspace/checkout.js';
 import { BLACKBOX_PORT, SWEGYM_DATASET } from '../services/recipe.js';
 
@@ -64,7 +63,7 @@ export function checkDetail(check: DoctorCheck): DetailContent {
 
 function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   // Outside a Dressage checkout nothing below applies yet: say so first, with the way to get one and the demo.
-  const checkout = useSel(services.home, (s) => s.checkout);
+  const checkout = useSel(services.home.store, (s) => s.checkout);
   const banner = outsideCheckout(checkout, services)
     ? [
         `Not a Dressage checkout: ${checkout.root}`,
@@ -74,11 +73,11 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
       ]
     : [];
   const height = Math.max(1, screenHeight - (banner.length ? BANNER_ROWS : 0));
-  const steps = useSel(services.home, (s) => s.steps);
-  const checks = useSel(services.home, (s) => s.checks);
-  const pendingChecks = useSel(services.home, (s) => s.pendingChecks);
-  const loading = useSel(services.home, (s) => s.loading);
-  const selected = useSel(services.home, (s) => s.selected);
+  const steps = useSel(services.home.store, (s) => s.steps);
+  const checks = useSel(services.home.store, (s) => s.checks);
+  const pendingChecks = useSel(services.home.store, (s) => s.pendingChecks);
+  const loading = useSel(services.home.store, (s) => s.loading);
+  const selected = useSel(services.home.store, (s) => s.selected);
   const compact = width < 100;
 
   const leftWidth = compact ? width : Math.floor(width * 0.55);
@@ -88,7 +87,7 @@ function Home({ services, width, height: screenHeight, focus }: ScreenProps) {
   const checksHeight = compact ? Math.max(0, height - stepRows - detailHeight - 3) : height;
   const step = steps[selected];
 
-  const doctorSelected = useSel(services.home, (s) => s.doctorScroll);
+  const doctorSelected = useSel(services.home.store, (s) => s.doctorScroll);
   const failing = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
   const okCount = checks.filter((c) => c.status === 'ok').length;
   // Failing checks first; each with its fix line while the panel is focused. Flattened so the panel can clip.
@@ -174,7 +173,7 @@ export const homeScreen: ScreenModule = {
   panels: ['pipeline', 'doctor'],
   Component: Home,
   bindings: (services): Binding[] => {
-    const home = () => services.home.getState();
+    const home = () => services.home.store.getState();
     const onDoctor = () => services.app.getState().focus === 1;
     const move = (delta: number) => () => {
       if (onDoctor()) {
@@ -207,7 +206,7 @@ export const homeScreen: ScreenModule = {
         if (step) services.app.getState().go(step.screen);
       }),
       shared('view', 'show the step / check whole', view, { short: 'whole' }),
-      shared('refresh', 'refresh', () => void refreshHome(services)),
+      shared('refresh', 'refresh', () => void services.home.controller.refresh()),
       {
         ...intent('home.demo'),
         run: () => {

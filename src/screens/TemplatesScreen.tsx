@@ -4,7 +4,7 @@
 import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../services/registry/appServices.js';
 import { useSel } from '../ui/hooks.js';
 import { ProgressBar } from '../ui/ProgressBar.js';
 import { T, toneFor } from '../ui/theme.js';

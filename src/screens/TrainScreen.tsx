@@ -4,7 +4,7 @@
 import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../services/registry/appServices.js';
 import { useSel } from '../ui/hooks.js';
 import { T, STATE_SYMBOL, toneFor } from '../ui/theme.js';
 import { padEnd, truncate, visibleWindow } from '../ui/text.js';
@@ -14,13 +14,13 @@ import { Lines } from '../ui/Lines.js';
 import { useTextField } from '../ui/TextField.js';
 import { Table, type Column } from '../ui/Table.js';
 import { backOut, intent, shared, type Binding } from '../ui/keymap.js';
-import { mergedChecks } from './trainChecksView.js';
-import { GROUPS, SETTING_BY_KEY, isSecretSetting, validateSetting } from '../services/train/settings.js';
-import { describeDerived } from '../services/train/derive.js';
+import { GROUPS, SETTING_BY_KEY, isSecretSetting } from '../services/train/settings.js';
 import { describeSecret } from '../services/secrets.js';
 import type { RunView } from '../services/train/registry.js';
 import type { DetailContent } from '../state/app.js';
-import { FIELD_KEYS, applyResume, commitField, initTrain, launch, recompute, refreshRuns, resetField, runChecks, stop, toggleStoreSecrets } from './trainActions.js';
+import { trainDomain } from '../services/train/domain.js';
+
+const { FIELD_KEYS, mergedChecks, settingProblem, describeDerived } = trainDomain.projections;
 
 const INTRO = [
   'Check every launcher setting and trap, then start the 4-node GRPO run detached: a misconfigured launch wastes a cluster allocation; a detached run survives SSH drops.',
@@ -54,12 +54,12 @@ function runTone(r: RunView): 'ok' | 'warn' | 'fail' | 'info' | 'dim' {
 }
 
 function SettingsPanel({ services, width, height, focused, draftText }: { services: AppServices; width: number; height: number; focused: boolean; draftText: string }) {
-  const effective = useSel(services.train, (s) => s.effective);
-  const sources = useSel(services.train, (s) => s.sources);
-  const values = useSel(services.train, (s) => s.values);
-  const selected = useSel(services.train, (s) => s.selected);
-  const editing = useSel(services.train, (s) => s.editing);
-  const storeSecrets = useSel(services.train, (s) => s.storeSecrets);
+  const effective = useSel(services.train.store, (s) => s.effective);
+  const sources = useSel(services.train.store, (s) => s.sources);
+  const values = useSel(services.train.store, (s) => s.values);
+  const selected = useSel(services.train.store, (s) => s.selected);
+  const editing = useSel(services.train.store, (s) => s.editing);
+  const storeSecrets = useSel(services.train.store, (s) => s.storeSecrets);
   // Rows: group headers and fields.
   const rows: ({ kind: 'group'; title: string } | { kind: 'field'; key: string; index: number })[] = [];
   let index = 0;
@@ -73,7 +73,7 @@ function SettingsPanel({ services, width, height, focused, draftText }: { servic
   const [start, end] = visibleWindow(rows.length, selRow, listRows);
   const key = FIELD_KEYS[selected] ?? '';
   const def = SETTING_BY_KEY.get(key);
-  const problem = values[key] !== undefined ? validateSetting(key, values[key] as string) : undefined;
+  const problem = settingProblem(key, values[key]);
   const keyWidth = settingsKeyWidth(width);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
@@ -84,7 +84,7 @@ function SettingsPanel({ services, width, height, focused, draftText }: { servic
         if (r.kind === 'group') return <T key={`g${start + i}`} tone="dim">{truncate(`── ${r.title} ──`, width)}</T>;
         const isSel = r.index === selected;
         const src = SOURCE_TAG[sources[r.key] ?? 'default'] ?? '';
-        const bad = values[r.key] !== undefined && validateSetting(r.key, values[r.key] as string) !== undefined;
+        const bad = settingProblem(r.key, values[r.key]) !== undefined;
         const text =
           editing && editing.key === r.key
             ? `› ${padEnd(r.key, keyWidth)} = ${draftText}`
@@ -105,11 +105,11 @@ function SettingsPanel({ services, width, height, focused, draftText }: { servic
 }
 
 function DerivedPanel({ services, width, height, focused, checksFirst = false }: { services: AppServices; width: number; height: number; focused: boolean; checksFirst?: boolean }) {
-  const derived = useSel(services.train, (s) => s.derived);
-  const staticChecks = useSel(services.train, (s) => s.staticChecks);
-  const checks = useSel(services.train, (s) => s.checks);
-  const checking = useSel(services.train, (s) => s.checking);
-  const checkedAt = useSel(services.train, (s) => s.checkedAt);
+  const derived = useSel(services.train.store, (s) => s.derived);
+  const staticChecks = useSel(services.train.store, (s) => s.staticChecks);
+  const checks = useSel(services.train.store, (s) => s.checks);
+  const checking = useSel(services.train.store, (s) => s.checking);
+  const checkedAt = useSel(services.train.store, (s) => s.checkedAt);
   // The probes know more than the pure checks; a pure failure stands.
   const all = mergedChecks(staticChecks, checks);
   type PanelLine = { text: string; tone: 'ok' | 'warn' | 'fail' | 'info' | 'dim' | 'plain' | 'accent' };
@@ -144,9 +144,9 @@ function DerivedPanel({ services, width, height, focused, checksFirst = false }:
 }
 
 function RunsPanel({ services, width, height, focused }: { services: AppServices; width: number; height: number; focused: boolean }) {
-  const runs = useSel(services.train, (s) => s.runs);
-  const sel = useSel(services.train, (s) => s.runSelected);
-  const checkpoint = useSel(services.train, (s) => s.checkpoint);
+  const runs = useSel(services.train.store, (s) => s.runs);
+  const sel = useSel(services.train.store, (s) => s.runSelected);
+  const checkpoint = useSel(services.train.store, (s) => s.checkpoint);
   const rowsAvail = Math.max(0, height - 2);
   const now = Date.now();
   return (
@@ -175,15 +175,16 @@ function RunsPanel({ services, width, height, focused }: { services: AppServices
 }
 
 function Train({ services, width, height, focus }: ScreenProps) {
-  const editing = useSel(services.train, (s) => s.editing);
-  const confirm = useSel(services.train, (s) => s.confirm);
-  const busy = useSel(services.train, (s) => s.busy);
-  const loaded = useSel(services.train, (s) => s.loaded);
+  const editing = useSel(services.train.store, (s) => s.editing);
+  const confirm = useSel(services.train.store, (s) => s.confirm);
+  const busy = useSel(services.train.store, (s) => s.busy);
+  const loaded = useSel(services.train.store, (s) => s.loaded);
 
   useEffect(() => {
-    if (!services.train.getState().loaded) void initTrain(services);
-    else recompute(services);
-    const timer = setInterval(() => void refreshRuns(services), 2000);
+    const train = services.train.controller;
+    if (!services.train.store.getState().loaded) void train.init();
+    else train.recompute();
+    const timer = setInterval(() => void train.refreshRuns(), 2000);
     return () => clearInterval(timer);
   }, [services]);
 
@@ -192,20 +193,20 @@ function Train({ services, width, height, focus }: ScreenProps) {
     active: editing !== undefined,
     value: editing?.draft ?? '',
     onChange: (draft) => {
-      const ed = services.train.getState().editing;
-      if (ed) services.train.getState().set({ editing: { ...ed, draft } });
+      const ed = services.train.store.getState().editing;
+      if (ed) services.train.store.getState().set({ editing: { ...ed, draft } });
     },
     onSubmit: (draft) => {
-      const ed = services.train.getState().editing;
+      const ed = services.train.store.getState().editing;
       if (!ed) return;
-      const saving = commitField(services, ed.key, draft);
+      const saving = services.train.controller.commitField(ed.key, draft);
       // A valid value closes the field at once (the save follows): the next key, even one in the same read, is the
       // screen's again.
-      if (services.train.getState().editing === undefined) services.app.getState().setInputCaptured(false);
+      if (services.train.store.getState().editing === undefined) services.app.getState().setInputCaptured(false);
       void saving;
     },
     onCancel: () => {
-      services.train.getState().set({ editing: undefined });
+      services.train.store.getState().set({ editing: undefined });
       services.app.getState().setInputCaptured(false);
     },
     secret: editingKey !== undefined && isSecretSetting(editingKey),
@@ -266,7 +267,8 @@ function Train({ services, width, height, focus }: ScreenProps) {
 }
 
 function bindings(services: AppServices): Binding[] {
-  const st = () => services.train.getState();
+  const st = () => services.train.store.getState();
+  const train = services.train.controller;
   const focus = () => services.app.getState().focus;
   const confirming = () => st().confirm !== undefined;
   const move = (delta: number) => () => {
@@ -278,7 +280,7 @@ function bindings(services: AppServices): Binding[] {
   const selectedRun = () => st().runs[st().runSelected];
   const askLaunch = () => {
     // Check first: a launch that cannot start is reported at once, and the question comes only when it can.
-    const blocking = mergedChecks(st().staticChecks, st().checks).filter((c) => c.status === 'fail');
+    const blocking = train.blocking();
     if (blocking.length) {
       services.app.getState().setFlash(`cannot launch: ${blocking.length} blocking check(s) — ${blocking.map((c) => c.title).join(', ')} (Tab to the checks; C re-checks)`, 'error');
       return;
@@ -286,13 +288,13 @@ function bindings(services: AppServices): Binding[] {
     st().set({ confirm: { kind: 'launch' } });
   };
   return [
-    shared('confirm', 'confirm', () => confirmYes(services, false), { when: confirming, footer: false }),
-    { ...intent('train.confirmRayStop'), run: () => confirmYes(services, true), when: confirming, footer: false },
+    shared('confirm', 'confirm', () => train.confirmYes(false), { when: confirming, footer: false }),
+    { ...intent('train.confirmRayStop'), run: () => train.confirmYes(true), when: confirming, footer: false },
     shared('cancel', 'cancel', () => st().set({ confirm: undefined }), { when: confirming, footer: false }),
     backOut([{ description: 'cancel the question', isOpen: confirming, close: () => st().set({ confirm: undefined }) }]),
     // The screen's own actions first: the footer shows them in this order.
     { ...intent('train.launch'), run: askLaunch },
-    { ...intent('train.checks'), short: 'checks', run: () => void runChecks(services) },
+    { ...intent('train.checks'), short: 'checks', run: () => void train.runChecks() },
     shared('up', 'previous', move(-1), { footer: false }),
     shared('down', 'next', move(1), { footer: false }),
     shared('pageUp', 'page up', move(-10), { footer: false }),
@@ -324,16 +326,16 @@ function bindings(services: AppServices): Binding[] {
       () => services.app.getState().openDetail(checksDetail(mergedChecks(st().staticChecks, st().checks))),
       { when: () => focus() === 1, context: 'checks panel', short: 'whole' },
     ),
-    { ...intent('train.reset'), run: () => void resetField(services, FIELD_KEYS[st().selected] ?? ''), when: () => focus() === 0 },
+    { ...intent('train.reset'), run: () => void train.resetField(FIELD_KEYS[st().selected] ?? ''), when: () => focus() === 0 },
     shared('stop', 'stop run (asks)', () => {
       const r = selectedRun();
       if (!r) services.app.getState().setFlash('no run selected (Tab to the runs panel)', 'warn');
       else if (!(r.alive || r.status === 'running' || r.status === 'starting')) services.app.getState().setFlash(`${r.name} is not running (${r.status})`, 'warn');
       else st().set({ confirm: { kind: 'stop', run: r.name, rayStop: false } });
     }),
-    { ...intent('train.resume'), short: 'resume', run: () => void applyResume(services) },
-    { ...intent('train.saveSecrets'), run: () => void toggleStoreSecrets(services), footer: false },
-    shared('refresh', 'refresh runs', () => void refreshRuns(services), { footer: false }),
+    { ...intent('train.resume'), short: 'resume', run: () => void train.applyResume() },
+    { ...intent('train.saveSecrets'), run: () => void train.toggleStoreSecrets(), footer: false },
+    shared('refresh', 'refresh runs', () => void train.refreshRuns(), { footer: false }),
   ];
 }
 
@@ -342,7 +344,7 @@ function settingDetail(key: string, st: { effective: Record<string, string | und
   const def = SETTING_BY_KEY.get(key);
   const value = st.effective[key];
   const source = st.sources[key] ?? 'default';
-  const problem = st.values[key] !== undefined ? validateSetting(key, st.values[key] as string) : undefined;
+  const problem = settingProblem(key, st.values[key]);
   const lines: DetailContent['lines'] = [
     { text: `value: ${shownValue(key, value)}`, tone: problem ? 'fail' : 'plain' },
     { text: `from: ${source === 'environment' ? 'the environment' : source === 'saved' ? 'the form (saved in .swegym-console/settings.json)' : source === 'default' ? "the launcher's default" : source}` },
@@ -368,15 +370,6 @@ function checksDetail(all: ReturnType<typeof mergedChecks>): DetailContent {
   }
   const firstFix = all.find((c) => c.status === 'fail' && c.fix) ?? all.find((c) => c.status === 'warn' && c.fix);
   return { title: 'Launch checks', lines, ...(firstFix?.fix ? { copy: { label: `fix (${firstFix.title})`, text: firstFix.fix } } : {}) };
-}
-
-function confirmYes(services: AppServices, rayStop: boolean): void {
-  const c = services.train.getState().confirm;
-  if (!c) return;
-  if (c.kind === 'launch') {
-    if (rayStop) return;
-    void launch(services);
-  } else void stop(services, c.run, rayStop);
 }
 
 export const trainScreen: ScreenModule = {

@@ -6,7 +6,7 @@
 import React, { useEffect } from 'react';
 import { Box } from 'ink';
 import type { ScreenModule, ScreenProps } from './types.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../services/registry/appServices.js';
 import { useSel } from '../ui/hooks.js';
 import { T, type Tone } from '../ui/theme.js';
 import { truncate } from '../ui/text.js';

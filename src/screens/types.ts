@@ -2,7 +2,7 @@
 // calls service actions; it never spawns processes or holds business logic.
 import type { ComponentType } from 'react';
 import type { Binding } from '../ui/keymap.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../services/registry/appServices.js';
 
 export interface ScreenProps {
   services: AppServices;

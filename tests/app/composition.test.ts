@@ -19,7 +19,7 @@ test('createAppServices: everything usable at once, each service created once, t
     await services.whenReady();
     assert.equal(services.monitor, monitor, 'whenReady creates nothing twice');
     assert.equal(services.env, env);
-    assert.ok(!('env' in services.train.getState()), 'the train store keeps no environment (it holds secrets); the actions read services.env');
+    assert.ok(!('env' in services.train.store.getState()), 'the train store keeps no environment (it holds secrets); the controller reads the registry\'s env');
     assert.notEqual(services.validate.store, services.convert.store);
   } finally {
     services.dispose();
@@ -33,7 +33,7 @@ test('startAppServices: domain fields throw ServicesNotReadyError until whenRead
   try {
     assert.equal(services.isReady(), false);
     assert.throws(() => services.templates, (err: Error) => err instanceof ServicesNotReadyError && /services\.templates is not ready yet/.test(err.message));
-    assert.ok(services.home.getState() !== undefined, 'the stores exist before the domain code');
+    assert.ok(services.home.store.getState() !== undefined, 'the stores exist before the domain code');
     const [a, b] = [services.whenReady(), services.whenReady()];
     assert.equal(a, b, 'one load, however many screens ask');
     await a;

@@ -1,7 +1,8 @@
 // Helpers for tests/architecture/jobs*.test.ts: run a headless command in-process with captured output, and record
 // the events one job emitted while a body ran (through the job-event tap both faces go through).
 import { Writable } from 'node:stream';
-import type { CommandContext } from '../../src/cli/context.js';
+import { commandRegistry, type CommandContext } from '../../src/cli/context.js';
+import type { SandboxProvider } from '../../src/services/sandbox/types.js';
 import type { RecipePaths } from '../../src/services/workspace/paths.js';
 import { tapJobEvents } from '../../src/services/jobs/events.js';
 
@@ -21,6 +22,12 @@ export function headless(paths: RecipePaths, command: string[], options: Command
     signal: new AbortController().signal,
   };
   return { ctx, out: () => out, err: () => err };
+}
+
+/** The command's registry with a scripted provider in its dependencies (what a command opens comes from there). */
+export function withProvider<C extends { ctx: CommandContext }>(h: C, provider: SandboxProvider): C {
+  h.ctx.registry = commandRegistry(h.ctx, { providers: { open: async () => provider } });
+  return h;
 }
 
 /** The events `job` emits while `body` runs. */

@@ -5,14 +5,13 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tapJobEvents } from '../../src/services/jobs/events.js';
-import { eventsOf, headless } from './jobFaces.js';
-import { setTemplatesProviderForTests, templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
+import { eventsOf, headless, withProvider } from './jobFaces.js';
+import { templatesBuildCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
 import { TemplatesController } from '../../src/services/templates/controller.js';
 import { templateNameForImage } from '../../src/services/templates/naming.js';
 import { createTemplatesStore } from '../../src/state/templates.js';
 import { createJobsStore } from '../../src/state/jobs.js';
 import { trainLaunch, trainStop } from '../../src/cli/commands/train.js';
-import { launch as screenLaunch, stop as screenStop } from '../../src/screens/trainActions.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { findRun } from '../../src/services/train/registry.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
@@ -26,11 +25,10 @@ import { recipePaths } from '../../src/services/workspace/paths.js';
 import { loopbackFetch, registerRun, runLogText, startWriter } from '../monitor/runFixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import { doctorCommand } from '../../src/cli/commands/doctor.js';
-import { refreshHome } from '../../src/screens/homeActions.js';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { setValidateAgentProviderForTests, validateAgentCommand } from '../../src/cli/commands/validate.js';
+import { validateAgentCommand } from '../../src/cli/commands/validate.js';
 import { ValidateController } from '../../src/services/validate/controller.js';
 import { createValidateStore } from '../../src/state/validate.js';
 import { agentProgressText } from '../../src/services/validate/agentRecord.js';
@@ -71,14 +69,8 @@ async function buildFixture() {
 
 test('templates build: the CLI and the Templates screen get the same events from one build job', { timeout: 60_000 }, async () => {
   const cli = await buildFixture();
-  setTemplatesProviderForTests(async () => cli.provider);
-  const h = headless(cli.paths, ['templates', 'build'], { concurrency: '1' });
-  let fromCli;
-  try {
-    fromCli = await eventsOf('templates build', () => templatesBuildCommand(h.ctx));
-  } finally {
-    setTemplatesProviderForTests(undefined);
-  }
+  const h = withProvider(headless(cli.paths, ['templates', 'build'], { concurrency: '1' }), cli.provider);
+  const fromCli = await eventsOf('templates build', () => templatesBuildCommand(h.ctx));
 
   const screen = await buildFixture();
   const store = createTemplatesStore();
@@ -120,14 +112,8 @@ function smokeShape(e: any): string {
 
 test('templates smoke: the CLI and the Templates screen get the same events from one smoke job', { timeout: 60_000 }, async () => {
   const cli = await smokeFixture();
-  setTemplatesProviderForTests(async () => cli.provider);
-  const h = headless(cli.paths, ['templates', 'smoke'], { template: cli.names, concurrency: '1' });
-  let fromCli;
-  try {
-    fromCli = await eventsOf('templates smoke', () => templatesSmokeCommand(h.ctx));
-  } finally {
-    setTemplatesProviderForTests(undefined);
-  }
+  const h = withProvider(headless(cli.paths, ['templates', 'smoke'], { template: cli.names, concurrency: '1' }), cli.provider);
+  const fromCli = await eventsOf('templates smoke', () => templatesSmokeCommand(h.ctx));
 
   const screen = await smokeFixture();
   const store = createTemplatesStore();
@@ -178,14 +164,14 @@ test('train launch (blocked, then launched) and stop: the CLI and the Train scre
         const services = createAppServices({ workspace: w.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), env });
         const flashes: string[] = [];
         services.app.subscribe((s) => (s.flash && flashes.at(-1) !== s.flash.text ? flashes.push(s.flash.text) : undefined));
-        services.train.getState().set({ values: { USE_TIS: 'yes' } });
-        await screenLaunch(services);
-        services.train.getState().set({ values: {} });
-        await screenLaunch(services);
-        const run = services.train.getState().runs[0]!;
+        services.train.store.getState().set({ values: { USE_TIS: 'yes' } });
+        await services.train.controller.launch();
+        services.train.store.getState().set({ values: {} });
+        await services.train.controller.launch();
+        const run = services.train.store.getState().runs[0]!;
         groups.push({ pgid: run.pgid, procStart: (await findRun(w.paths, run.name)).procStart });
         await launcherStarted(run.logFile);
-        await screenStop(services, run.name, false);
+        await services.train.controller.stop(run.name, false);
         assert.match(flashes[0] ?? '', /^not launched: 1 blocking check\(s\) — /);
         assert.match(flashes[1] ?? '', new RegExp(`^launched ${run.name} \\(pid \\d+\\)`));
         assert.equal(flashes[2], `${run.name} stopped`);
@@ -305,7 +291,7 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
 
   const screen = await doctorFixture();
   const services = createAppServices({ workspace: screen.paths.root, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog(), env: screen.env });
-  const fromScreen = await eventsOf('doctor', () => refreshHome(services));
+  const fromScreen = await eventsOf('doctor', () => services.home.controller.refresh());
 
   // Results come in the order checks answer (which varies); the first and last events are fixed.
   const shapes = (events: any[]) => [doctorShape(events[0]), ...events.slice(1, -1).map(doctorShape).sort(), doctorShape(events.at(-1))];
@@ -319,7 +305,7 @@ test('doctor: the CLI and the home screen get the same events from one doctor jo
   const printed = [...h.out().matchAll(/^(ok {2}|warn|FAIL|skip) {2}([^:]+):/gm)].map((m) => m[2]);
   assert.deepEqual(printed, fromCli.events.at(-1).checks.map((c: { title: string }) => c.title));
   assert.match(h.out(), /^FAIL {2}slime submodule: slime\/ is not initialised/m);
-  const home = services.home.getState();
+  const home = services.home.store.getState();
   assert.deepEqual(home.checks.map((c) => `${c.id}=${c.status}`), fromScreen.events.at(-1).checks.map((c: { id: string; status: string }) => `${c.id}=${c.status}`));
   assert.deepEqual(home.pendingChecks, []);
   services.dispose();
@@ -352,14 +338,8 @@ function agentShape(e: any): string {
 
 test('validate agent: `validate agent --provider local` and the Validate screen get the same events from one agent job', { timeout: 60_000 }, async () => {
   const cli = await agentFixture();
-  setValidateAgentProviderForTests(async () => cli.provider);
-  const h = headless(cli.paths, ['validate', 'agent'], { instance: 'sample-org__calc-2' }, cli.env, false, 'local');
-  let fromCli;
-  try {
-    fromCli = await eventsOf('validate agent', () => validateAgentCommand(h.ctx));
-  } finally {
-    setValidateAgentProviderForTests(undefined);
-  }
+  const h = withProvider(headless(cli.paths, ['validate', 'agent'], { instance: 'sample-org__calc-2' }, cli.env, false, 'local'), cli.provider);
+  const fromCli = await eventsOf('validate agent', () => validateAgentCommand(h.ctx));
 
   const screen = await agentFixture();
   const store = createValidateStore();
@@ -388,4 +368,55 @@ test('validate agent: `validate agent --provider local` and the Validate screen 
   assert.deepEqual(st.agentRuns['sample-org__calc-2'], fromScreen.events.at(-1).record);
   assert.match(st.message?.text ?? '', /resolved \(reward 1\)/);
   assert.deepEqual(Object.keys(jobs.getState().jobs), [], 'the job is finished in the jobs store');
+});
+
+/** A checkout whose artifacts script and wheel build are the fakes (tests/artifacts/artifacts.test.ts's setup). */
+async function artifactsFixture() {
+  const { copyFile } = await import('node:fs/promises');
+  const { createHash } = await import('node:crypto');
+  const ws = await fakeDressageCheckout();
+  dirs.push(ws);
+  const paths = recipePaths(ws);
+  await copyFile(path.resolve('tests/fakes/fakeArtifactsScript.sh'), paths.artifactsScript);
+  const claude = 'fake claude 2.1.207 binary\n';
+  const source = path.join(ws, 'claude-download');
+  await writeFile(source, claude);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    FAKE_CLAUDE_SOURCE: source,
+    CLAUDE_CODE_BINARY_SHA256: createHash('sha256').update(claude).digest('hex'),
+    SWEGYM_PYTHON: path.resolve('tests/fakes/fakePythonBuild.sh'),
+  };
+  return { ws, paths, env };
+}
+
+test('artifacts build: `artifacts build` and the Templates screen (A) get the same events from one artifacts job', { timeout: 60_000 }, async () => {
+  const { artifactsBuildCommand } = await import('../../src/cli/commands/artifacts.js');
+  const cli = await artifactsFixture();
+  const h = headless(cli.paths, ['artifacts', 'build'], {}, cli.env);
+  const fromCli = await eventsOf('artifacts build', () => artifactsBuildCommand(h.ctx));
+
+  const screen = await artifactsFixture();
+  const store = createTemplatesStore();
+  const jobs = createJobsStore();
+  const controller = new TemplatesController({ paths: screen.paths, store, jobs, env: screen.env, openProvider: async () => new FakeProvider() });
+  const fromScreen = await eventsOf('artifacts build', () => controller.buildArtifacts());
+
+  // The same sequence, the workspace's path, the script's temp-file pid and the duration aside.
+  const shape = (ws: string) => (e: any) => (e.type === 'finished' ? `finished skipped=${e.skipped} current=${e.current}` : JSON.stringify(e).replaceAll(ws, '<ws>').replace(/\.tmp\.\d+/g, '.tmp.<pid>'));
+  const shapes = fromCli.events.map(shape(cli.ws));
+  assert.deepEqual(fromScreen.events.map(shape(screen.ws)), shapes);
+  assert.equal(shapes[0], '{"type":"started","force":false}');
+  assert.equal(shapes.at(-1), 'finished skipped=false current=true');
+  assert.ok(shapes.some((s) => s.includes('"type":"line"')), 'the script streamed its output');
+
+  // Each face: the CLI printed the lines and the summary, exit 0; the screen's log view has the lines, its message
+  // the summary, and the job is finished in the jobs store.
+  assert.equal(fromCli.value, 0);
+  const lines = fromCli.events.filter((e) => e.type === 'line').map((e) => e.line as string);
+  for (const l of lines) assert.ok(h.err().includes(`  ${l}`), `printed: ${l}`);
+  assert.match(h.out(), /^artifacts built in \d+s$/m);
+  assert.deepEqual(store.getState().logLines, fromScreen.events.filter((e) => e.type === 'line').map((e) => e.line).slice(-500));
+  assert.match(store.getState().message?.text ?? '', /^artifacts built in \d+s$/);
+  assert.deepEqual(Object.keys(jobs.getState().jobs), []);
 });

@@ -6,7 +6,6 @@ import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
-import { refreshHome } from '../../src/screens/homeActions.js';
 
 async function setup(size = { width: 120, height: 30 }) {
   const ws = await fakeDressageCheckout();
@@ -20,7 +19,7 @@ async function setup(size = { width: 120, height: 30 }) {
 test('home shows the pipeline from disk; number keys and Esc navigate', async () => {
   const { ws, services, ui } = await setup();
   try {
-    await refreshHome(services);
+    await services.home.controller.refresh();
     await ui.waitForText('Download the SWE-Gym split');
     assert.match(ui.frame(), /· 1\. Download the SWE-Gym split/);
     await ui.press('3');
@@ -113,7 +112,7 @@ test('small terminals get a message instead of a broken layout; compact home fit
   }
   const small = await setup({ width: 60, height: 16 });
   try {
-    await refreshHome(small.services);
+    await small.services.home.controller.refresh();
     await small.ui.waitForText('Pipeline');
     const lines = small.ui.frame().split('\n');
     assert.ok(lines.length <= 16, `frame has ${lines.length} lines`);

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { refreshHome } from '../../src/screens/homeActions.js';
 import { renderInk } from '../helpers/ink.js';
 import { waitFor } from '../helpers/wait.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
@@ -27,15 +26,15 @@ for (const size of [
     try {
       await ui.waitForText('Pipeline');
       assert.match(ui.frame(), /Doctor — starting…/);
-      const refreshed = refreshHome(services);
+      const refreshed = services.home.controller.refresh();
       // dressage answered; the packages after it wait for the gate, so they are pending on screen.
       await ui.waitForText(/Doctor — \d+ checking: \d+ ok/, 20_000);
-      await waitFor(() => services.home.getState().checks.some((c) => c.id === 'py-dressage'), { timeoutMs: 20_000 });
+      await waitFor(() => services.home.store.getState().checks.some((c) => c.id === 'py-dressage'), { timeoutMs: 20_000 });
       // 80×24 shows the failing checks first and only a few rows; 120×40 has room for the answered and pending ones.
       if (size.height >= 40) await ui.waitForText('✓ dressage: dressage 0.1.0');
       const during = ui.frame();
       if (size.height >= 40) assert.match(during, /… dressage-blackbox-server: checking/);
-      assert.ok(services.home.getState().pendingChecks.some((c) => c.id === 'py-bbs'));
+      assert.ok(services.home.store.getState().pendingChecks.some((c) => c.id === 'py-bbs'));
       assert.doesNotMatch(during, /Doctor — \d+ ok/, 'the final header waits for every answer');
       for (const line of during.split('\n')) assert.ok([...line].length <= size.width, `wider than ${size.width}: ${line}`);
       await writeFile(gate, '');
@@ -43,8 +42,8 @@ for (const size of [
       await ui.waitForText(/Doctor — \d+ ok, \d+ fail, \d+ warn/, 20_000);
       const after = ui.frame();
       assert.doesNotMatch(after, /checking/);
-      assert.deepEqual(services.home.getState().pendingChecks, []);
-      assert.equal(services.home.getState().checks.find((c) => c.id === 'py-bbs')?.status, 'ok');
+      assert.deepEqual(services.home.store.getState().pendingChecks, []);
+      assert.equal(services.home.store.getState().checks.find((c) => c.id === 'py-bbs')?.status, 'ok');
     } finally {
       ui.unmount();
       services.dispose();

@@ -62,7 +62,7 @@ test('with a running run in the registry the console opens its dashboard; withou
   const services = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog() });
   const ui = renderInk(<App services={services} size={{ width: 120, height: 32 }} />);
   try {
-    await waitFor(() => services.train.getState().runs.length > 0, { timeoutMs: 60_000 });
+    await waitFor(() => services.train.store.getState().runs.length > 0, { timeoutMs: 60_000 });
     assert.match(ui.frame(), /\[1 Home\]/);
   } finally {
     services.dispose();

@@ -1,8 +1,8 @@
-// Child process for the kill -9 / Ctrl-C tests: the real headless entry (src/cli/main.ts) with the template
-// commands pointed at a scripted provider whose built templates persist in a file shared with the test.
+// Child process for the kill -9 / Ctrl-C tests: the real headless command line (src/cli/run.ts, what main.ts runs)
+// with a scripted provider, whose built templates persist in a file shared with the test, in the registry's deps.
 // Usage: node --import tsx tests/templates/buildChild.ts <stateFile> <buildMs> <buildsLog> -- <swegym-console args…>
 import { appendFileSync } from 'node:fs';
-import { setTemplatesProviderForTests } from '../../src/cli/commands/templates.js';
+import { runCli } from '../../src/cli/run.js';
 import { FakeProvider } from './fakeProvider.js';
 
 const [stateFile, buildMs, buildsLog] = process.argv.slice(2, 5) as [string, string, string];
@@ -15,6 +15,4 @@ provider.buildTemplate = async (spec, opts) => {
   appendFileSync(buildsLog, `done ${spec.name}\n`);
   return r;
 };
-setTemplatesProviderForTests(async () => provider);
-process.argv = [process.argv[0]!, 'swegym-console', ...process.argv.slice(sep + 1)];
-await import('../../src/cli/main.js');
+process.exitCode = await runCli(process.argv.slice(sep + 1), { providers: { open: async () => provider } });

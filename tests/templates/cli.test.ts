@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { templatesStatusCommand, templatesSmokeCommand, setTemplatesProviderForTests } from '../../src/cli/commands/templates.js';
+import { templatesStatusCommand, templatesSmokeCommand } from '../../src/cli/commands/templates.js';
+import { commandRegistry } from '../../src/cli/context.js';
 import { FakeProvider } from './fakeProvider.js';
 import type { CommandContext } from '../../src/cli/context.js';
 import { readTemplateMap } from '../../src/services/templates/map.js';
@@ -194,13 +195,14 @@ test('templates smoke --all --json smokes every mapped template, records the jou
   provider.templates.add('swegym-a');
   provider.templates.add('swegym-b');
   provider.smoke.set('swegym-b', { health: { ok: false, error: 'connection refused' } });
-  setTemplatesProviderForTests(async () => provider);
   try {
     const { writeFile } = await import('node:fs/promises');
     await writeFile(paths.templateMap, JSON.stringify({ [images[0]!]: 'swegym-a', [images[1]!]: 'swegym-b' }));
     const { ctx, out } = capture(paths);
     ctx.command = ['templates', 'smoke'];
     ctx.options = { all: true };
+    // The scripted provider goes into the registry's dependencies: the command opens nothing itself.
+    ctx.registry = commandRegistry(ctx, { providers: { open: async () => provider } });
     assert.equal(await templatesSmokeCommand(ctx), 1);
     const doc = JSON.parse(out());
     assert.equal(doc.counts.passed, 1);
@@ -216,7 +218,6 @@ test('templates smoke --all --json smokes every mapped template, records the jou
     const bare = capture(paths);
     await assert.rejects(templatesSmokeCommand(bare.ctx), /say which templates to smoke/);
   } finally {
-    setTemplatesProviderForTests(undefined);
     await removeDir(ws);
   }
 });

@@ -6,7 +6,7 @@ import React from 'react';
 import { readFile } from 'node:fs/promises';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
-import { FIELD_KEYS } from '../../src/screens/trainActions.js';
+import { FIELD_KEYS } from '../../src/services/train/controller.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
 import { isGroupAlive, listRuns } from '../../src/services/train/registry.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
@@ -86,7 +86,7 @@ test('Train screen: form, live derived values, validation, launch and stop with 
     await ui.waitForText(/stopped +swegym-qwen3\.5-4b/, 40_000);
     assert.equal(isGroupAlive(run!.pgid!), false);
     assert.ok(!frames().includes(SECRET), 'a secret reached the screen');
-    assert.ok(!JSON.stringify(services.train.getState()).includes(SECRET), 'a secret from the environment reached the train store');
+    assert.ok(!JSON.stringify(services.train.store.getState()).includes(SECRET), 'a secret from the environment reached the train store');
     assert.ok(!JSON.stringify(log.entries()).includes(SECRET), 'a secret reached the command log');
   } finally {
     ui.unmount();

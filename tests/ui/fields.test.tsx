@@ -7,7 +7,7 @@ import React from 'react';
 import { App } from '../../src/screens/App.js';
 import { createAppServices } from '../../src/app/domain.js';
 import { CommandLog } from '../../src/services/process/commandLog.js';
-import { FIELD_KEYS } from '../../src/screens/trainActions.js';
+import { FIELD_KEYS } from '../../src/services/train/controller.js';
 import { renderInk, KEYS } from '../helpers/ink.js';
 import { waitFor } from '../helpers/wait.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
@@ -40,7 +40,7 @@ const CASES: FieldCase[] = [
   { name: 'Templates filter', open: ['3', '/'], ready: 'images:', value: (s) => s.templates.store.getState().filter },
   { name: 'Dashboard filter', open: ['7', '/'], ready: /SIMULATED/, value: (s) => s.monitor.store.getState().filter },
   { name: 'Convert field (split)', open: ['4', KEYS.enter], ready: 'output: data/', value: (s) => s.convert.store.getState().form.split },
-  { name: 'Train setting', open: ['6', KEYS.enter], ready: 'Launch settings', value: (s) => s.train.getState().editing?.draft ?? s.train.getState().values[FIELD_KEYS[0]!] },
+  { name: 'Train setting', open: ['6', KEYS.enter], ready: 'Launch settings', value: (s) => s.train.store.getState().editing?.draft ?? s.train.store.getState().values[FIELD_KEYS[0]!] },
 ];
 
 for (const c of CASES) {
@@ -67,7 +67,7 @@ for (const c of CASES) {
       await ui.press(KEYS.enter);
       await waitFor(() => !services.app.getState().inputCaptured, { message: () => ui.frame() });
       if (c.name !== 'Train setting') assert.equal(c.value(services), `${before}7`, 'Enter keeps');
-      else await waitFor(() => services.train.getState().values[FIELD_KEYS[0]!] === `${before}7`, { message: () => ui.frame() });
+      else await waitFor(() => services.train.store.getState().values[FIELD_KEYS[0]!] === `${before}7`, { message: () => ui.frame() });
       for (const l of ui.frame().split('\n')) assert.ok([...l].length <= 80, l);
     } finally {
       ui.unmount();
@@ -89,18 +89,18 @@ test('Train: typing a secret setting shows neither the value nor its length', { 
     for (let i = 0; i < row % 10; i++) await ui.press(KEYS.down);
     await ui.waitForText('DRESSAGE_E2B_API_KEY: E2B key for training');
     await ui.press(KEYS.enter);
-    await waitFor(() => services.train.getState().editing?.key === 'DRESSAGE_E2B_API_KEY');
+    await waitFor(() => services.train.store.getState().editing?.key === 'DRESSAGE_E2B_API_KEY');
     await type(ui, 'Qz');
     await ui.waitForText('(hidden)▏');
     // The checks' age ticks on while typing; the rest of the frame must not change.
     const steady = (f: string) => f.replace(/checked [^\n]*/g, 'checked …');
     const short = steady(ui.frame());
     await type(ui, 'LongerFake9');
-    await waitFor(() => services.train.getState().editing?.draft === 'QzLongerFake9');
+    await waitFor(() => services.train.store.getState().editing?.draft === 'QzLongerFake9');
     assert.equal(steady(ui.frame()), short, 'two and thirteen typed characters look the same');
     for (const f of ui.frames) assert.ok(!/Qz|Longer|Fake9|\*{2,}/.test(f), `no part of the key on screen:\n${f}`);
     await ui.press(KEYS.escape);
-    await waitFor(() => services.train.getState().editing === undefined);
+    await waitFor(() => services.train.store.getState().editing === undefined);
   } finally {
     ui.unmount();
     services.dispose();

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 import { fakeDressageCheckout, removeDir } from '../helpers/workspace.js';
-import { FIELD_KEYS } from '../../src/screens/trainActions.js';
+import { FIELD_KEYS } from '../../src/services/train/controller.js';
 
 const BIN = path.resolve('bin/swegym-console');
 const built = existsSync(path.resolve('dist/swegym-console.mjs'));

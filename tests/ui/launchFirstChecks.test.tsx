@@ -18,20 +18,20 @@ for (const size of [{ width: 120, height: 40 }, { width: 80, height: 24 }]) {
     try {
       await ui.press('6');
       await ui.waitForText('Launch settings', 20_000);
-      await waitFor(() => services.train.getState().loaded, { timeoutMs: 20_000 });
+      await waitFor(() => services.train.store.getState().loaded, { timeoutMs: 20_000 });
       const blocking = [
         { id: 'model-root', title: 'MODEL_ROOT', status: 'fail' as const, detail: 'MODEL_ROOT must point to model files', fix: 'set MODEL_ROOT' },
         { id: 'hostfile', title: 'HOSTFILE', status: 'fail' as const, detail: 'missing', fix: 'set HOSTFILE' },
       ];
-      services.train.getState().set({ staticChecks: blocking, checks: [] });
+      services.train.store.getState().set({ staticChecks: blocking, checks: [] });
       await ui.press('l');
       await ui.waitForText('cannot launch: 2 blocking check(s)');
-      assert.equal(services.train.getState().confirm, undefined, 'no question while something blocks');
-      services.train.getState().set({ staticChecks: [], checks: [] });
+      assert.equal(services.train.store.getState().confirm, undefined, 'no question while something blocks');
+      services.train.store.getState().set({ staticChecks: [], checks: [] });
       await ui.press('l');
       await ui.waitForText('Launch the run now (detached)?');
       await ui.press('n');
-      await waitFor(() => services.train.getState().confirm === undefined);
+      await waitFor(() => services.train.store.getState().confirm === undefined);
     } finally {
       ui.unmount();
       services.dispose();

@@ -84,7 +84,7 @@ for (const size of SIZES) {
     const { ws, services, ui, copied } = await setup(size);
     try {
       const check: DoctorCheck = { id: 'harness', title: 'SWE-Gym harness', status: 'fail', detail: 'the swegym package is not importable by python3 (ModuleNotFoundError: No module named swegym)', fix: LONG_FIX } as DoctorCheck;
-      services.home.getState().set({ checks: [check], loading: false });
+      services.home.store.getState().set({ checks: [check], loading: false });
       await ui.waitForText('Pipeline');
       await ui.press(KEYS.tab);
       await ui.press(KEYS.enter);
@@ -109,12 +109,11 @@ for (const size of SIZES) {
     const { ws, services, ui, copied } = await setup(size);
     try {
       await ui.waitForText('Pipeline');
-      const { refreshHome } = await import('../../src/screens/homeActions.js');
-      await refreshHome(services);
+      await services.home.controller.refresh();
       await ui.waitForText('Download the SWE-Gym split');
       await ui.press('v');
       await ui.waitForText('manual:');
-      const step = services.home.getState().steps[0]!;
+      const step = services.home.store.getState().steps[0]!;
       await ui.press('c');
       assert.deepEqual(copied, [osc52(step.manual)]);
     } finally {

@@ -2,9 +2,8 @@
 // one reader (services/agent/streamJson.ts). --json prints the progress document; with --follow, one compact
 // document per update (JSON lines), the last one once the CLI's stream has ended (agentLog.ts streamEnded: the
 // process gone, or a last result with no background task open and nothing written since).
-import { optFlag, say, note, writeJson, type CommandContext } from '../context.js';
+import { optFlag, registryOf, say, note, writeJson, type CommandContext } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
-import { createProvider } from '../../services/sandbox/index.js';
 import { readAgentLog, resolveLogSource } from '../../services/agent/agentLog.js';
 import { countsText, progressJson, type StreamJsonProgress } from '../../services/agent/streamJson.js';
 import { redact } from '../../services/secrets.js';
@@ -14,7 +13,7 @@ export async function agentLogCommand(ctx: CommandContext): Promise<number> {
   const [target, ...rest] = ctx.positionals;
   if (!target || rest.length) throw usageError('agent-log needs one FILE or SANDBOX_ID', 'swegym-console agent-log logs/claude_code.stdout.log, or agent-log <sandbox id> --provider e2b');
   const follow = optFlag(ctx, 'follow');
-  const source = await resolveLogSource(target, () => createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env }), ctx.signal);
+  const source = await resolveLogSource(target, () => registryOf(ctx).deps.providers.plain(), ctx.signal);
   if (follow && !ctx.global.json) note(ctx, `following ${source.label} until Claude Code's stream ends: its process exits, or its last result is followed by nothing for a few seconds (Ctrl-C stops)`);
   const final = await readAgentLog(source, {
     follow,

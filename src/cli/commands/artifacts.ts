@@ -2,20 +2,17 @@
 // the template builds will use.
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
-import { note, optFlag, say, writeJson } from '../context.js';
+import { note, optFlag, registryOf, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
-import { buildArtifacts } from '../../services/artifacts/artifacts.js';
 import { formatBytes } from '../../services/util/format.js';
 
 const size = (n: number | undefined): string => (n === undefined ? '?' : formatBytes(n));
 
 export async function artifactsBuildCommand(ctx: CommandContext): Promise<number> {
-  const r = await buildArtifacts({
-    paths: ctx.paths,
-    env: ctx.env,
+  const r = await (await registryOf(ctx).jobs('artifacts')).build({
     force: optFlag(ctx, 'force'),
     signal: ctx.signal,
-    onLine: (_stream, line) => note(ctx, `  ${line}`),
+    onEvent: (e) => (e.type === 'line' ? note(ctx, `  ${e.line}`) : undefined),
   });
   const s = r.status;
   if (ctx.global.json) {

@@ -3,10 +3,9 @@
 // Exit: 0 verified, 1 converter failed or verification found problems, 2 usage, 3 preconditions.
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
-import { note, optFlag, optInt, optString, say, writeJson } from '../context.js';
+import { note, optFlag, optInt, optString, registryOf, say, writeJson } from '../context.js';
 import { ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
-import { runConvertJob } from '../../services/convert/convertJob.js';
 import { defaultConvertOptions, type ConvertOptions } from '../../services/convert/options.js';
 import type { VerifyReport } from '../../services/convert/verify.js';
 import { previewLines } from '../../services/convert/jsonlRows.js';
@@ -52,10 +51,8 @@ export async function convertCommand(ctx: CommandContext): Promise<number> {
   const options = convertOptionsFrom(ctx);
   const previewCount = optInt(ctx, 'preview', 1, 0);
   const verifyOnly = optFlag(ctx, 'verify-only');
-  const { result, verify, preview } = await runConvertJob({
-    paths: ctx.paths,
+  const { result, verify, preview } = await (await registryOf(ctx).jobs('convert')).convert({
     options,
-    env: ctx.env,
     verifyOnly,
     previewRows: previewCount,
     signal: ctx.signal,

@@ -1,12 +1,12 @@
 // `data download | images | show`: the dataset step headless. Progress goes to stderr; --json prints one document.
 import type { CommandContext } from '../context.js';
-import { errorDocument, note, optString, say, writeJson } from '../context.js';
+import { errorDocument, note, optString, registryOf, say, writeJson } from '../context.js';
 import { ConsoleError, ExitCode, formatError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
 import { displayPath } from '../../services/workspace/paths.js';
 import { DataValidationError } from '../../services/dataset/read.js';
 import { loadSplit, parseExpectRows, parseSplit, writeSplitImages } from '../../services/dataset/split.js';
-import { requireWorkspaceDir, runDownloadJob } from '../../services/dataset/downloadJob.js';
+import { requireWorkspaceDir } from '../../services/dataset/downloadJob.js';
 import { instanceRecord, summarize, type Distribution } from '../../services/dataset/summary.js';
 import { formatProgress } from '../../services/dataset/format.js';
 import { formatBytes } from '../../services/util/format.js';
@@ -74,7 +74,7 @@ async function dataDownload(ctx: CommandContext): Promise<number> {
   const printer = progressPrinter(ctx);
   let job;
   try {
-    job = await runDownloadJob({ paths: ctx.paths, split, dir: optString(ctx, 'dir'), env: ctx.env, signal: ctx.signal, onEvent: (e) => (e.type === 'progress' ? printer.onProgress(e.progress) : undefined) });
+    job = await (await registryOf(ctx).jobs('data')).download({ split, dir: optString(ctx, 'dir'), signal: ctx.signal, onEvent: (e) => (e.type === 'progress' ? printer.onProgress(e.progress) : undefined) });
   } finally {
     printer.end();
   }

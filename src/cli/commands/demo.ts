@@ -2,11 +2,11 @@
 // data → templates → smoke → rows → harness validation, offline; in a terminal it then opens the console there,
 // with a simulated training run (labelled) playing in the dashboard. `--json` prints the summary, whose `results` have
 // the shape of `validate harness --json`. Exit 0 when every step passed, 1 otherwise.
-import type { CommandContext } from '../context.js';
-import { note, optInt, optString, say, writeJson } from '../context.js';
+import type { CommandContext, GlobalOptions } from '../context.js';
+import { commandRegistry, note, optInt, optString, say, writeJson } from '../context.js';
 import { ExitCode } from '../../services/errors.js';
-import { createProvider, sandboxConsoleError } from '../../services/sandbox/index.js';
-import { runDemo } from '../../services/demo/demo.js';
+import { sandboxConsoleError } from '../../services/sandbox/index.js';
+import { recipePaths } from '../../services/workspace/paths.js';
 import { SAMPLE_LABEL } from '../../services/workspace/sample.js';
 import { startDemoSimulation } from '../../services/demo/simulation.js';
 import { formatDuration } from '../../services/util/format.js';
@@ -14,20 +14,33 @@ import path from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
+/** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
+export function runDemoInstead(global: GlobalOptions): Promise<number> {
+  process.stdout.write('Starting the offline demo (a sample workspace on local sandboxes)…\n');
+  return demoCommand({
+    command: ['demo'],
+    positionals: [],
+    options: {},
+    global: { ...global, provider: 'local' },
+    paths: recipePaths(global.workspace),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    signal: new AbortController().signal,
+  });
+}
+
 export async function demoCommand(ctx: CommandContext): Promise<number> {
   const dirOpt = optString(ctx, 'dir');
   const workspace = dirOpt ? path.resolve(dirOpt) : await mkdtemp(path.join(tmpdir(), 'swegym-sample-workspace-'));
   const concurrency = optInt(ctx, 'concurrency', 2);
   note(ctx, SAMPLE_LABEL);
-  // The demo always runs on the local provider: it must work offline, without an E2B key.
-  const provider = createProvider('local', { workspace, env: ctx.env });
+  // The demo always runs on the local provider (offline, without an E2B key), in the registry of its own workspace.
+  const sample = commandRegistry({ ...ctx, global: { ...ctx.global, workspace, provider: 'local' }, paths: recipePaths(workspace) });
   // In a terminal the console opens afterwards: the Claude Code step runs there, live on the Validate screen.
   const inConsole = !ctx.global.json && Boolean(process.stdout.isTTY && process.stdin.isTTY) && ctx.stdout === process.stdout;
-  const summary = await runDemo({
-    provider,
-    workspace,
+  const summary = await (await sample.jobs('demo')).demo({
     concurrency,
-    env: ctx.env,
     signal: ctx.signal,
     agentInConsole: inConsole,
     onLine: (l) => (l.startsWith('SCRIPTED') || l.startsWith('  agent:') ? note(ctx, l) : undefined),
@@ -53,7 +66,7 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
         const { startInteractive } = await import('../interactive.js');
         const code = await startInteractive(
           { ...ctx.global, workspace: summary.workspace, provider: 'local' },
-          { monitorTarget: simulation?.dir, ...(summary.agentInConsole ? { startAgent: summary.agentInConsole } : {}) },
+          { monitorTarget: simulation?.dir, runDemo: () => runDemoInstead(ctx.global), ...(summary.agentInConsole ? { startAgent: summary.agentInConsole } : {}) },
         );
         return summary.ok ? code : ExitCode.failed;
       } finally {

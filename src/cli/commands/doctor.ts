@@ -1,8 +1,7 @@
 // `swegym-console doctor [--json]`: exits 3 when any check fails. Results print as they come, in the doctor's order
 // (a check is printed once every check before it has answered); --json prints one document at the end.
 import type { CommandContext } from '../context.js';
-import { say, writeJson } from '../context.js';
-import { runDoctor } from '../../services/doctor/doctor.js';
+import { registryOf, say, writeJson } from '../context.js';
 import type { DoctorCheck } from '../../services/doctor/types.js';
 import { ExitCode } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
@@ -20,10 +19,7 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
   const answered = new Map<string, DoctorCheck[]>();
   let printed = 0;
   if (!ctx.global.json) say(ctx, `workspace: ${ctx.paths.root}`);
-  const checks = await runDoctor({
-    paths: ctx.paths,
-    env: ctx.env,
-    provider: ctx.global.provider,
+  const checks = await (await registryOf(ctx).jobs('doctor')).doctor({
     onEvent: (e) => {
       if (ctx.global.json) return;
       if (e.type === 'started') order = e.pending.map((p) => p.id);

@@ -4,13 +4,13 @@
 // line whenever the phase or a rollout changes, until the job ends or Ctrl-C.
 import { stat } from 'node:fs/promises';
 import type { CommandContext } from '../context.js';
-import { optFlag, optString, say, note, writeJsonText } from '../context.js';
+import { optFlag, optString, registryOf, say, note, writeJsonText } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { isSimulatedRun, resolveMonitorTarget, type MonitorTarget } from '../../services/monitor/resolve.js';
 import { statLogFile } from '../../services/monitor/ingest.js';
 import { ingestOnceFile } from '../../services/monitor/parallel.js';
 import { followRayJob } from '../../services/monitor/tail.js';
-import { RunFollowJob } from '../../services/monitor/followJob.js';
+import type { RunFollowJob } from '../../services/monitor/followJob.js';
 import { RunModel, phaseLabel } from '../../services/monitor/runModel.js';
 import { summarizeOffline } from '../../services/monitor/offline.js';
 import { redact } from '../../services/secrets.js';
@@ -20,7 +20,7 @@ import { runSourcesPicker } from '../../app/monitorSources.js';
 import { RAY_DASHBOARD_PORT } from '../../services/recipe.js';
 import { onceSections } from '../../services/monitor/onceSections.js';
 import { logSinceRecord } from '../../services/monitor/logSinceRecord.js';
-import { openMonitorProvider, sandboxLimitFromEnv } from '../../services/monitor/provider.js';
+import { sandboxLimitFromEnv } from '../../services/monitor/provider.js';
 import type { RunSources } from '../../services/monitor/sources/types.js';
 import { logResetText } from '../../services/monitor/logReset.js';
 import { activeHangs, hangText, hangsJson } from '../../services/monitor/hangs.js';
@@ -129,7 +129,8 @@ async function onceLiveness(ctx: CommandContext, target: MonitorTarget, model: R
 
 /** The run's sources, as the dashboard picks them (the sandbox provider only for --json, which lists them). */
 function onceSources(ctx: CommandContext, target: MonitorTarget): Promise<RunSources> {
-  const provider = ctx.global.json ? () => openMonitorProvider(ctx.global.provider, ctx.env) : undefined;
+  const { providers } = registryOf(ctx).deps;
+  const provider = ctx.global.json ? () => providers.monitor() : undefined;
   return runSourcesPicker({ paths: ctx.paths, env: ctx.env, ...(provider ? { provider } : {}) })(target);
 }
 
@@ -183,8 +184,8 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
   let spawnError: string | undefined;
   let ended: (failed: boolean) => void = () => {};
   const done = new Promise<boolean>((resolve) => (ended = resolve));
-  const job: RunFollowJob = new RunFollowJob(target, {
-    paths: ctx.paths,
+  const follow = (await registryOf(ctx).jobs('monitor')).follow;
+  const job: RunFollowJob = follow(target, {
     sources: runSourcesPicker({ paths: ctx.paths, env: ctx.env }),
     fromStart,
     rayBin: setting(ctx.env, 'SWEGYM_RAY_BIN'),

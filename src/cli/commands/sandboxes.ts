@@ -1,9 +1,9 @@
 // `sandboxes list` and `sandboxes kill`: only sandboxes tagged as this console's are ever listed or touched; other
 // sandboxes on the same E2B account (Dressage's own, other tools') are invisible here.
 import { createInterface } from 'node:readline/promises';
-import { optFlag, optString, say, note, writeJson, type CommandContext } from '../context.js';
+import { optFlag, optString, registryOf, say, note, writeJson, type CommandContext } from '../context.js';
 import { ExitCode, usageError, preconditionError } from '../../services/errors.js';
-import { consoleTag, createProvider, sandboxConsoleError, CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
+import { consoleTag, sandboxConsoleError, CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE, type SandboxInfo, type SandboxProvider } from '../../services/sandbox/index.js';
 import { SESSION_TAG_KEY } from '../../services/sandbox/sessions.js';
 import { sandboxLedger } from '../../services/sandbox/ledger.js';
 import { summarizeUsage, usageLine, type SandboxUsage } from '../../services/sandbox/usage.js';
@@ -26,8 +26,9 @@ async function usageOf(p: SandboxProvider, items: SandboxInfo[], signal: AbortSi
   });
 }
 
-function provider(ctx: CommandContext): SandboxProvider {
-  return createProvider(ctx.global.provider, { workspace: ctx.paths.root, env: ctx.env });
+/** The provider as configured (listing and killing need no purpose), from the registry. */
+function provider(ctx: CommandContext): Promise<SandboxProvider> {
+  return registryOf(ctx).deps.providers.plain();
 }
 
 async function listConsole(ctx: CommandContext, p: SandboxProvider): Promise<SandboxInfo[]> {
@@ -62,7 +63,7 @@ function tags(s: SandboxInfo): string {
 }
 
 export async function listCommand(ctx: CommandContext): Promise<number> {
-  const p = provider(ctx);
+  const p = await provider(ctx);
   const items = await listConsole(ctx, p);
   const usage = await usageOf(p, items, ctx.signal);
   if (ctx.global.json) {
@@ -116,7 +117,7 @@ export async function killCommand(ctx: CommandContext): Promise<number> {
   if (all && ids.length > 0) throw usageError('give sandbox ids or --all-console/--session, not both', 'swegym-console sandboxes kill ID… | --all-console | --session ID');
   if (!all && ids.length === 0) throw usageError('which sandboxes? give their ids, --all-console or --session ID', 'swegym-console sandboxes list  shows the ids');
 
-  const p = provider(ctx);
+  const p = await provider(ctx);
   const ours = (await listConsole(ctx, p)).filter((s) => session === undefined || s.metadata[SESSION_TAG_KEY] === session);
   const byId = new Map(ours.map((s) => [s.id, s]));
   // Asked for by id, already killed on the way in: a console that is gone had left it (the ledger reaped it).

@@ -1,29 +1,14 @@
 // `templates build | smoke | status`: the template factory, smoke tests and per-image status, headless.
 import type { CommandContext } from '../context.js';
-import { note, optFlag, optInt, optList, optMinutes, optString, say, writeJson } from '../context.js';
+import { optFlag, optInt, optList, optMinutes, optString, registryOf, say, writeJson } from '../context.js';
 import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
-import type { SandboxProvider } from '../../services/sandbox/types.js';
-import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from '../../services/templates/buildJob.js';
+import { buildSummary, type TemplateBuildEvent } from '../../services/templates/buildJob.js';
 import { progressReporter } from '../progress.js';
-import { runSmokeJob, smokeTargetsByName } from '../../services/templates/smokeJob.js';
+import { smokeTargetsByName } from '../../services/templates/smokeJob.js';
 import { templatesStatus } from '../../services/templates/status.js';
-import { openSandboxProvider } from '../../services/templates/provider.js';
-import { describeRetry } from '../../services/sandbox/withRetry.js';
-import { redact } from '../../services/secrets.js';
 import { formatElapsed } from '../../services/util/format.js';
 import { renderTable } from '../../ui/renderTable.js';
-
-/** Tests replace the provider (a child process running this command against a scripted provider). */
-let providerOverride: ((ctx: CommandContext) => Promise<SandboxProvider>) | undefined;
-export function setTemplatesProviderForTests(fn: typeof providerOverride): void {
-  providerOverride = fn;
-}
-
-async function provider(ctx: CommandContext): Promise<SandboxProvider> {
-  if (providerOverride) return providerOverride(ctx);
-  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))) });
-}
 
 function progressLine(e: TemplateBuildEvent, done: () => string): string | undefined {
   switch (e.type) {
@@ -53,10 +38,7 @@ export async function templatesBuildCommand(ctx: CommandContext): Promise<number
   const done = () => `[${++finished}/${total}]`;
   const requested = optString(ctx, 'concurrency') === undefined ? undefined : optInt(ctx, 'concurrency', 1);
   const progress = progressReporter(ctx, 'progress:');
-  const job = new TemplateBuildJob({
-    paths: ctx.paths,
-    env: ctx.env,
-    openProvider: () => provider(ctx),
+  const job = (await registryOf(ctx).jobs('templates')).build({
     only: optList(ctx, 'only'),
     prefix: optString(ctx, 'prefix'),
     concurrency: requested,
@@ -115,9 +97,7 @@ export async function templatesSmokeCommand(ctx: CommandContext): Promise<number
   const progress = progressReporter(ctx, 'smoking');
   let outcome;
   try {
-    outcome = await runSmokeJob({
-      paths: ctx.paths,
-      openProvider: () => provider(ctx),
+    outcome = await (await registryOf(ctx).jobs('templates')).smoke({
       targets,
       concurrency,
       signal: ctx.signal,

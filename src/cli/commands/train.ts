@@ -1,15 +1,14 @@
 // `train launch|list|status|stop`: the headless twin of the Train screen.
 import { createInterface } from 'node:readline/promises';
 import type { CommandContext } from '../context.js';
-import { note, optFlag, optList, optString, say, writeJson } from '../context.js';
+import { note, optFlag, optList, optString, registryOf, say, writeJson } from '../context.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
-import { commandLog } from '../../services/process/commandLog.js';
 import { loadTrainSettings, parseAssignment, readEnvFile } from '../../services/train/settings.js';
 import { describeDerived } from '../../services/train/derive.js';
 import { buildLaunchPlan, formatDryRun, planSummary, type LaunchPlan } from '../../services/train/launch.js';
 import type { LaunchCheck } from '../../services/train/checks.js';
 import { effectiveLinesInLog, findLatestCheckpoint, findRun, listRuns, tailLog, type CheckpointInfo, type RunView } from '../../services/train/registry.js';
-import { resumePlan, runLaunchJob, runStopJob } from '../../services/train/launchJob.js';
+import { resumePlan } from '../../services/train/launchJob.js';
 import { runsWithSources, stopRunRayJob, type RunStateSource } from '../../services/train/rayState.js';
 import { SUBMISSION_ID, dashboardUrl } from '../../services/ray/jobsApi.js';
 import { wandbLinesInLog, wandbRun } from '../../services/train/wandb.js';
@@ -46,10 +45,9 @@ function printChecks(ctx: CommandContext, checks: LaunchCheck[]): void {
 export async function trainLaunch(ctx: CommandContext): Promise<number> {
   const { plan, resumed } = await planFromOptions(ctx);
   const dryRun = optFlag(ctx, 'dry-run');
-  const { checks, failing, run } = await runLaunchJob({
+  const { checks, failing, run } = await (await registryOf(ctx).jobs('train')).launch({
     plan,
     dryRun,
-    log: commandLog,
     onEvent: (e) => {
       if (e.type === 'checking' && !ctx.global.json) note(ctx, 'checking the launch settings…');
     },
@@ -238,7 +236,7 @@ export async function trainStop(ctx: CommandContext): Promise<number> {
     else say(ctx, `the launcher runs on ${run.host}: its own processes end with the job (or: swegym-console train stop ${run.name} there)`);
     return rayJobStop.ok ? ExitCode.ok : ExitCode.failed;
   }
-  const result = await runStopJob({ paths: ctx.paths, name: run.name, rayStop, log: commandLog, env: ctx.env, onEvent: (e) => (e.type === 'progress' ? note(ctx, e.text) : undefined) });
+  const result = await (await registryOf(ctx).jobs('train')).stop({ name: run.name, rayStop, onEvent: (e) => (e.type === 'progress' ? note(ctx, e.text) : undefined) });
   if (ctx.global.json) {
     writeJson(ctx, { run: runJson(result.run), signal: result.signal, rayStop: result.rayStop ?? null, ...(rayJobStop ? { rayJob: { id: source.rayJobId, ok: rayJobStop.ok, stopped: rayJobStop.stopped ?? null, detail: rayJobStop.detail } } : {}) });
   } else {

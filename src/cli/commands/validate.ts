@@ -2,14 +2,13 @@
 // `swegym-console validate agent --instance ID --router URL [--json]`.
 // Exit: 0 every task validated, 1 a task failed, 2 usage, 3 preconditions.
 import type { CommandContext } from '../context.js';
-import { note, optFlag, optInt, optList, optString, say, writeJson } from '../context.js';
+import { note, optFlag, optInt, optList, optString, registryOf, say, writeJson } from '../context.js';
 import { MAX_SANDBOX_CONCURRENCY } from '../../services/sandbox/limits.js';
-import { describeRetry } from '../../services/sandbox/withRetry.js';
 import { ConsoleError, ExitCode, usageError } from '../../services/errors.js';
 import { redact } from '../../services/secrets.js';
-import { sandboxConsoleError, type Sandbox, type SandboxProvider } from '../../services/sandbox/index.js';
+import { sandboxConsoleError, type Sandbox } from '../../services/sandbox/index.js';
 import { harnessResultsJson, type HarnessValidationResult } from '../../services/validate/harness.js';
-import { runValidateHarnessJob } from '../../services/validate/harnessJob.js';
+import { VALIDATE_PURPOSE } from '../../services/validate/domain.js';
 import { progressReporter } from '../progress.js';
 import { validateAgent, type AgentProgress } from '../../services/validate/agent.js';
 import { launcherRolloutContext } from '../../services/validate/backendOptions.js';
@@ -31,25 +30,16 @@ export function formatHarnessLine(r: HarnessValidationResult): string {
   return `${r.ok ? 'ok  ' : 'FAIL'} ${r.instance_id}  gold: ${markerCell(r.gold)}  control: ${markerCell(r.control)}  (${formatDuration(r.durationMs)})`;
 }
 
-/** The sandbox provider; for E2B a missing E2B_API_KEY is a precondition error before any task starts. */
-export async function providerFor(ctx: CommandContext): Promise<SandboxProvider> {
-  const { openSandboxProvider } = await import('../../services/templates/provider.js');
-  return openSandboxProvider(ctx.global.provider, ctx.env, ctx.paths, { onRetry: (e) => note(ctx, redact(describeRetry(e))), purpose: 'validating tasks in fresh sandboxes' });
-}
-
 /** Prints the validation job's events: the plan, one line per finished task with the progress line, the summary. */
 export async function validateHarnessCommand(ctx: CommandContext): Promise<number> {
   const concurrency = optInt(ctx, 'concurrency', ctx.global.provider === 'local' ? 2 : 8, 1, MAX_SANDBOX_CONCURRENCY / 2);
   const progress = progressReporter(ctx, 'validating');
   let outcome;
   try {
-    outcome = await runValidateHarnessJob({
-      paths: ctx.paths,
+    outcome = await (await registryOf(ctx).jobs('validate')).harness({
       ids: optList(ctx, 'instance'),
       all: optFlag(ctx, 'all'),
-      openProvider: () => providerFor(ctx),
       concurrency,
-      env: ctx.env,
       signal: ctx.signal,
       onEvent: (e) => {
         if (e.type === 'started') {
@@ -114,7 +104,8 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   const rollout = launcherRolloutContext({ ...saved.values, ...ctx.env });
   let last = '';
   const result = await validateAgent({
-    provider: await providerFor(ctx),
+    // For E2B a missing E2B_API_KEY is a precondition error before the task starts.
+    provider: await registryOf(ctx).deps.providers.open({ purpose: VALIDATE_PURPOSE }),
     row,
     router,
     endpointFor: e2bEndpoint(ctx.env),
@@ -142,12 +133,6 @@ export async function validateAgentCommand(ctx: CommandContext): Promise<number>
   return result.ok ? ExitCode.ok : ExitCode.failed;
 }
 
-/** Tests replace the local provider of `validate agent --provider local` (the jobs' two-faces test). */
-let localAgentProviderOverride: (() => Promise<SandboxProvider>) | undefined;
-export function setValidateAgentProviderForTests(fn: typeof localAgentProviderOverride): void {
-  localAgentProviderOverride = fn;
-}
-
 /**
  * `validate agent --provider local`: the real Claude Code CLI in a bubblewrap sandbox of the task, its model the
  * scripted replay of a sample task's gold patch (labelled), or the Anthropic-compatible --router URL.
@@ -160,15 +145,11 @@ async function validateAgentLocal(ctx: CommandContext, id: string, router: strin
       throw usageError(`--router is not a URL: ${router}`);
     }
   }
-  const [{ runValidateAgentJob }, { agentProgressText }] = await Promise.all([import('../../services/demo/agentJob.js'), import('../../services/validate/agentRecord.js')]);
-  const { createProvider } = await import('../../services/sandbox/index.js');
-  const { run: r } = await runValidateAgentJob({
-    paths: ctx.paths,
+  const [jobs, { agentProgressText }] = await Promise.all([registryOf(ctx).jobs('demo'), import('../../services/validate/agentRecord.js')]);
+  const { run: r } = await jobs.validateAgent({
     instanceId: id,
     router,
     apiKey: ctx.env.ANTHROPIC_API_KEY,
-    openProvider: localAgentProviderOverride ?? (async () => createProvider('local', { workspace: ctx.paths.root, env: ctx.env })),
-    env: ctx.env,
     signal: ctx.signal,
     onEvent: (e) => {
       if (e.type === 'started' && e.scripted) note(ctx, e.modelLabel);

@@ -3,7 +3,7 @@
 // histogram per group of the rollout under the cursor. Keys are data (curveBindings) and drive help.
 import React from 'react';
 import { Box, useInput } from 'ink';
-import type { AppServices } from '../services.js';
+import type { AppServices } from '../../services/registry/appServices.js';
 import type { ChartSeries, MonitorSnapshot, MonitorState } from '../../state/monitor.js';
 import type { GroupTally } from '../../services/monitor/runModel.js';
 import { useSel } from '../../ui/hooks.js';

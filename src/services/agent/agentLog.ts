@@ -60,7 +60,7 @@ export function sandboxLogSource(sandbox: Sandbox): LogSource {
 }
 
 /** A file path that exists, else a sandbox id reached through the provider. */
-export async function resolveLogSource(target: string, provider: () => SandboxProvider, signal?: AbortSignal): Promise<LogSource> {
+export async function resolveLogSource(target: string, provider: () => SandboxProvider | Promise<SandboxProvider>, signal?: AbortSignal): Promise<LogSource> {
   const st = await stat(target).catch(() => undefined);
   if (st?.isFile()) return fileLogSource(target);
   if (st) throw new ConsoleError({ what: `${target} is not a file`, fix: 'give the path of a claude_code.stdout.log, or a sandbox id', exitCode: ExitCode.usage });
@@ -69,7 +69,7 @@ export async function resolveLogSource(target: string, provider: () => SandboxPr
   }
   let p: SandboxProvider;
   try {
-    p = provider();
+    p = await provider();
   } catch (err) {
     throw err instanceof ConsoleError ? err : new ConsoleError({ what: `could not reach sandbox ${target}`, cause: (err as Error).message, exitCode: ExitCode.precondition });
   }

@@ -5,6 +5,8 @@
 // rows (Dressage's JSONL schema) → harness validation (gold → resolved, untouched repo → unresolved) → the real
 // Claude Code CLI on one task with a SCRIPTED model (a replay of the gold patch; skipped, saying so, without the CLI).
 // Nothing here pretends to be the real dataset, Claude Code or Dressage's converter, and every output says so.
+// The smoke, validation and agent steps are the jobs both faces run (`templates smoke`, `validate harness`,
+// `validate agent`), taken from the registry when the demo runs there (services/demo/domain.ts).
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,9 @@ import { writeSampleConvertExpectations, type SampleRowTimeouts } from '../conve
 import { SAMPLE_LABEL, sampleMarkerFile } from '../workspace/sample.js';
 import { imageForInstance } from '../dataset/imageName.js';
 import { writeSplitParquet } from '../dataset/write.js';
-import { harnessResultsJson, validateHarness, validateHarnessJournal, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
+import { harnessResultsJson, type HarnessValidationResult, type HarnessResultJson } from '../validate/harness.js';
+import type { SmokeJobOptions, SmokeOutcome } from '../templates/smokeJob.js';
+import type { ValidateHarnessJobOptions, ValidateHarnessOutcome } from '../validate/harnessJob.js';
 import { BLACKBOX_PORT, TASK_WORKDIR } from '../recipe.js';
 import { count } from '../util/format.js';
 import { findSamplesDir, readManifest, type ManifestInstance } from './samples.js';
@@ -64,8 +68,15 @@ export interface DemoAgentJson {
   error: string | null;
 }
 
+/** The jobs the demo drives (the registry's, bound to the sample workspace; by default to `provider`). */
+export interface DemoJobs {
+  smoke(o: Omit<SmokeJobOptions, 'paths' | 'openProvider'>): Promise<SmokeOutcome>;
+  harness(o: Omit<ValidateHarnessJobOptions, 'paths' | 'env' | 'openProvider'>): Promise<ValidateHarnessOutcome>;
+}
+
 export interface DemoOptions {
   provider: SandboxProvider;
+  jobs?: DemoJobs;
   /** The sample workspace directory (default: a fresh one under the system temp dir). */
   workspace?: string;
   /** Where samples/tasks lives (default: found next to the installed console). */
@@ -119,6 +130,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   if (!samplesDir) throw new ConsoleError({ what: 'samples/tasks not found next to the console', fix: 'run from a swegym-console checkout or install (samples/tasks ships with it)', exitCode: ExitCode.precondition });
   const repoRoot = path.resolve(samplesDir, '..', '..');
   const paths = await prepareWorkspace(o.workspace);
+  const jobs: DemoJobs = o.jobs ?? {
+    smoke: async (j) => (await import('../templates/smokeJob.js')).runSmokeJob({ paths, openProvider: async () => o.provider, ...j }),
+    harness: async (j) => (await import('../validate/harnessJob.js')).runValidateHarnessJob({ paths, env: o.env, openProvider: async () => o.provider, ...j }),
+  };
   const summary: DemoSummary = { sample: true, label: SAMPLE_LABEL, workspace: paths.root, provider: o.provider.name, ok: false, steps: [], results: [], agent: null };
   const line = (s: string) => o.onLine?.(s);
   const step = async (id: DemoStepId, title: string, fn: () => Promise<{ ok: boolean; detail: string }>): Promise<boolean> => {
@@ -200,10 +215,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
 
   // 3. Smoke.
   await step('smoke', 'Smoke tests', async () => {
-    const { smokeMany } = await import('../templates/smoke.js');
-    const { templatesJournal } = await import('../templates/records.js');
-    const journal = await templatesJournal(paths).load();
-    const results = await smokeMany({ provider: o.provider, targets: built.map((i) => ({ image: imageFor(i), template: templateOf.get(i.instance_id) as string })), concurrency: o.concurrency ?? 2, journal, signal: o.signal });
+    const { results } = await jobs.smoke({ targets: built.map((i) => ({ image: imageFor(i), template: templateOf.get(i.instance_id) as string })), concurrency: o.concurrency ?? 2, signal: o.signal });
     const bad = results.filter((r) => !r.ok);
     return { ok: bad.length === 0, detail: `${results.length - bad.length}/${results.length} passed (BBS stand-in /health on ${BLACKBOX_PORT}, claude --version)${bad.length ? `; ${bad.map((b) => `${b.template}: ${b.error ?? b.code}`).join('; ')}` : ''}` };
   });
@@ -239,9 +251,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
 
   // 5. Harness validation for real.
   await step('validate', 'Harness validation', async () => {
-    const journal = await validateHarnessJournal(paths).load();
-    const patches = new Map(built.map((i) => [i.instance_id, i.patch]));
-    const results = await validateHarness({ provider: o.provider, tasks: rows.map((row) => ({ row, goldPatch: patches.get(row.metadata.instance_id) })), concurrency: o.concurrency ?? 2, journal, signal: o.signal, onResult: o.onResult });
+    // Every row of the sample JSONL, its gold patch from the split (as `validate harness --all` reads them).
+    const { results } = await jobs.harness({ ids: [], all: true, concurrency: o.concurrency ?? 2, signal: o.signal, onEvent: (e) => (e.type === 'result' ? o.onResult?.(e.result) : undefined) });
     summary.results = harnessResultsJson(results).results;
     const ok = results.filter((r) => r.ok).length;
     return { ok: ok === results.length && results.length > 0, detail: `${ok}/${results.length} tasks: gold patch → resolved, untouched repo → unresolved` };

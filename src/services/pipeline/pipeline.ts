@@ -7,7 +7,7 @@ import { stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import { ConsoleError } from '../errors.js';
-import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { workspaceProfile, type WorkspaceProfile } from '../workspace/sample.js';
 import { manualArtifactsCommand, resolveArtifactConfig } from '../artifacts/versions.js';
 import type { StepStatus, StepState } from '../../state/types/workspace.js';
 import { listDir } from '../util/fs.js';
@@ -42,7 +42,8 @@ export async function countLines(file: string): Promise<number | undefined> {
   }
 }
 
-export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> {
+/** Every step's state from disk; `profile` as the registry read it (read from the marker when not given). */
+export async function pipelineStatus(paths: RecipePaths, profile: WorkspaceProfile = workspaceProfile(paths)): Promise<StepStatus[]> {
   const rel = (p: string) => path.relative(paths.root, p);
   const parquet = paths.parquet('train');
   const [parquetTime, imagesTime, mapTime, jsonlTime] = await Promise.all([
@@ -82,7 +83,7 @@ export async function pipelineStatus(paths: RecipePaths): Promise<StepStatus[]> 
   const binary = artifacts.find((f) => /^claude-.+-linux-x64$/.test(f));
   const runtime = artifacts.find((f) => /^claude-code-runtime-python-.+-bbs-.+\.tar\.gz$/.test(f));
   // The demo's templates carry local stand-ins for Claude Code and the BBS: nothing to build there.
-  const standIns = !(binary && runtime) && sampleWorkspaceLabel(paths) !== undefined;
+  const standIns = !(binary && runtime) && profile.kind === 'sample';
   steps.push({
     id: 'artifacts',
     title: 'Build sandbox artifacts',

@@ -6,7 +6,7 @@ import { TemplateFactory, defaultConcurrency, E2B_BUILD_LIMIT, type FactoryEvent
 import { inspectTemplateMap } from './map.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
 import { localBaseResolver } from './localBases.js';
-import { SAMPLE_TEMPLATES_NOTE, sampleWorkspaceLabel } from '../workspace/sample.js';
+import { SAMPLE_TEMPLATES_NOTE, workspaceProfile, type WorkspaceProfile } from '../workspace/sample.js';
 import { usageError } from '../errors.js';
 import { jobEmitter, type JobListener } from '../jobs/events.js';
 import type { JobProgress } from '../../state/types/jobs.js';
@@ -25,6 +25,8 @@ export interface TemplateBuildJobOptions {
   paths: RecipePaths;
   env: NodeJS.ProcessEnv;
   openProvider: () => Promise<SandboxProvider>;
+  /** The workspace's profile as the registry read it (read from the marker when not given). */
+  profile?: WorkspaceProfile;
   only?: string[];
   prefix?: string;
   /** Requested builds at a time; above the provider's cap is a usage error. Default: the provider's default. */
@@ -79,7 +81,7 @@ export class TemplateBuildJob {
 
   async run(): Promise<TemplateBuildOutcome> {
     const { paths, env } = this.opts;
-    if (sampleWorkspaceLabel(paths)) {
+    if ((this.opts.profile ?? workspaceProfile(paths)).kind === 'sample') {
       // The recipe's build needs the real artifacts; the sample's templates carry local stand-ins instead.
       this.emit({ type: 'sample', note: SAMPLE_TEMPLATES_NOTE });
       return { mapComplete: true, missing: 0 };

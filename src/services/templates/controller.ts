@@ -11,9 +11,10 @@ import { TemplateBuildJob, buildSummary, type TemplateBuildEvent } from './build
 import { runSmokeJob, type SmokeJobResult } from './smokeJob.js';
 import { readTemplateRecords } from './records.js';
 import { resolveArtifactConfig } from '../artifacts/versions.js';
-import { artifactStatus, buildArtifacts } from '../artifacts/artifacts.js';
+import { artifactStatus } from '../artifacts/artifacts.js';
+import { runArtifactsBuildJob } from '../artifacts/artifactsJob.js';
 import { ConsoleError } from '../errors.js';
-import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { workspaceProfile, type WorkspaceProfile } from '../workspace/sample.js';
 import { startTicker, type Ticker } from '../jobs/publish.js';
 
 export interface TemplatesControllerOptions {
@@ -21,6 +22,8 @@ export interface TemplatesControllerOptions {
   store: TemplatesStore;
   jobs: JobsStore;
   openProvider: () => Promise<SandboxProvider>;
+  /** The workspace's profile as the registry read it (read from the marker when not given). */
+  profile?: WorkspaceProfile;
   env?: NodeJS.ProcessEnv;
   publishHz?: number;
   concurrency?: number;
@@ -48,7 +51,10 @@ export class TemplatesController {
   private lastFailure?: SmokeJobResult;
   private artifactsCtl?: AbortController;
   private artifactLines: string[] = [];
-  constructor(private readonly opts: TemplatesControllerOptions) {}
+  private readonly profile: WorkspaceProfile;
+  constructor(private readonly opts: TemplatesControllerOptions) {
+    this.profile = opts.profile ?? workspaceProfile(opts.paths);
+  }
 
   get running(): boolean {
     return Boolean(this.factory);
@@ -62,7 +68,7 @@ export class TemplatesController {
       this.base = status.templates;
       const config = await resolveArtifactConfig(paths, this.opts.env ?? process.env);
       const a = await artifactStatus(config);
-      const sample = !a.current && sampleWorkspaceLabel(paths) !== undefined;
+      const sample = !a.current && this.profile.kind === 'sample';
       store.getState().set({
         rows: this.factory ? this.merge() : status.templates,
         counts: this.factory ? countRows(this.merge()) : status.counts,
@@ -115,6 +121,7 @@ export class TemplatesController {
       paths,
       env: this.opts.env ?? process.env,
       openProvider: this.opts.openProvider,
+      profile: this.profile,
       only: opts.only,
       rebuild: opts.rebuild,
       concurrency: this.opts.concurrency,
@@ -188,13 +195,14 @@ export class TemplatesController {
       if (store.getState().logImage === ARTIFACTS_LOG) store.getState().set({ logLines: [...this.artifactLines] });
     });
     try {
-      const r = await buildArtifacts({
+      const r = await runArtifactsBuildJob({
         paths,
         env: this.opts.env ?? process.env,
         force,
         signal: ctl.signal,
-        onLine: (_s, line) => {
-          this.artifactLines.push(line);
+        onEvent: (e) => {
+          if (e.type !== 'line') return;
+          this.artifactLines.push(e.line);
           if (this.artifactLines.length > ARTIFACT_LOG_LINES) this.artifactLines.shift();
           version++;
         },

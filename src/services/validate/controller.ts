@@ -2,7 +2,7 @@
 // registered in the jobs store with a cancel. It listens to the validation job (harnessJob.ts, the same job the
 // headless command prints) and publishes rows and progress into the validate store at ≤10 Hz.
 import type { RecipePaths } from '../workspace/paths.js';
-import { sampleWorkspaceLabel } from '../workspace/sample.js';
+import { workspaceProfile, type WorkspaceProfile } from '../workspace/sample.js';
 import type { SandboxProvider } from '../sandbox/types.js';
 import type { JobsStore } from '../../state/jobs.js';
 import type { ValidateRow, ValidateStore } from '../../state/validate.js';
@@ -20,6 +20,8 @@ export interface ValidateControllerOptions {
   store: ValidateStore;
   jobs: JobsStore;
   openProvider: () => Promise<SandboxProvider>;
+  /** The workspace's profile as the registry read it (read from the marker when not given). */
+  profile?: WorkspaceProfile;
   concurrency?: number;
   /** The environment the job reads (DRESSAGE_SWEGYM_PATCH_TIMEOUT_SEC); the app's. */
   env?: NodeJS.ProcessEnv;
@@ -84,7 +86,8 @@ export class ValidateController {
           this.rows.set(r.metadata.instance_id, { instance_id: r.metadata.instance_id, template: r.metadata.sandbox_image, status: result ? (result.ok ? 'ok' : 'failed') : 'untested', result });
         }
       }
-      const sampleLabel = sampleWorkspaceLabel(paths);
+      const profile = this.opts.profile ?? workspaceProfile(paths);
+      const sampleLabel = profile.kind === 'sample' ? profile.label : undefined;
       const records = await Promise.all(rows.map((r) => readAgentRunRecord(paths, r.metadata.instance_id)));
       const agentRuns = Object.fromEntries(records.filter((r) => r !== undefined).map((r) => [r.instance_id, r]));
       store.getState().set({ loading: false, source: paths.trainJsonl, sampleLabel, agentRuns });

@@ -16,6 +16,18 @@ export function sampleMarkerFile(paths: RecipePaths): string {
   return path.join(paths.consoleDir, SAMPLE_MARKER_FILE);
 }
 
+/** The workspace as the registry finds it once: a Dressage checkout, or the sample workspace `demo` builds. */
+export type WorkspaceProfile = { kind: 'real' } | { kind: 'sample'; label: string };
+
+/**
+ * The workspace's profile from its marker file. The registry reads it once (src/app/registry.ts) and hands it to
+ * every domain; a job or controller built without one (a test) reads it here.
+ */
+export function workspaceProfile(paths: RecipePaths): WorkspaceProfile {
+  const label = sampleWorkspaceLabel(paths);
+  return label === undefined ? { kind: 'real' } : { kind: 'sample', label };
+}
+
 /** The label of a sample workspace, or undefined for any other workspace. */
 export function sampleWorkspaceLabel(paths: RecipePaths): string | undefined {
   try {
