@@ -10,6 +10,9 @@ import { ExitCode } from '../services/errors.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../ui/clipboard.js';
 
+/** The latest the domain services wait for the home screen's doctor after the first frame, ms. */
+const DOMAIN_AFTER_MS = 1000;
+
 /** Home's `d` outside a Dressage checkout: the offline demo, which then opens the console on its sample workspace. */
 async function runDemoInstead(global: GlobalOptions): Promise<number> {
   process.stdout.write('Starting the offline demo (a sample workspace on local sandboxes)…\n');
@@ -49,9 +52,13 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
-    void refreshHome(services);
-    services
-      .whenReady()
+    const home = refreshHome(services);
+    // The domain services (their modules, and run discovery, which may open a running run's dashboard) load once the
+    // home screen's doctor has answered, or DOMAIN_AFTER_MS after the first frame at the latest: loaded at once, their
+    // modules and discovery held the one main thread between the doctor's spawns and its answers. A screen opened
+    // sooner asks for them itself (App awaits whenReady with a lazy screen's code).
+    void Promise.race([home, new Promise((resolve) => setTimeout(resolve, DOMAIN_AFTER_MS).unref())])
+      .then(() => services.whenReady())
       .then(() => {
         if (opts.startAgent) void services.validate.controller.runAgent(opts.startAgent);
       })

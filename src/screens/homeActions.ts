@@ -55,10 +55,25 @@ export async function refreshHome(services: AppServices): Promise<void> {
   try {
     // Loaded here, after the first frame, rather than with the home screen; the doctor starts as soon as its own
     // module is in (its probe process is the slowest part), the pipeline when its modules are.
+    // The pipeline's modules and disk reads wait until the doctor has started its checks (its processes then run
+    // beside them on other cores), rather than delaying the doctor's start on the one main thread.
+    let doctorStarted!: () => void;
+    const started = new Promise<void>((resolve) => (doctorStarted = resolve));
+    const intoStore = doctorIntoStore(services.home);
     const doctor = import('../services/doctor/doctor.js').then(({ runDoctor }) =>
-      runDoctor({ paths: services.paths, env: services.env, provider: services.global.provider, onEvent: doctorIntoStore(services.home) }),
+      runDoctor({
+        paths: services.paths,
+        env: services.env,
+        provider: services.global.provider,
+        onEvent: (e) => {
+          intoStore(e);
+          if (e.type === 'started') setImmediate(doctorStarted);
+        },
+      }),
     );
+    void doctor.finally(doctorStarted).catch(() => {});
     const pipeline = async () => {
+      await started;
       const [{ pipelineStatus }, { inspectCheckout }] = await Promise.all([import('../services/pipeline/pipeline.js'), import('../services/workspace/checkout.js')]);
       set({ checkout: await inspectCheckout(services.paths) });
       set({ steps: await pipelineStatus(services.paths) });
