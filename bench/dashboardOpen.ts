@@ -15,6 +15,7 @@ export async function benchDashboardOpen(bundle: Bundle, runs: number, seed: num
   const res = result('dashboard-open', 'dashboard opened on the dense 200 MB log: time until rollouts are on screen');
   const dense = await benchLog('dense', 200e6, seed, log);
   const firstShown: number[] = [];
+  const firstNumbers: number[] = [];
   const allShown: number[] = [];
   const once: number[] = [];
   const bare: number[] = [];
@@ -29,12 +30,16 @@ export async function benchDashboardOpen(bundle: Bundle, runs: number, seed: num
     const t0 = performance.now();
     const deadline = t0 + 120_000;
     let first: number | undefined;
+    let numbers: number | undefined;
     let all: number | undefined;
     let screen = '';
     while (all === undefined && !s.isExited() && performance.now() < deadline) {
       screen = await s.screen();
       const reward = /reward\(traj\) (\d[\d.]*)/.test(screen);
       if (reward && first === undefined) first = performance.now() - t0;
+      // The first numbers: during the first read the header says `so far: solved N/M` (issue #29: within 1 s).
+      const soFar = /so far: solved (\d+)\/(\d+)/.exec(screen);
+      if (numbers === undefined && ((soFar && Number(soFar[2]) > 0) || reward)) numbers = performance.now() - t0;
       // The header counts rollouts as `rollout N/TOTAL`; the whole log is read once N is the total.
       const at = /rollout (\d+)\/(\d+)/.exec(screen);
       if (reward && at && at[1] === at[2]) all = performance.now() - t0;
@@ -43,11 +48,13 @@ export async function benchDashboardOpen(bundle: Bundle, runs: number, seed: num
     await writeFile(path.join(OUT, 'dashboard-open-screen.txt'), screen + '\n');
     await endSession(s);
     if (first !== undefined) firstShown.push(first);
+    if (numbers !== undefined) firstNumbers.push(numbers);
     if (all !== undefined) allShown.push(all);
   }
   const b = median(bare);
   res.metrics.push({ label: "bare `node -e ''` (median)", value: fmt(b, 0), unit: 'ms' });
   res.metrics.push({ label: '`monitor LOG --once --json` (median)', value: fmt(median(once), 0), unit: `ms (${once.map((x) => fmt(x, 0)).join(', ')})` });
+  res.metrics.push({ label: 'dashboard: first numbers on screen, from the spawn (`so far: solved N/M`, N > 0), median; goal ≤ 1 s', value: firstNumbers.length ? fmt(median(firstNumbers), 0) : 'not seen', unit: `ms (${firstNumbers.length}/${runs} runs: ${firstNumbers.map((x) => fmt(x, 0)).join(', ')})` });
   res.metrics.push({ label: 'dashboard: first rollouts on screen (median)', value: firstShown.length ? fmt(median(firstShown), 0) : 'not seen', unit: `ms (${firstShown.length}/${runs} runs: ${firstShown.map((x) => fmt(x, 0)).join(', ')})` });
   res.metrics.push({ label: 'dashboard: every rollout on screen (header `rollout N/N`), median', value: allShown.length ? fmt(median(allShown), 0) : 'not seen', unit: `ms (${allShown.length}/${runs} runs)` });
   const total = onceJson?.samples?.total;

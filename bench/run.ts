@@ -27,6 +27,8 @@ const { values } = parseArgs({
     'dashboard-seconds': { type: 'string', default: '60' },
     'htop-seconds': { type: 'string', default: '20' },
     'dashboard-heap': { type: 'boolean' },
+    'dashboard-speed': { type: 'string' },
+    'rss-every': { type: 'string', default: '15' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
     'open-runs': { type: 'string', default: '3' },
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
         results.push(...rows.slice(0, -1));
         r = rows[rows.length - 1] as BenchResult;
       }
-      else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128, heap: values['dashboard-heap'] === true }, log);
+      else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128, heap: values['dashboard-heap'] === true, speed: values['dashboard-speed'] ? int('dashboard-speed') : undefined, sampleEverySec: int('rss-every') }, log);
       else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log, values['startup-baseline']);
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);

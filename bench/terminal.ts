@@ -25,10 +25,12 @@ interface Window {
   cpuMsPerFrame: number;
   /** RSS every 15 s of the window, MiB. */
   rssTrend: number[];
+  /** Every `sampleEverySec` seconds: seconds into the window, RSS MiB, CPU seconds used so far in the window. */
+  samples: { t: number; rssMiB: number; cpuSec: number }[];
 }
 
 /** Samples a running pty session for `seconds` after `warmupMs`. */
-async function measure(s: PtySession, warmupMs: number, seconds: number, onSecond?: (second: number) => void): Promise<Window | undefined> {
+async function measure(s: PtySession, warmupMs: number, seconds: number, onSecond?: (second: number) => void, sampleEverySec = 15): Promise<Window | undefined> {
   await sleep(warmupMs);
   const a = procSample(s.pid);
   if (!a || s.isExited()) return undefined;
@@ -38,6 +40,7 @@ async function measure(s: PtySession, warmupMs: number, seconds: number, onSecon
   let rssMax = a.rssMiB;
   let last = a;
   const trend = [a.rssMiB];
+  const samples = [{ t: 0, rssMiB: a.rssMiB, cpuSec: 0 }];
   let tick = 0;
   while (performance.now() - t0 < seconds * 1000) {
     await sleep(1000);
@@ -46,6 +49,7 @@ async function measure(s: PtySession, warmupMs: number, seconds: number, onSecon
     last = x;
     rssMax = Math.max(rssMax, x.rssMiB);
     if (++tick % 15 === 0) trend.push(x.rssMiB);
+    if (tick % sampleEverySec === 0) samples.push({ t: tick, rssMiB: x.rssMiB, cpuSec: x.cpuSec - a.cpuSec });
     onSecond?.(tick);
   }
   const dt = (performance.now() - t0) / 1000;
@@ -61,6 +65,7 @@ async function measure(s: PtySession, warmupMs: number, seconds: number, onSecon
     framesPerSec: frames / dt,
     cpuMsPerFrame: frames ? (cpu * 1000) / frames : NaN,
     rssTrend: trend,
+    samples,
   };
 }
 
@@ -79,18 +84,34 @@ export interface DashboardOptions {
   sandboxes: number;
   /** Take heap snapshots (30 s into the window and at its end) and list what grew (bench/heap.ts). */
   heap?: boolean;
+  /**
+   * Follow a run at the simulator's live pace (`simulate --live`: 60 s rollouts, 20 noise lines/s) sped up this
+   * many times, instead of the fixed load above (`--dashboard-speed 60`, as issue #29 asks).
+   */
+  speed?: number;
+  /** Seconds between the RSS samples written to bench/out/dashboard-rss-<date>.csv (default 15). */
+  sampleEverySec?: number;
 }
 
 export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log: (s: string) => void): Promise<BenchResult> {
-  const res = result('dashboard', `dashboard under load (${opts.sandboxes} sandboxes, ${opts.linesPerSecond} lines/s, ${opts.seconds}s, ${COLS}x${ROWS})`);
+  const load = opts.speed ? `a live run at --speed ${opts.speed}` : `${opts.sandboxes} sandboxes, ${opts.linesPerSecond} lines/s`;
+  const res = result('dashboard', `dashboard under load (${load}, ${opts.seconds}s, ${COLS}x${ROWS})`);
   const dir = await mkdtemp(path.join(tmpdir(), 'swegym-bench-dash-'));
   const ws = await benchWorkspace(path.join(dir, 'ws'));
   // 128 samples in flight across a 40 s rollout; noise lines make up the rest of the rate.
-  const sim = new LiveSimulator({
-    dir: path.join(dir, 'run'),
-    trajLimit: 0,
-    config: { seed: 9, concurrency: opts.sandboxes, rolloutBatchSize: 8, samplesPerPrompt: 16, rolloutSeconds: 40, trainSeconds: 4, startupSeconds: 2, noiseLinesPerSecond: opts.linesPerSecond, numRollouts: 10_000 },
-  });
+  const sim = opts.speed
+    ? new LiveSimulator({
+        dir: path.join(dir, 'run'),
+        trajLimit: 0,
+        speed: opts.speed,
+        // simulate --live's pace (src/cli/commands/simulate.ts), enough rollouts for any window.
+        config: { seed: 9, rolloutSeconds: 60, trainSeconds: 8, startupSeconds: 6, noiseLinesPerSecond: 20, numRollouts: 100_000 },
+      })
+    : new LiveSimulator({
+        dir: path.join(dir, 'run'),
+        trajLimit: 0,
+        config: { seed: 9, concurrency: opts.sandboxes, rolloutBatchSize: 8, samplesPerPrompt: 16, rolloutSeconds: 40, trainSeconds: 4, startupSeconds: 2, noiseLinesPerSecond: opts.linesPerSecond, numRollouts: 10_000 },
+      });
   let session: PtySession | undefined;
   try {
     await sim.start();
@@ -116,8 +137,9 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     const sampler = setInterval(() => inFlight.push(sim.snapshot().sandboxes.length), 1000);
     const pid = session.pid;
     const early = Math.min(30, Math.floor(opts.seconds / 4));
-    const w = await measure(session, 3000, opts.seconds, opts.heap ? (sec) => sec === early && process.kill(pid, 'SIGUSR2') : undefined).finally(() => clearInterval(sampler));
-    if (opts.heap && w) await heapReport(res, pid, heapDir, early, opts.seconds, log);
+    const w = await measure(session, 3000, opts.seconds, opts.heap ? (sec) => sec === early && process.kill(pid, 'SIGUSR2') : undefined, opts.sampleEverySec ?? 15).finally(() => clearInterval(sampler));
+    // A snapshot that cannot be read (cut short under load) is a note: the window's figures still count.
+    if (opts.heap && w) await heapReport(res, pid, heapDir, early, opts.seconds, log).catch((err: unknown) => res.notes.push(`heap: the snapshots could not be read: ${(err as Error).message}`));
     const snap = sim.snapshot();
     if (!w) {
       res.status = 'failed';
@@ -128,6 +150,9 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     const meanInFlight = inFlight.length ? inFlight.reduce((a, b) => a + b, 0) / inFlight.length : 0;
     res.metrics.push({ label: 'simulated load (lines written; live sandboxes: peak, mean over the window)', value: `${snap.linesWritten} lines; ${Math.max(0, ...inFlight)}, ${fmt(meanInFlight, 0)} sandboxes` });
     windowMetrics(res, 'console', w);
+    const csv = path.join(OUT, `dashboard-rss-${new Date().toISOString().replace(/[:.]/g, '-')}.csv`);
+    await writeFile(csv, 'seconds,rss_mib,cpu_s\n' + w.samples.map((x) => `${x.t},${x.rssMiB.toFixed(1)},${x.cpuSec.toFixed(2)}`).join('\n') + '\n');
+    res.metrics.push({ label: `RSS every ${opts.sampleEverySec ?? 15} s`, value: csv.slice(OUT.length - 'bench/out'.length) });
     const screen = await session.screen();
     await writeFile(path.join(OUT, 'dashboard-screen.txt'), screen + '\n');
     res.metrics.push({ label: 'last screen', value: 'bench/out/dashboard-screen.txt' });

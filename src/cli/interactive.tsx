@@ -7,8 +7,12 @@ import { App } from '../screens/App.js';
 import { startAppServices } from '../app/core.js';
 import { loadUserKeymap } from '../app/keymap.js';
 import { ExitCode } from '../services/errors.js';
+import { sleep } from '../services/util/sleep.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../ui/clipboard.js';
+
+/** The latest the domain services wait for the home screen's doctor after the first frame, ms. */
+const DOMAIN_AFTER_MS = 1000;
 
 /**
  * `runDemo`: what Home's `d` outside a Dressage checkout hands over to once the console has quit (the offline demo,
@@ -38,9 +42,13 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   let finishCodeCache: () => void = saveUiCodeCache;
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
-    void services.home.controller.refresh();
-    services
-      .whenReady()
+    const home = services.home.controller.refresh();
+    // The domain services (their modules, and run discovery, which may open a running run's dashboard) load once the
+    // home screen's doctor has answered, or DOMAIN_AFTER_MS after the first frame at the latest: loaded at once, their
+    // modules and discovery held the one main thread between the doctor's spawns and its answers. A screen opened
+    // sooner asks for them itself (App awaits whenReady with a lazy screen's code).
+    void Promise.race([home, sleep(DOMAIN_AFTER_MS, undefined, { unref: true })])
+      .then(() => services.whenReady())
       .then(() => {
         if (opts.startAgent) void services.validate.controller.runAgent(opts.startAgent);
       })

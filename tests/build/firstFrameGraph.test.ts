@@ -26,3 +26,21 @@ test('the modules before the first frame hold none of the domain code', async ()
   assert.ok(inputs.has('src/screens/HomeScreen.tsx'), 'the home screen is in the first frame');
   for (const m of KEPT_OUT) assert.ok(!inputs.has(m), `${m} loads before the first frame`);
 });
+
+test('no command loads node:crypto when it starts (its OpenSSL start-up is ≈ 10 ms of CPU; randomHex loads it on first use)', async () => {
+  const meta = (JSON.parse(await readFile(path.resolve('dist/meta.json'), 'utf8')) as { main: Metafile }).main;
+  const outs = meta.outputs;
+  const entry = Object.keys(outs).find((k) => 'src/cli/main.ts' in (outs[k]?.inputs ?? {}));
+  const interactive = Object.keys(outs).find((k) => 'src/cli/interactive.tsx' in (outs[k]?.inputs ?? {}));
+  assert.ok(entry && interactive);
+  const seen = new Set<string>();
+  const walk = (k: string) => {
+    if (seen.has(k)) return;
+    seen.add(k);
+    for (const i of outs[k]?.imports ?? []) if (i.kind === 'import-statement' && outs[i.path]) walk(i.path);
+  };
+  walk(entry);
+  walk(interactive);
+  const crypto = [...seen].flatMap((k) => Object.keys(outs[k]?.inputs ?? {})).filter((i) => /crypto/.test(i));
+  assert.deepEqual(crypto, [], 'node:crypto is imported before the first frame');
+});

@@ -45,6 +45,9 @@ export const CHARTS: [string, string, 'step' | 'rollout'][] = [
   ['rollout/response_len/mean', 'response length', 'rollout'],
 ];
 
+/** Snapshots published during the first read of a log, at most this often (ms; MonitorServiceOptions.readingRefreshMs). */
+export const READING_REFRESH_MS = 500;
+
 /** Default data refresh of a live dashboard, ms (MonitorServiceOptions.refreshMs). */
 export const DEFAULT_REFRESH_MS = 2000;
 
@@ -71,6 +74,14 @@ export interface MonitorServiceOptions {
    */
   refreshMs?: number;
   clock?: () => number;
+  /**
+   * During the first read of a log, a snapshot of what was read so far (partial counters, front to back) is
+   * published after the first chunk and then at most this often (ms of `clock`; 500 by default), so that a large
+   * log shows numbers at once and they grow to the whole log's. 0: after every chunk (tests).
+   */
+  readingRefreshMs?: number;
+  /** Bytes read at a time on the first read (RunFollowOptions.readChunkBytes). */
+  readChunkBytes?: number;
   gpuRunner?: GpuRunner;
   /** The sandbox provider for the sandboxes panel; undefined = no panel. Created lazily. */
   provider?: () => Promise<SandboxProvider | undefined>;
@@ -123,6 +134,8 @@ export class MonitorService {
   /** The first read of the log while it goes (undefined once done): a header drawn meanwhile says so. */
   private reading: ReadingProgress | undefined;
   private readStartedAt: number | undefined;
+  /** Clock ms of the last snapshot published during the first read (undefined: none yet in this read). */
+  private readingPublishedAt: number | undefined;
   readonly clock: () => number;
   /** The curves: the large view's metric and a compared run (src/services/monitor/curves.ts). */
   readonly curves = new CurveView(
@@ -156,6 +169,7 @@ export class MonitorService {
     const gen = ++this.generation;
     this.reading = undefined;
     this.readStartedAt = undefined;
+    this.readingPublishedAt = undefined;
     let target: MonitorTarget;
     try {
       target = await resolveMonitorTarget(arg, this.opts.paths);
@@ -176,6 +190,7 @@ export class MonitorService {
       clock: this.clock,
       fromStart: opts.fromStart,
       tailBytes: o.tailBytes ?? LIVE_TAIL_BYTES,
+      readChunkBytes: o.readChunkBytes,
       live,
       rayAddress: o.rayDashboardUrl,
       rayBin: o.rayBin ?? (o.env ? setting(o.env, 'SWEGYM_RAY_BIN') : undefined),
@@ -219,8 +234,15 @@ export class MonitorService {
   private onFollowEvent(gen: number, e: RunFollowEvent): void {
     if (gen !== this.generation) return;
     if (e.type === 'reading') {
-      this.reading = readingProgress(e, this.target?.logFile, this.clock(), (this.readStartedAt ??= this.clock()));
-      this.opts.store.getState().set({ loading: this.reading });
+      const now = this.clock();
+      this.reading = readingProgress(e, this.target?.logFile, now, (this.readStartedAt ??= now));
+      // What is read so far, as it is read: the first chunk's numbers at once, then every readingRefreshMs.
+      const every = this.opts.readingRefreshMs ?? READING_REFRESH_MS;
+      const due = e.bytes > 0 && (this.readingPublishedAt === undefined || now - this.readingPublishedAt >= every);
+      if (due && this.job) {
+        this.readingPublishedAt = now;
+        this.opts.store.getState().set({ loading: this.reading, snapshot: this.snapshot() });
+      } else this.opts.store.getState().set({ loading: this.reading });
     } else if (e.type === 'read') this.reading = undefined;
     else if (e.type === 'state' || e.type === 'stream-ended') this.dirty++;
   }

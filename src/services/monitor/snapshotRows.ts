@@ -51,13 +51,24 @@ export function feedRows(m: RunModel): FeedRow[] {
   }));
 }
 
+/** Task rows a snapshot carries. */
+const TASK_ROWS = 1000;
+
 /** Tasks by solve rate (best first), 1000 at most, with their recent attempts as a strip. */
 export function taskRowsOf(ts: TaskSummary): TaskRow[] {
-  return ts.tasks
-      .slice()
-      .sort((a, b) => b.solved / Math.max(1, b.attempts) - a.solved / Math.max(1, a.attempts) || a.instance.localeCompare(b.instance))
-      .slice(0, 1000)
-      .map((t) => ({
+  // The order of `b.rate - a.rate || a.instance.localeCompare(b.instance)`, on the tasks that can be in the first
+  // TASK_ROWS: those whose rate is at least the TASK_ROWS-th best rate (sorting all 20,000 tasks with the collator
+  // took ≈ 150 ms, most of a dashboard snapshot on a large run).
+  let rows = ts.tasks.map((t) => ({ t, rate: t.solved / Math.max(1, t.attempts) }));
+  if (rows.length > TASK_ROWS) {
+    const rates = Float64Array.from(rows, (r) => r.rate).sort();
+    const cutoff = rates[rates.length - TASK_ROWS] as number;
+    rows = rows.filter((r) => r.rate >= cutoff);
+  }
+  return rows
+      .sort((a, b) => b.rate - a.rate || a.t.instance.localeCompare(b.t.instance))
+      .slice(0, TASK_ROWS)
+      .map(({ t }) => ({
         instance: t.instance,
         attempts: t.attempts,
         solved: t.solved,

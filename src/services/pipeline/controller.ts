@@ -55,8 +55,25 @@ export class HomeController {
     try {
       // Loaded here, after the first frame, rather than with the home screen; the doctor starts as soon as its own
       // module is in (its probe process is the slowest part), the pipeline when its modules are.
-      const doctor = import('../doctor/doctor.js').then(({ runDoctor }) => runDoctor({ paths, env, provider, onEvent: doctorIntoStore(store) }));
+      // The pipeline's modules and disk reads wait until the doctor has started its checks (its processes then run
+      // beside them on other cores), rather than delaying the doctor's start on the one main thread.
+      let doctorStarted!: () => void;
+      const started = new Promise<void>((resolve) => (doctorStarted = resolve));
+      const intoStore = doctorIntoStore(store);
+      const doctor = import('../doctor/doctor.js').then(({ runDoctor }) =>
+        runDoctor({
+          paths,
+          env,
+          provider,
+          onEvent: (e) => {
+            intoStore(e);
+            if (e.type === 'started') setImmediate(doctorStarted);
+          },
+        }),
+      );
+      void doctor.finally(doctorStarted).catch(() => {});
       const pipeline = async () => {
+        await started;
         const [{ pipelineStatus }, { inspectCheckout }] = await Promise.all([import('./pipeline.js'), import('../workspace/checkout.js')]);
         set({ checkout: await inspectCheckout(paths) });
         set({ steps: await pipelineStatus(paths, this.d.profile) });

@@ -6,7 +6,7 @@
 // cannot be killed is named, with the command that kills it later.
 // The ledger is also on disk (sessions.ts), owned by this session: a console killed with -9 sweeps nothing, and the
 // next console in the workspace kills what it left.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../util/randomHex.js';
 import { WriteQueue } from '../workspace/atomic.js';
 import { currentOwner, heartbeatTimingFromEnv, startHeartbeat, type HeartbeatTiming } from '../workspace/owner.js';
 import { reapDeadSessions, removeSessionRecord, sessionFile, REQUEST_TAG_KEY, SESSION_TAG_KEY, writeSessionRecord, type ReapProvider, type SessionRecord } from './sessions.js';
@@ -54,7 +54,11 @@ interface PendingCreate {
 }
 
 export class SandboxLedger {
-  readonly session = randomBytes(6).toString('hex');
+  private sessionId: string | undefined;
+  /** This process's session tag, made when first asked for (the ledger is created when the console starts). */
+  get session(): string {
+    return (this.sessionId ??= randomHex(6));
+  }
   /** The command this session runs (for the messages of the console that may reap it). */
   purpose: string | undefined;
   timing: HeartbeatTiming = heartbeatTimingFromEnv();

@@ -2,7 +2,7 @@
 import { open, rename, mkdir, rm, readFile, link, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, statfsSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../util/randomHex.js';
 import { ConsoleError } from '../errors.js';
 import { formatBytes } from '../util/format.js';
 
@@ -148,7 +148,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 async function writeFileAtomicRaw(file: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
   const dir = path.dirname(file);
   await ensureDir(dir);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   const handle = await open(tmp, 'w', opts.mode ?? fileModeFor(file));
   try {
     await handle.writeFile(data);
@@ -177,7 +177,7 @@ export async function createFileExclusive(file: string, data: string): Promise<b
   await ensureDir(dir).catch((err: unknown) => {
     throw notWritableError(file, err);
   });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   // A refusal names the file being created, not our temp file.
   await writeFileAtomicRaw(tmp, data, { mode: fileModeFor(file) }).catch((err: unknown) => {
     throw notWritableError(file, err);
