@@ -5,8 +5,12 @@
 // shows here before the pin moves, and the recordings' diff between the two CLIs is printed for whoever upgrades.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { RecordedRequest } from '../fakes/anthropicServer.js';
-import { SCENARIOS, SCRIPTED_MODEL, claudeCodeCli, describeTranscriptDiff, newestClaudeCode, normaliseTranscript, runScenario, type NewestCli } from '../helpers/claudeCode.js';
+import { SCENARIOS, SCRIPTED_MODEL, claudeCodeCli, describeTranscriptDiff, newestAgentSdkTypes, newestClaudeCode, normaliseTranscript, runScenario, type NewestCli } from '../helpers/claudeCode.js';
 import { readStreamJson, type AgentStatus } from '../../src/services/agent/streamJson.js';
 
 const pinned = claudeCodeCli();
@@ -87,3 +91,37 @@ for (const name of Object.keys(ENDINGS)) {
     t.diagnostic(diff.length ? `what ${other.version} prints differently from ${pinnedVersion}:\n${diff.join('\n')}` : `${other.version} prints what ${pinnedVersion} prints`);
   });
 }
+
+test('the reader\'s wire types hold against the newest Claude Agent SDK\'s types too (tsc, before the pin moves)', { timeout: 600_000 }, (t) => {
+  const root = process.cwd();
+  const installed = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@anthropic-ai/claude-agent-sdk/package.json'), 'utf8')).version as string;
+  const sdk = newestAgentSdkTypes(installed);
+  if (sdk.kind !== 'other') {
+    t.diagnostic(sdk.why);
+    if (sdk.kind === 'unavailable') t.skip(sdk.why);
+    return;
+  }
+  // tests/agent/sdkTypes.test.ts's compile-time checks, with the SDK's types taken from the newest package and the
+  // Anthropic SDK's (BetaMessage, MessageParam) from node_modules as the installed ones are.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-types-'));
+  try {
+    const modules = path.join(root, 'node_modules');
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+      extends: path.join(root, 'tsconfig.json'),
+      compilerOptions: { noEmit: true, typeRoots: [path.join(modules, '@types')], paths: { '@anthropic-ai/claude-agent-sdk': [path.join(sdk.dir, 'sdk.d.ts')], '@anthropic-ai/sdk/*': [path.join(modules, '@anthropic-ai/sdk/*')] } },
+      files: [path.join(root, 'tests/agent/sdkTypes.test.ts')],
+      include: [],
+    }));
+    const r = spawnSync(path.join(modules, '.bin/tsc'), ['-p', dir, '--listFiles'], { encoding: 'utf8', timeout: 300_000 });
+    const files = r.stdout.split('\n');
+    const errors = files.filter((l) => /error TS\d+/.test(l));
+    assert.deepEqual(errors, [], `the reader reads a field the Claude Agent SDK ${sdk.version} (Claude Code ${sdk.claudeCodeVersion}) does not have, or of another type: upgrading the pin fails the type check\n${r.stderr}`);
+    assert.equal(r.status, 0, r.stdout.slice(-2000) + r.stderr);
+    // The newest SDK's types were the ones read, with the message types they import (not an unresolved `any`).
+    assert.ok(files.includes(path.join(sdk.dir, 'sdk.d.ts')), 'tsc read the newest SDK\'s sdk.d.ts');
+    assert.ok(files.some((f) => f.startsWith(path.join(modules, '@anthropic-ai/sdk/resources/beta/messages/'))), 'tsc read BetaMessage from @anthropic-ai/sdk');
+    t.diagnostic(`held to @anthropic-ai/claude-agent-sdk ${sdk.version} (Claude Code ${sdk.claudeCodeVersion}), installed ${installed}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

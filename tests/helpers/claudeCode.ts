@@ -355,8 +355,6 @@ export type NewestCli =
 export function newestClaudeCode(pinned: string, o: { cacheDir?: string; timeoutMs?: number } = {}): NewestCli {
   const platform = platformPackageSuffix();
   if (!platform) return { kind: 'unavailable', why: `no Claude Code binary is published for ${process.platform}-${process.arch}` };
-  // One quick try: an unreachable registry is a skip, not minutes of npm's retries.
-  const npm = (args: string[], timeout = 60_000) => spawnSync('npm', [...args, '--fetch-retries=1', '--fetch-timeout=20000'], { encoding: 'utf8', timeout, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
   let version: string;
   let spec: string;
   const forced = process.env.SWEGYM_CLAUDE_CODE_NEWEST;
@@ -364,8 +362,8 @@ export function newestClaudeCode(pinned: string, o: { cacheDir?: string; timeout
     version = forced;
     spec = `@anthropic-ai/claude-code-${platform}@${forced}`;
   } else {
-    const cli = npm(['view', '@anthropic-ai/claude-code@latest', 'version', '--json']);
-    const sdk = npm(['view', '@anthropic-ai/claude-agent-sdk@latest', 'version', 'claudeCodeVersion', '--json']);
+    const cli = npmRun(['view', '@anthropic-ai/claude-code@latest', 'version', '--json']);
+    const sdk = npmRun(['view', '@anthropic-ai/claude-agent-sdk@latest', 'version', 'claudeCodeVersion', '--json']);
     if (cli.status !== 0 && sdk.status !== 0) return { kind: 'unavailable', why: `the npm registry is unreachable (npm view @anthropic-ai/claude-code: ${npmError(cli)})` };
     const candidates: { version: string; spec: string }[] = [];
     if (cli.status === 0) candidates.push({ version: JSON.parse(cli.stdout) as string, spec: `@anthropic-ai/claude-code-${platform}@${JSON.parse(cli.stdout) as string}` });
@@ -386,7 +384,7 @@ export function newestClaudeCode(pinned: string, o: { cacheDir?: string; timeout
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const work = fs.mkdtempSync(path.join(path.dirname(dir), `.fetch-${version}-`));
   try {
-    const packed = npm(['pack', spec, '--pack-destination', work, '--json'], o.timeoutMs ?? 600_000);
+    const packed = npmRun(['pack', spec, '--pack-destination', work, '--json'], o.timeoutMs ?? 600_000);
     if (packed.status !== 0) return { kind: 'unavailable', why: `npm pack ${spec} failed: ${npmError(packed)}` };
     const tgz = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename ?? '');
     const untar = spawnSync('tar', ['-xzf', tgz, '-C', work, 'package/claude'], { encoding: 'utf8', timeout: 300_000 });
@@ -401,6 +399,32 @@ export function newestClaudeCode(pinned: string, o: { cacheDir?: string; timeout
   }
   if (!runs()) return { kind: 'unavailable', why: `${bin} from ${spec} does not run or is not ${version}` };
   return { kind: 'other', version, bin, from: `${spec} (fetched into ${dir})` };
+}
+
+/** The Claude Agent SDK's latest types (its .d.ts files), fetched by `npm pack` into the cache beside the CLIs, when
+ * it is newer than the installed one: the reader's wire types can be checked against them before the pin moves. */
+export function newestAgentSdkTypes(installed: string, o: { cacheDir?: string } = {}): { kind: 'pinned'; why: string } | { kind: 'other'; version: string; claudeCodeVersion: string; dir: string } | { kind: 'unavailable'; why: string } {
+  const view = npmRun(['view', '@anthropic-ai/claude-agent-sdk@latest', 'version', 'claudeCodeVersion', '--json']);
+  if (view.status !== 0) return { kind: 'unavailable', why: `the npm registry is unreachable (npm view @anthropic-ai/claude-agent-sdk: ${npmError(view)})` };
+  const v = JSON.parse(view.stdout) as { version: string; claudeCodeVersion: string };
+  if (v.version === installed) return { kind: 'pinned', why: `the newest Claude Agent SDK on npm is ${installed}, the installed one` };
+  const dir = path.join(o.cacheDir ?? process.env.SWEGYM_CLAUDE_CODE_CACHE ?? path.join(os.homedir(), '.cache', 'swegym-console', 'claude-code'), `agent-sdk-${v.version}`);
+  if (!fs.existsSync(path.join(dir, 'sdk.d.ts'))) {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    const work = fs.mkdtempSync(path.join(path.dirname(dir), `.fetch-sdk-${v.version}-`));
+    try {
+      const packed = npmRun(['pack', `@anthropic-ai/claude-agent-sdk@${v.version}`, '--pack-destination', work, '--json'], 300_000);
+      if (packed.status !== 0) return { kind: 'unavailable', why: `npm pack @anthropic-ai/claude-agent-sdk@${v.version} failed: ${npmError(packed)}` };
+      const tgz = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename ?? '');
+      const untar = spawnSync('tar', ['-xzf', tgz, '-C', work, '--wildcards', 'package/*.d.ts', 'package/package.json'], { encoding: 'utf8', timeout: 120_000 });
+      if (untar.status !== 0) return { kind: 'unavailable', why: `@anthropic-ai/claude-agent-sdk@${v.version} has no .d.ts files: ${oneLine(untar.stderr)}` };
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(path.join(work, 'package'), dir);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+  return { kind: 'other', version: v.version, claudeCodeVersion: v.claudeCodeVersion, dir };
 }
 
 /** The suffix of Claude Code's native platform packages for this machine (linux-x64, linux-x64-musl, darwin-arm64…). */
@@ -419,6 +443,8 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
+// One quick try: an unreachable registry is a skip, not minutes of npm's retries.
+const npmRun = (args: string[], timeout = 60_000) => spawnSync('npm', [...args, '--fetch-retries=1', '--fetch-timeout=20000'], { encoding: 'utf8', timeout, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 300);
 /** npm's reason in a line: `FetchError: request to … failed, reason: connect ECONNREFUSED …`, a timeout, the exit. */
 function npmError(r: ReturnType<typeof spawnSync>): string {
