@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { apiError, brokenStream, startAnthropicServer, text, toolUse, type Step } from '../fakes/anthropicServer.js';
+import { apiError, brokenStream, startAnthropicServer, text, toolUse, type RecordedRequest, type Step } from '../fakes/anthropicServer.js';
 
 export const FIXTURE_DIR = path.resolve('tests/fixtures/claude-code');
 export const SCRIPTED_MODEL = 'claude-sonnet-4-5';
@@ -185,7 +185,7 @@ Object.assign(SCENARIOS, {
 const PROMPT = 'Fix the bug in calc.py so that test_calc.py passes.';
 
 /** Runs one scenario with the real CLI in a fresh temp project; returns its raw stdout and the paths to normalise. */
-export async function runScenario(name: string, o: { timeoutMs?: number } = {}): Promise<{ raw: string; stderr: string; code: number | null; cwd: string; home: string; api: string }> {
+export async function runScenario(name: string, o: { timeoutMs?: number; /** Another CLI binary (default: the pinned one). */ cli?: string } = {}): Promise<{ raw: string; stderr: string; code: number | null; cwd: string; home: string; api: string; requests: RecordedRequest[] }> {
   const sc = SCENARIOS[name];
   if (!sc) throw new Error(`unknown scenario ${name}`);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `cc-${name}-`));
@@ -203,7 +203,7 @@ export async function runScenario(name: string, o: { timeoutMs?: number } = {}):
   try {
     const args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--model', SCRIPTED_MODEL, '--max-turns', String(sc.maxTurns), '--permission-mode', sc.permissionMode, '--settings', settings, '--setting-sources', 'user', ...(sc.args ?? [])];
     const env = claudeCodeEnv({ baseUrl: api.url, home, extra: sc.env });
-    const child = spawn(CLI, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(o.cli ?? CLI, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let raw = '';
     let stderr = '';
     let killed = false;
@@ -222,7 +222,7 @@ export async function runScenario(name: string, o: { timeoutMs?: number } = {}):
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(timer);
     if (name === 'success-parallel-tools' && fs.readFileSync(path.join(cwd, 'calc.py'), 'utf8') !== FIXED) stderr += '\n(calc.py was not fixed)';
-    return { raw, stderr, code, cwd, home, api: new URL(api.url).host };
+    return { raw, stderr, code, cwd, home, api: new URL(api.url).host, requests: api.requests };
   } finally {
     await api.close();
   }
@@ -290,7 +290,8 @@ function scrub(v: any, key = ''): any {
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, k)]));
   if (key === 'session_id' && typeof v === 'string') return '<session>';
   if ((key === 'uuid' || key === 'parent_uuid') && typeof v === 'string') return '<uuid>';
-  if (key === 'timestamp' && typeof v === 'string') return '<ts>';
+  // 2.1.333 stamps events with the time they were written.
+  if ((key === 'timestamp' || key === 'written_at') && typeof v === 'string') return '<ts>';
   if (key === 'end_time' && typeof v === 'number') return 0;
   if (key === 'messaging_socket_path' && typeof v === 'string') return '<socket>';
   // Timings (duration_ms, ttft_ms, retry_delay_ms with its jitter, …).
@@ -339,4 +340,116 @@ function leafDiffs(x: any, y: any, at: string): string[] {
     return keys.flatMap((k) => leafDiffs(x[k], y[k], `${at}.${k}`));
   }
   return JSON.stringify(x) === JSON.stringify(y) ? [] : [`${at || '.'}: ${short(x)} → ${short(y)}`];
+}
+
+/** The newest Claude Code CLI on npm, fetched into a cache (or why not). @anthropic-ai/claude-code's `latest`, or a
+ * newer build inside the Claude Agent SDK's latest (its native binary, the same CLI: `claudeCodeVersion`), whichever
+ * is newer; SWEGYM_CLAUDE_CODE_NEWEST=VERSION asks for that @anthropic-ai/claude-code version instead. The binary comes
+ * from the platform package (`npm pack`, the npm registry) into SWEGYM_CLAUDE_CODE_CACHE (default
+ * ~/.cache/swegym-console/claude-code/VERSION/claude) and is reused from there. */
+export type NewestCli =
+  | { kind: 'pinned'; version: string; why: string }
+  | { kind: 'other'; version: string; bin: string; from: string }
+  | { kind: 'unavailable'; why: string };
+
+export function newestClaudeCode(pinned: string, o: { cacheDir?: string; timeoutMs?: number } = {}): NewestCli {
+  const platform = platformPackageSuffix();
+  if (!platform) return { kind: 'unavailable', why: `no Claude Code binary is published for ${process.platform}-${process.arch}` };
+  let version: string;
+  let spec: string;
+  const forced = process.env.SWEGYM_CLAUDE_CODE_NEWEST;
+  if (forced) {
+    version = forced;
+    spec = `@anthropic-ai/claude-code-${platform}@${forced}`;
+  } else {
+    const cli = npmRun(['view', '@anthropic-ai/claude-code@latest', 'version', '--json']);
+    const sdk = npmRun(['view', '@anthropic-ai/claude-agent-sdk@latest', 'version', 'claudeCodeVersion', '--json']);
+    if (cli.status !== 0 && sdk.status !== 0) return { kind: 'unavailable', why: `the npm registry is unreachable (npm view @anthropic-ai/claude-code: ${npmError(cli)})` };
+    const candidates: { version: string; spec: string }[] = [];
+    if (cli.status === 0) candidates.push({ version: JSON.parse(cli.stdout) as string, spec: `@anthropic-ai/claude-code-${platform}@${JSON.parse(cli.stdout) as string}` });
+    if (sdk.status === 0) {
+      const v = JSON.parse(sdk.stdout) as { version: string; claudeCodeVersion?: string };
+      if (v.claudeCodeVersion) candidates.push({ version: v.claudeCodeVersion, spec: `@anthropic-ai/claude-agent-sdk-${platform}@${v.version}` });
+    }
+    const best = candidates.sort((a, b) => compareVersions(b.version, a.version))[0];
+    if (!best) return { kind: 'unavailable', why: 'npm view answered no version' };
+    ({ version, spec } = best);
+  }
+  if (version === pinned) return { kind: 'pinned', version, why: forced ? `SWEGYM_CLAUDE_CODE_NEWEST=${forced} is the pinned version` : `the newest Claude Code on npm is ${version}, the pinned one` };
+  const dir = path.join(o.cacheDir ?? process.env.SWEGYM_CLAUDE_CODE_CACHE ?? path.join(os.homedir(), '.cache', 'swegym-console', 'claude-code'), version);
+  const bin = path.join(dir, 'claude');
+  const runs = () => fs.existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout?.startsWith(version);
+  if (runs()) return { kind: 'other', version, bin, from: `${spec} (cached in ${dir})` };
+  // Fetched beside the cache entry and moved into place whole: a cut download never stands as a cached binary.
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const work = fs.mkdtempSync(path.join(path.dirname(dir), `.fetch-${version}-`));
+  try {
+    const packed = npmRun(['pack', spec, '--pack-destination', work, '--json'], o.timeoutMs ?? 600_000);
+    if (packed.status !== 0) return { kind: 'unavailable', why: `npm pack ${spec} failed: ${npmError(packed)}` };
+    const tgz = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename ?? '');
+    const untar = spawnSync('tar', ['-xzf', tgz, '-C', work, 'package/claude'], { encoding: 'utf8', timeout: 300_000 });
+    if (untar.status !== 0) return { kind: 'unavailable', why: `${spec} holds no package/claude: ${oneLine(untar.stderr)}` };
+    fs.chmodSync(path.join(work, 'package', 'claude'), 0o755);
+    fs.mkdirSync(path.join(work, 'entry'));
+    fs.renameSync(path.join(work, 'package', 'claude'), path.join(work, 'entry', 'claude'));
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.renameSync(path.join(work, 'entry'), dir);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  if (!runs()) return { kind: 'unavailable', why: `${bin} from ${spec} does not run or is not ${version}` };
+  return { kind: 'other', version, bin, from: `${spec} (fetched into ${dir})` };
+}
+
+/** The Claude Agent SDK's latest types (its .d.ts files), fetched by `npm pack` into the cache beside the CLIs, when
+ * it is newer than the installed one: the reader's wire types can be checked against them before the pin moves. */
+export function newestAgentSdkTypes(installed: string, o: { cacheDir?: string } = {}): { kind: 'pinned'; why: string } | { kind: 'other'; version: string; claudeCodeVersion: string; dir: string } | { kind: 'unavailable'; why: string } {
+  const view = npmRun(['view', '@anthropic-ai/claude-agent-sdk@latest', 'version', 'claudeCodeVersion', '--json']);
+  if (view.status !== 0) return { kind: 'unavailable', why: `the npm registry is unreachable (npm view @anthropic-ai/claude-agent-sdk: ${npmError(view)})` };
+  const v = JSON.parse(view.stdout) as { version: string; claudeCodeVersion: string };
+  if (v.version === installed) return { kind: 'pinned', why: `the newest Claude Agent SDK on npm is ${installed}, the installed one` };
+  const dir = path.join(o.cacheDir ?? process.env.SWEGYM_CLAUDE_CODE_CACHE ?? path.join(os.homedir(), '.cache', 'swegym-console', 'claude-code'), `agent-sdk-${v.version}`);
+  if (!fs.existsSync(path.join(dir, 'sdk.d.ts'))) {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    const work = fs.mkdtempSync(path.join(path.dirname(dir), `.fetch-sdk-${v.version}-`));
+    try {
+      const packed = npmRun(['pack', `@anthropic-ai/claude-agent-sdk@${v.version}`, '--pack-destination', work, '--json'], 300_000);
+      if (packed.status !== 0) return { kind: 'unavailable', why: `npm pack @anthropic-ai/claude-agent-sdk@${v.version} failed: ${npmError(packed)}` };
+      const tgz = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename ?? '');
+      const untar = spawnSync('tar', ['-xzf', tgz, '-C', work, '--wildcards', 'package/*.d.ts', 'package/package.json'], { encoding: 'utf8', timeout: 120_000 });
+      if (untar.status !== 0) return { kind: 'unavailable', why: `@anthropic-ai/claude-agent-sdk@${v.version} has no .d.ts files: ${oneLine(untar.stderr)}` };
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(path.join(work, 'package'), dir);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+  return { kind: 'other', version: v.version, claudeCodeVersion: v.claudeCodeVersion, dir };
+}
+
+/** The suffix of Claude Code's native platform packages for this machine (linux-x64, linux-x64-musl, darwin-arm64…). */
+function platformPackageSuffix(): string | undefined {
+  const arch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
+  if (!arch || !['linux', 'darwin', 'win32'].includes(process.platform)) return undefined;
+  if (process.platform !== 'linux') return `${process.platform}-${arch}`;
+  const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+  return `linux-${arch}${glibc ? '' : '-musl'}`;
+}
+
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+// One quick try: an unreachable registry is a skip, not minutes of npm's retries.
+const npmRun = (args: string[], timeout = 60_000) => spawnSync('npm', [...args, '--fetch-retries=1', '--fetch-timeout=20000'], { encoding: 'utf8', timeout, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 300);
+/** npm's reason in a line: `FetchError: request to … failed, reason: connect ECONNREFUSED …`, a timeout, the exit. */
+function npmError(r: ReturnType<typeof spawnSync>): string {
+  const err = String(r.stderr ?? '');
+  const lines = err.split('\n').map((l) => l.replace(/^npm error /, ''));
+  const line = lines.find((l) => /FetchError|reason:/.test(l)) ?? lines.find((l) => /^code /.test(l));
+  return oneLine(line ?? (r.error?.message || err || `exit ${r.status}`));
 }

@@ -53,6 +53,8 @@ export interface RecordedRequest {
   status: number;
   /** Whether the request carried an x-api-key / bearer token, and which (tests check where keys travel). */
   apiKey?: string;
+  /** The reply it got (status 200): its message id, tool calls and usage; `cut` when the stream was broken off. */
+  reply?: { id: string; toolUses: { id: string; name: string }[]; usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number }; cut: boolean };
 }
 
 export interface AnthropicServer {
@@ -148,6 +150,8 @@ export async function startAnthropicServer(o: {
       const cache = step.kind === 'reply' && step.usage ? { ...(step.usage.cache_read_input_tokens !== undefined ? { cache_read_input_tokens: step.usage.cache_read_input_tokens } : {}), ...(step.usage.cache_creation_input_tokens !== undefined ? { cache_creation_input_tokens: step.usage.cache_creation_input_tokens } : {}) } : {};
       const usage = { input_tokens: (step.kind === 'reply' && step.usage?.input_tokens) || inputTokens, output_tokens: (step.kind === 'reply' && step.usage?.output_tokens) || 20 + 10 * content.length, ...cache };
       const stopReason = hasTool ? 'tool_use' : 'end_turn';
+      const served = requests.at(-1);
+      if (served) served.reply = { id, toolUses: content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name }] : [])), usage, cut: step.kind === 'broken' };
       // A slow reply: the CLI keeps its request open (a subagent still working, a model thinking).
       const delayMs = step.kind === 'reply' ? (step.delayMs ?? 0) : 0;
       const answer = step;

@@ -15,10 +15,13 @@
 //   2.1.332 in -p mode holds a result back while a background task runs, so both come out at the end; the session's
 //   totals here are the sum over all results. Dressage's Blackbox Server also appends one process per user turn
 //   (`--resume`) to the same log.
+// The events are read through the types of streamJsonWire.ts, held to the CLI's own message types (the Claude Agent
+// SDK's SDKMessage) at compile time.
 // The reader takes text as it grows (a live log, `tail -c` of one): a line cut at either end is skipped or kept
 // for the next chunk, never thrown on.
 import type { StreamEventView } from '../../state/types/agent.js';
 import { count } from '../util/format.js';
+import type { Loose, WireAssistant, WireAssistantBlock, WireEvent, WireResult, WireSystem, WireToolResult, WireUser } from './streamJsonWire.js';
 export type { StreamEventView } from '../../state/types/agent.js';
 
 export type AgentStatus = 'running' | 'success' | 'max_turns' | 'api_error' | 'error';
@@ -163,7 +166,7 @@ export class StreamJsonReader {
     this.apply(ev);
   }
 
-  private apply(e: any): void {
+  private apply(e: Event): void {
     this.p.events++;
     if (typeof e.session_id === 'string') this.p.sessionId = e.session_id;
     if (e.type === 'assistant') this.assistant(e);
@@ -179,7 +182,7 @@ export class StreamJsonReader {
     if (this.views.length > keep * 2) this.views.splice(0, this.views.length - keep);
   }
 
-  private assistant(e: any): void {
+  private assistant(e: Loose<WireAssistant>): void {
     const m = e.message;
     if (!m || typeof m !== 'object') return;
     // Subagent (Task) messages carry the parent's tool_use id; the turn count is the main agent's, as num_turns is.
@@ -198,7 +201,7 @@ export class StreamJsonReader {
       this.segment.replies++;
       this.resumed();
     }
-    for (const b of Array.isArray(m.content) ? m.content : []) {
+    for (const b of blocks(m.content)) {
       if (b?.type !== 'tool_use') continue;
       const callId = typeof b.id === 'string' ? b.id : `#call${this.calls.size + 1}`;
       if (this.calls.has(callId)) continue;
@@ -229,16 +232,16 @@ export class StreamJsonReader {
     this.p.usageFinal = this.p.results > 0 && g.replies === 0 && !this.estimated;
   }
 
-  private user(e: any): void {
+  private user(e: Loose<WireUser>): void {
     if (e.parent_tool_use_id) return;
-    for (const b of Array.isArray(e.message?.content) ? e.message.content : []) {
+    for (const b of toolResults(e.message?.content)) {
       if (b?.type !== 'tool_result') continue;
       const rec = this.calls.get(String(b.tool_use_id));
       if (rec) rec.is_error = b.is_error === true;
     }
   }
 
-  private system(e: any): void {
+  private system(e: Loose<WireSystem>): void {
     if (e.subtype === 'api_retry') {
       this.p.apiRetries.push({ attempt: num(e.attempt), max_retries: num(e.max_retries), error_status: typeof e.error_status === 'number' ? e.error_status : null, retry_delay_ms: num(e.retry_delay_ms), ...(typeof e.error === 'string' ? { error: e.error } : {}) });
     } else if (e.subtype === 'permission_denied' && typeof e.tool_use_id === 'string') {
@@ -249,7 +252,7 @@ export class StreamJsonReader {
     else if (e.subtype === 'background_tasks_changed' && Array.isArray(e.tasks)) {
       // The CLI's own list of what still runs in the background replaces what the start/notification pairs say.
       this.tasks.clear();
-      for (const t of e.tasks) if (typeof t?.task_id === 'string') this.tasks.add(t.task_id);
+      for (const t of e.tasks ?? []) if (typeof t?.task_id === 'string') this.tasks.add(t.task_id);
     }
     this.p.openTasks = this.tasks.size;
   }
@@ -258,7 +261,7 @@ export class StreamJsonReader {
     if (!this.p.permissionDenials.some((x) => x.tool_use_id === d.tool_use_id)) this.p.permissionDenials.push(d);
   }
 
-  private result(e: any): void {
+  private result(e: Loose<WireResult>): void {
     const u = e.usage;
     // A result's totals replace the live count of the replies since the previous result, except when they are all
     // zero after replies were seen: the CLI's error_max_budget_usd result carries an empty usage (its total_cost_usd
@@ -279,7 +282,7 @@ export class StreamJsonReader {
       this.settled.turns += e.num_turns;
       this.p.numTurns = this.settled.turns;
     }
-    if (typeof e.result === 'string') this.p.resultText = e.result;
+    if ('result' in e && typeof e.result === 'string') this.p.resultText = e.result;
     for (const d of Array.isArray(e.permission_denials) ? e.permission_denials : []) {
       if (d && typeof d.tool_use_id === 'string') this.deny({ tool_name: String(d.tool_name ?? '?'), tool_use_id: d.tool_use_id });
     }
@@ -293,10 +296,10 @@ export class StreamJsonReader {
 }
 
 /** How a `result` event ends the run: status, api_error_status, the cause in words. */
-function ending(e: any, retries?: number): { status: AgentStatus; apiErrorStatus: number | null; cause: string | undefined; resultText: string | undefined } {
-  const errors: string[] = Array.isArray(e.errors) ? e.errors.map(String) : [];
-  const apiErrorStatus = typeof e.api_error_status === 'number' ? e.api_error_status : null;
-  const resultText = typeof e.result === 'string' ? e.result : undefined;
+function ending(e: Loose<WireResult>, retries?: number): { status: AgentStatus; apiErrorStatus: number | null; cause: string | undefined; resultText: string | undefined } {
+  const errors: string[] = 'errors' in e && Array.isArray(e.errors) ? e.errors.map(String) : [];
+  const apiErrorStatus = 'api_error_status' in e && typeof e.api_error_status === 'number' ? e.api_error_status : null;
+  const resultText = 'result' in e && typeof e.result === 'string' ? e.result : undefined;
   if (e.subtype === 'error_max_turns') return { status: 'max_turns', apiErrorStatus, resultText, cause: `max turns${errors.length ? ` (${errors.join('; ')})` : ''}` };
   if (e.is_error === true && (apiErrorStatus !== null || e.terminal_reason === 'api_error')) {
     // No api_retry event is no proof of no retry: the CLI does not report every attempt (a status it does not retry,
@@ -349,13 +352,12 @@ export function summarizeStreamEvent(line: string): StreamEventView | undefined 
   return e === undefined ? undefined : summarizeEvent(e);
 }
 
-function summarizeEvent(e: any): StreamEventView | undefined {
+function summarizeEvent(e: Event): StreamEventView | undefined {
   const type = String(e.type ?? '?');
-  if (type === 'assistant') {
+  if (e.type === 'assistant') {
     if (e.message?.model === SYNTHETIC_MODEL) return { type: 'api_error', text: oneLine(contentText(e.message?.content)), tone: 'error' };
-    const blocks: any[] = Array.isArray(e.message?.content) ? e.message.content : [];
     const tools: string[] = [];
-    const parts = blocks.map((b) => {
+    const parts = blocks(e.message?.content).map((b) => {
       if (b?.type === 'tool_use') {
         const t = `${b.name}(${shortInput(b.input)})`;
         tools.push(t);
@@ -368,20 +370,19 @@ function summarizeEvent(e: any): StreamEventView | undefined {
     });
     return { type, text: parts.filter(Boolean).join(' · '), tools };
   }
-  if (type === 'user') {
-    const blocks: any[] = Array.isArray(e.message?.content) ? e.message.content : [];
-    const r = blocks.find((b) => b?.type === 'tool_result');
+  if (e.type === 'user') {
+    const r = toolResults(e.message?.content).find((b) => b?.type === 'tool_result');
     if (r) return { type: 'tool_result', text: `${r.is_error ? 'error: ' : ''}${oneLine(contentText(r.content)).slice(0, 200)}`, ...(r.is_error ? { tone: 'warn' as const } : {}) };
     return { type, text: '' };
   }
-  if (type === 'result') {
+  if (e.type === 'result') {
     const r = ending(e);
     const turns = `num_turns=${e.num_turns ?? '?'}`;
     if (r.status === 'success') return { type, text: `success · ${turns}${r.resultText ? ` · ${oneLine(r.resultText).slice(0, 160)}` : ''}`, tone: 'ok' };
     const cause = r.status === 'api_error' ? `API error ${r.apiErrorStatus ?? ''}`.trim() : (r.cause ?? r.status);
     return { type, text: `${cause} · ${turns}${r.status === 'api_error' && r.resultText ? ` · ${oneLine(r.resultText).slice(0, 160)}` : ''}`, tone: 'error' };
   }
-  if (type === 'system') {
+  if (e.type === 'system') {
     if (e.subtype === 'api_retry') return { type: 'api_retry', text: `API retry ${e.attempt ?? '?'}/${e.max_retries ?? '?'}: ${e.error_status ?? 'no response'}${e.error ? ` ${e.error}` : ''}, next in ${Math.round(num(e.retry_delay_ms) / 100) / 10} s`, tone: 'warn' };
     if (e.subtype === 'permission_denied') return { type: 'permission_denied', text: `${e.tool_name ?? '?'} denied${e.message ? `: ${oneLine(String(e.message)).slice(0, 160)}` : ''}`, tone: 'warn' };
     return { type, text: String(e.subtype ?? '') };
@@ -389,16 +390,25 @@ function summarizeEvent(e: any): StreamEventView | undefined {
   return { type, text: '' };
 }
 
-function parse(line: string): any {
+/** A parsed line: one of the events the reader knows (read through their declared fields only), or another JSON
+ * object (another `type`, or `system` with another `subtype`) that only counts. */
+type Event = Loose<WireEvent>;
+
+function parse(line: string): Event | undefined {
   const t = line.trim();
   if (!t.startsWith('{')) return undefined;
   try {
-    const v = JSON.parse(t);
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+    const v: unknown = JSON.parse(t);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Event) : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** An assistant reply's content blocks, as the kinds the reader looks into (any other `type` is passed over). */
+const blocks = (content: unknown): readonly (Loose<WireAssistantBlock> | null | undefined)[] => (Array.isArray(content) ? content : []);
+/** A user event's content as blocks (a plain string prompt has none); tool_result ones are the reader's. */
+const toolResults = (content: unknown): readonly (Loose<WireToolResult> | null | undefined)[] => (Array.isArray(content) ? content : []);
 
 const VIEW_TEXT_MAX = 4000;
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
