@@ -350,7 +350,7 @@ test('live mode appends at pace, reports live sandboxes, and a reader never sees
   const dir = await tempDir('swegym-sim-');
   const sim = new LiveSimulator({
     dir,
-    speed: 40,
+    speed: 20,
     tickMs: 20,
     config: { numRollouts: 3, rolloutSeconds: 6, trainSeconds: 1, startupSeconds: 1, noiseLinesPerSecond: 50, seed: 11, concurrency: 128 },
   });
@@ -359,26 +359,35 @@ test('live mode appends at pace, reports live sandboxes, and a reader never sees
     let parsed = 0;
     let sawSandboxes = 0;
     const seen = new Set<string>();
+    // Read every traj JSON that exists right now: each must be complete (atomic rename).
+    const readWhole = async () => {
+      for (const f of await listFiles(path.join(dir, 'traj_payload'))) {
+        if (seen.has(f)) continue;
+        assert.ok(!path.basename(f).endsWith('.tmp') || !f.endsWith('.json'));
+        if (!f.endsWith('.json')) continue;
+        JSON.parse(await readFile(f, 'utf8'));
+        seen.add(f);
+        parsed++;
+      }
+    };
     await waitFor(
       async () => {
         const snap = sim.snapshot();
         assert.equal(snap.simulated, true);
         if (snap.phase === 'generating') sawSandboxes = Math.max(sawSandboxes, snap.sandboxes.length);
-        // Read every traj JSON that exists right now: each must be complete (atomic rename).
-        for (const f of await listFiles(path.join(dir, 'traj_payload'))) {
-          if (seen.has(f)) continue;
-          assert.ok(!path.basename(f).endsWith('.tmp') || !f.endsWith('.json'));
-          if (!f.endsWith('.json')) continue;
-          JSON.parse(await readFile(f, 'utf8'));
-          seen.add(f);
-          parsed++;
-        }
+        await readWhole();
         return snap.phase === 'finished';
       },
       { timeoutMs: 60_000, message: () => JSON.stringify(sim.snapshot()).slice(0, 300) },
     );
-    await sim.stop();
-    assert.ok(parsed > 0, 'traj files appeared while running');
+    // The last files are written after the log's end (a loaded machine may write all of them then): read on while
+    // they are, so every file is read while the writer is still at work.
+    let stopped = false;
+    const stopping = sim.stop().then(() => (stopped = true));
+    while (!stopped) await readWhole();
+    await stopping;
+    await readWhole();
+    assert.ok(parsed > 0, 'traj files were read whole while they were being written');
     assert.ok(sawSandboxes > 0, 'sandboxes were live during generation');
     const text = await readFile(sim.logFile, 'utf8');
     const sampleLines = text.split('\n').filter((l) => RE.sample.test(l)).length;
