@@ -399,7 +399,8 @@ export class FileFollower {
     try {
       await this.poll();
     } catch (err) {
-      this.opts.onError?.(err);
+      // A poll that stop() cut short (it closes the handle the poll reads with) is not a read error.
+      if (!this.stopped) this.opts.onError?.(err);
     }
     if (this.stopped) {
       // stop() ran while this poll was reading: close what the poll may have opened.
