@@ -442,6 +442,22 @@ test('stop() of a live run with trajectory writes queued drops the queue: every 
   }
 });
 
+test('live mode: a stop asked while start() is still preparing (a SIGTERM in the first moments) ends the run', { timeout: 20_000 }, async () => {
+  const dir = await tempDir('swegym-sim-');
+  const ac = new AbortController();
+  const sim = new LiveSimulator({ dir, speed: 1, signal: ac.signal, config: { numRollouts: 50, seed: 3 } });
+  try {
+    const starting = sim.start();
+    ac.abort();
+    await starting;
+    await sim.finished;
+    assert.equal(sim.snapshot().phase, 'stopped');
+  } finally {
+    await sim.stop();
+    await removeDir(dir);
+  }
+});
+
 // ---- the hidden CLI command ----------------------------------------------------------------------
 
 function ctxFor(argv: string[]): { ctx: CommandContext; out: () => string } {

@@ -207,6 +207,8 @@ async function followHeadless(ctx: CommandContext, target: MonitorTarget, fromSt
     void job.close();
   };
   ctx.signal.addEventListener('abort', onAbort);
+  // A stop asked before the follow began (a SIGTERM in the console's first moments) ends it too.
+  if (ctx.signal.aborted) onAbort();
   try {
     await job.open();
     const failed = await done;

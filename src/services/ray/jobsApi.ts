@@ -169,6 +169,7 @@ export async function streamRayJobLogs(base: string, id: string, sink: (line: st
     };
     const onAbort = () => ws.close();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
     ws.addEventListener('open', () => (opened = true));
     ws.addEventListener('message', (e) => out.push(typeof e.data === 'string' ? e.data : Buffer.from(e.data as ArrayBuffer).toString('utf8')));
     ws.addEventListener('error', () => {

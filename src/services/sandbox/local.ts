@@ -594,6 +594,8 @@ export class LocalSandbox implements Sandbox {
     const timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
     const onAbort = () => stop('abort');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // Aborted before the listener was in place: the event has already fired.
+    if (opts.signal?.aborted) onAbort();
     try {
       const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
         child.on('error', reject);

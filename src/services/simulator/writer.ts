@@ -380,6 +380,11 @@ export class LiveSimulator {
     await writeJsonAtomic(liveStateFile(this.opts.dir), this.liveState());
     this.timer = setInterval(() => this.tick(), this.opts.tickMs ?? 100);
     this.opts.signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    // Aborted while start() was preparing (a SIGTERM in the console's first moments): the event has already fired.
+    if (this.opts.signal?.aborted) {
+      void this.stop();
+      return;
+    }
     this.tick();
   }
 

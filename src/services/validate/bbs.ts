@@ -95,6 +95,7 @@ export class BbsClient {
       const outer = this.opts.signal;
       const onAbort = () => ctl.abort(outer?.reason);
       outer?.addEventListener('abort', onAbort, { once: true });
+      if (outer?.aborted) onAbort();
       let retryable = false;
       let failure: Error;
       try {
