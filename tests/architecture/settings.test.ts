@@ -14,7 +14,7 @@ import { environmentMarkdown } from '../../src/cli/completion.js';
 import { SETTINGS as TRAIN_FORM } from '../../src/services/train/settings.js';
 import { isSecretName } from '../../src/services/secrets.js';
 
-const MODULE = path.join('src', 'services', 'config', 'settings.ts');
+const MODULE = path.join('src', 'services', 'config', 'envSettings.ts');
 
 async function sources(dir: string): Promise<string[]> {
   const out: string[] = [];
