@@ -25,8 +25,19 @@ export function stripAnsi(text: string): string {
 /** Event-loop turns a key press is given to be drawn. */
 const PRESS_TURNS = 10;
 
+/**
+ * The testing library's stdout has columns but no rows, so Ink asks `terminal-size` on every frame, which runs
+ * `tput cols` and `tput lines` synchronously (two processes a frame: most of the screen tests' CPU). Rows are given
+ * once, as the 24 that lookup answers without a terminal, for this render and every later one in the process.
+ */
+function giveRows(stdout: object) {
+  const proto = Object.getPrototypeOf(stdout) as object;
+  if (!('rows' in proto)) Object.defineProperty(proto, 'rows', { get: () => 24, configurable: true });
+}
+
 export function renderInk(element: ReactElement) {
   const r = render(element);
+  giveRows(r.stdout);
   const frame = () => stripAnsi(r.lastFrame() ?? '');
   return {
     ...r,

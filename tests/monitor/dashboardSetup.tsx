@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import React from 'react';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { RUNTIME_ROOT } from '../../src/services/monitor/sandboxes.js';
 import path from 'node:path';
@@ -20,9 +20,24 @@ import { EFFECTIVE_LINES, rolloutLines, sampleLine, RM, pyLog } from './builders
 
 const FIX = path.join(import.meta.dirname, '..', 'fixtures', 'nvidia-smi');
 
+/** Runs a script with bash, as a sandbox's command runs (asynchronously: the console's event loop keeps going). */
+function runBash(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/bash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (error) => resolve({ code: 127, stdout, stderr: stderr + String(error) }));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
 /** A tiny provider double: lists what it is given, connects to a sandbox whose command prints a Claude Code log. */
 function providerDouble(list: SandboxInfo[], agentLog: string | (() => string), gone: boolean | (() => boolean) = false): SandboxProvider {
   let runtimeRoot: string | undefined;
+  let writtenLog: string | undefined;
+  let writtenSteps = 0;
   const sandbox = {
     id: list[0]?.id ?? 'x',
     provider: 'memory',
@@ -35,12 +50,19 @@ function providerDouble(list: SandboxInfo[], agentLog: string | (() => string), 
       const [stepsLine = '', ...log] = (typeof agentLog === 'function' ? agentLog() : agentLog).split('\n');
       const root = (runtimeRoot ??= mkdtempSync(path.join(tmpdir(), 'sbx-double-')));
       const logs = path.join(root, 'bbs-double', 'logs');
-      mkdirSync(logs, { recursive: true });
+      // Written only when it changed (the console polls every few tens of milliseconds; rewriting the same files and
+      // running bash synchronously each time was most of these tests' CPU).
+      const text = log.join('\n');
       const steps = Number(/^STEPS=(\d+)/.exec(stepsLine)?.[1] ?? 0);
-      for (let i = 0; i < steps; i++) writeFileSync(path.join(logs, `tool_summary.${i}.json`), '{}');
-      writeFileSync(path.join(logs, 'claude_code.stdout.log'), log.join('\n'));
-      const r = spawnSync('bash', ['-c', script.replaceAll(RUNTIME_ROOT, root)], { encoding: 'utf8', maxBuffer: 64 << 20 });
-      return { exitCode: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, timedOut: false };
+      if (text !== writtenLog || steps !== writtenSteps) {
+        mkdirSync(logs, { recursive: true });
+        for (let i = writtenSteps; i < steps; i++) writeFileSync(path.join(logs, `tool_summary.${i}.json`), '{}');
+        writeFileSync(path.join(logs, 'claude_code.stdout.log'), text);
+        writtenLog = text;
+        writtenSteps = Math.max(writtenSteps, steps);
+      }
+      const r = await runBash(script.replaceAll(RUNTIME_ROOT, root));
+      return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr, timedOut: false };
     },
   } as unknown as Sandbox;
   return {
@@ -89,7 +111,7 @@ export async function setup(size: { width: number; height: number }, opts: { sim
     sandboxLimit: 20,
     fetchImpl,
     hz: 10,
-    pollMs: { log: 50, gpu: 50, proxy: 50, sandboxes: 50, ray: 10_000, stream: 50, agents: 50 },
+    pollMs: { log: 50, gpu: 250, proxy: 250, sandboxes: 250, ray: 10_000, stream: 50, agents: 250 },
   });
   const ui = renderInk(<App services={services} size={size} />);
   // Generous deadlines: the shared test machine can be very busy (waits end as soon as the text appears).
