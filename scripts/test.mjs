@@ -11,7 +11,7 @@
 // and waits on I/O more than it computes) and, after it, the files that need the machine alone, one at a time. A
 // file joins the second group with the line `// test-group: alone` near its top, and says why. Tiers: docs/TESTING.md.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, mkdtempSync, rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { isSlowTier } from './test-tiers.mjs';
@@ -40,10 +40,10 @@ function listTests(dir) {
 const head = (file) => readFileSync(file, 'utf8').slice(0, 4000);
 const ALONE = /\/\/ test-group: alone\b/;
 
-function run(name, file, args, { stream = false } = {}) {
+function run(name, file, args, { stream = false, env = process.env } = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(file, args, { stdio: ['ignore', stream ? 'inherit' : 'pipe', stream ? 'inherit' : 'pipe'], env: process.env });
+    const child = spawn(file, args, { stdio: ['ignore', stream ? 'inherit' : 'pipe', stream ? 'inherit' : 'pipe'], env });
     let out = '';
     child.stdout?.on('data', (d) => (out += d));
     child.stderr?.on('data', (d) => (out += d));
@@ -61,13 +61,17 @@ const node = process.execPath;
 const bin = (tool) => path.join('node_modules', '.bin', tool);
 const lintDirs = ['src', 'tests', 'bench', 'scripts'].filter((d) => existsSync(d));
 
+// Screens render with production React, as the built binary ships it (scripts/build.mjs), which also takes a third
+// less CPU than React's development build; NODE_ENV=development npm test runs them with React's development checks.
+const testEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };
+
 async function testsStage() {
   const all = explicitFiles.length ? explicitFiles : listTests('tests');
   const files = fast && !explicitFiles.length ? all.filter((f) => !isSlowTier(f)) : all;
   const alone = files.filter((f) => ALONE.test(head(f)));
   const together = files.filter((f) => !alone.includes(f));
   const reportDir = mkdtempSync(path.join(tmpdir(), 'swegym-test-report-'));
-  const common = ['--import', 'tsx', '--import', './tests/helpers/propertySeed.ts', '--test', '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout',
+  const common = ['--import', 'tsx', '--test', '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/test-summary-reporter.mjs'];
   process.stderr.write(`\n== tests: ${together.length} files, ${concurrency} at a time; then ${alone.length} alone\n`);
   const results = [];
@@ -75,7 +79,7 @@ async function testsStage() {
   for (const [group, list, n] of groups) {
     if (!list.length) continue;
     const dest = path.join(reportDir, `${group}.json`);
-    results.push(await run(`tests (${group})`, node, [...common, `--test-reporter-destination=${dest}`, `--test-concurrency=${n}`, ...list], { stream: true }));
+    results.push(await run(`tests (${group})`, node, [...common, `--test-reporter-destination=${dest}`, `--test-concurrency=${n}`, ...list], { stream: true, env: testEnv }));
   }
   printSummary(reportDir);
   rmSync(reportDir, { recursive: true, force: true });
@@ -93,6 +97,8 @@ function printSummary(dir) {
     for (const k of Object.keys(totals)) totals[k] += doc.totals[k];
     for (const [reason, n] of Object.entries(doc.skips)) skips.set(reason, (skips.get(reason) ?? 0) + n);
   }
+  // SWEGYM_TEST_TIMES=FILE keeps every file's time (ms), for comparing runs.
+  if (process.env.SWEGYM_TEST_TIMES) writeFileSync(process.env.SWEGYM_TEST_TIMES, JSON.stringify(Object.fromEntries(files), null, 1));
   process.stderr.write('\nslowest files: ' + files.sort((a, b) => b[1] - a[1]).slice(0, 10)
     .map(([f, ms]) => `${path.relative('.', f)} ${(ms / 1000).toFixed(1)}s`).join(', ') + '\n');
   for (const [reason, n] of [...skips].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n} test${n === 1 ? '' : 's'} skipped: ${reason}\n`);

@@ -43,3 +43,11 @@ test('a .tmux file drives a terminal', () => {
   const idle = FILES.filter((f) => tierOf(f) === 'tmux' && !imports(f).some((s) => /helpers\/tmux\.js$/.test(s)));
   assert.deepEqual(idle, []);
 });
+
+test('property tests draw from the seeded fast-check (tests/helpers/property.ts), not fast-check itself', () => {
+  // The seed is set in the helper, which only the files that use fast-check load; one importing fast-check directly
+  // would draw anew each run and its verdict would depend on the draw.
+  const direct = FILES.filter((f) => imports(f).includes('fast-check'));
+  assert.deepEqual(direct, []);
+  assert.ok(FILES.some((f) => imports(f).some((s) => /helpers\/property\.js$/.test(s))), 'some test uses the seeded fast-check');
+});

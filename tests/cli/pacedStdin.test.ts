@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { PacedStdin, splitKeys } from '../../src/cli/pacedStdin.js';
 
 test('a chunk splits into the keys typed: text, Enter, arrows, Alt-arrows, a bracketed paste whole', () => {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { LINE_MARKERS, parseLine } from '../../src/services/monitor/lines.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
 import { MarkerScan } from '../../src/services/monitor/markerScan.js';

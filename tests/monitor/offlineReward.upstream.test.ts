@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { MARKER_PREFIX } from '../../src/services/marker/marker.js';
 import { loadTrajectory } from '../../src/services/monitor/offline.js';
 import { oracle, upstreamSkipReason } from '../helpers/upstreamOracle.js';

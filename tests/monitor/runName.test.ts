@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { namesStatedIn, resolveRunName } from '../../src/services/monitor/runName.js';
 import { resolveMonitorTarget } from '../../src/services/monitor/resolve.js';
 import { TrajectoryIndex } from '../../src/services/monitor/trajIndex.js';

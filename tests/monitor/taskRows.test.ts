@@ -2,7 +2,7 @@
 // tasks that can make the cut. Held to the plain sort of every task.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { taskRowsOf } from '../../src/services/monitor/snapshotRows.js';
 import { Ring } from '../../src/services/monitor/ring.js';
 import type { TaskHistory } from '../../src/services/monitor/runModel.js';

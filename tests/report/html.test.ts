@@ -2,7 +2,7 @@
 // and it reads back as the same value; secrets in launch settings are masked by name and by value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { jsonForScript, escapeHtml } from '../../src/services/report/html.js';
 import { maskSetting } from '../../src/services/report/data.js';
 

@@ -1,7 +1,7 @@
 // A sandbox's usage from E2B's metrics, and how a sandbox that left the list ended (timeout vs early).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { sandboxEnding, summarizeUsage, usageLine } from '../../src/services/sandbox/usage.js';
 
 const GiB = 2 ** 30;

@@ -5,7 +5,7 @@
 // window of the secret, as written and decoded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { redact, rememberSecrets, FRAGMENT_MIN, MASK } from '../../src/services/secrets.js';
 
 const HEX = '0123456789abcdef';

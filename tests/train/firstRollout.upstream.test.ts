@@ -6,7 +6,7 @@
 // variants of enum values, schemes and hosts. SWEGYM_UPSTREAM=DIR picks the checkout (default ../shared/upstream).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { buildLaunchPlan } from '../../src/services/train/launch.js';
 import { staticChecks } from '../../src/services/train/checks.js';
 import { FORWARDED_TO_RAY } from '../../src/services/train/settings.js';

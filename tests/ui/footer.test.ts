@@ -2,7 +2,7 @@
 // (full, then without parentheses, then the shortest form, then as many whole ones as fit and "…").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { footerText } from '../../src/ui/Overlays.js';
 import { shared, type Binding } from '../../src/ui/keymap.js';
 

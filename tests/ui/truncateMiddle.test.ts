@@ -1,7 +1,7 @@
 // Cutting in the middle keeps what tells similar names apart: their tail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { displayWidth, truncateMiddle } from '../../src/ui/text.js';
 
 test('names that share a prefix stay apart by their tail', () => {

@@ -3,7 +3,7 @@
 // host from another boot never lives; the timing from the environment always keeps the bound above three beats.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fc from '../helpers/property.js';
 import { currentOwner, heartbeatTimingFromEnv, judgeOwner, DEFAULT_HEARTBEAT, type OwnerStamp } from '../../src/services/workspace/owner.js';
 
 const self: OwnerStamp = { pid: process.pid, pidStart: '100', host: 'head-node', bootId: 'boot-a' };
