@@ -7,9 +7,14 @@
 //   node scripts/test.mjs tests typecheck run only the named stages (build, typecheck, lint, tests)
 //   node scripts/test.mjs -- FILE…        the tests stage on these files
 //
-// Test files run in two groups: the concurrent group (most files: each owns its temp dirs, ports and tmux sockets,
-// and waits on I/O more than it computes) and, after it, the files that need the machine alone, one at a time. A
-// file joins the second group with the line `// test-group: alone` near its top, and says why. Tiers: docs/TESTING.md.
+// Test files run in three groups (docs/TESTING.md, "How the runner schedules"):
+//   shared      short fast-tier files, several to a process (--test-isolation=none), in a few processes at once:
+//               for them, starting node, tsx, Ink and React cost more than their tests;
+//   concurrent  every other file in its own process, several at once (each owns its temp dirs, ports and tmux
+//               sockets), longest first; the shared processes run beside it;
+//   alone       after both, one at a time: files with the line `// test-group: alone` near their top, saying why.
+// A fast-tier file stays in its own process with the line `// test-isolation: process` (and why), or when it mocks
+// the global clock (mock.timers: a timer left behind by another file in the same process would fire in its time).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, mkdtempSync, rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -39,6 +44,44 @@ function listTests(dir) {
 
 const head = (file) => readFileSync(file, 'utf8').slice(0, 4000);
 const ALONE = /\/\/ test-group: alone\b/;
+const OWN_PROCESS = /\/\/ test-isolation: process\b/;
+const MOCKS_CLOCK = /\bmock\.timers\b/;
+
+// Each file's time (ms, summed over its top-level tests) in a quiet full run: for the longest-first order and for
+// deciding which files are short enough to share a process. Refreshed with SWEGYM_TEST_TIMES=scripts/test-times.json.
+const TIMES_FILE = 'scripts/test-times.json';
+const knownTimes = existsSync(TIMES_FILE) ? JSON.parse(readFileSync(TIMES_FILE, 'utf8')) : {};
+const UNKNOWN_MS = 1000;
+const timeOf = (file) => knownTimes[path.relative('.', file)] ?? UNKNOWN_MS;
+// The longest fast-tier files keep their own processes: for them start-up is a small part, some wait more than they
+// compute, and in a shared process they would run one after another. By rank, not by a time: recorded times scale
+// with the machine and with what ran beside them.
+// Processes for the shared group, running beside the concurrent group.
+const sharedProcesses = Number(process.env.SWEGYM_TEST_SHARED_PROCESSES) || Math.max(2, availableParallelism() + 1);
+
+const LONGEST_OWN_PROCESS = 16;
+
+/** The fast-tier files that share processes: all but the longest, those that ask for their own and those mocking the clock. */
+function sharingFiles(files) {
+  const fastTier = files.filter((f) => !isSlowTier(f));
+  const longest = new Set([...fastTier].sort((a, b) => timeOf(b) - timeOf(a)).slice(0, LONGEST_OWN_PROCESS));
+  return fastTier.filter((f) => {
+    if (longest.has(f)) return false;
+    const text = readFileSync(f, 'utf8');
+    return !OWN_PROCESS.test(text.slice(0, 4000)) && !MOCKS_CLOCK.test(text);
+  });
+}
+
+/** Longest first onto the least loaded of `n` lists (the files' recorded times). */
+function balance(files, n) {
+  const shards = Array.from({ length: n }, () => ({ ms: 0, files: [] }));
+  for (const f of [...files].sort((a, b) => timeOf(b) - timeOf(a))) {
+    const least = shards.reduce((a, b) => (b.ms < a.ms ? b : a));
+    least.ms += timeOf(f);
+    least.files.push(f);
+  }
+  return shards.map((s) => s.files).filter((l) => l.length);
+}
 
 function run(name, file, args, { stream = false, env = process.env } = {}) {
   return new Promise((resolve) => {
@@ -52,7 +95,7 @@ function run(name, file, args, { stream = false, env = process.env } = {}) {
       if (out.trim()) process.stderr.write(`\n== ${name} output\n${out}`);
       const ok = code === 0;
       process.stderr.write(`== ${name} ${ok ? 'ok' : `failed (exit ${code ?? signal})`} (${secs}s)\n`);
-      resolve({ name, ok, secs });
+      resolve({ name, ok, secs, started, ended: Date.now() });
     });
   });
 }
@@ -69,21 +112,30 @@ async function testsStage() {
   const all = explicitFiles.length ? explicitFiles : listTests('tests');
   const files = fast && !explicitFiles.length ? all.filter((f) => !isSlowTier(f)) : all;
   const alone = files.filter((f) => ALONE.test(head(f)));
-  const together = files.filter((f) => !alone.includes(f));
+  const shared = sharingFiles(files.filter((f) => !alone.includes(f)));
+  const together = files.filter((f) => !alone.includes(f) && !shared.includes(f)).sort((a, b) => timeOf(b) - timeOf(a));
+  const shards = balance(shared, sharedProcesses);
   const reportDir = mkdtempSync(path.join(tmpdir(), 'swegym-test-report-'));
-  const common = ['--import', 'tsx', '--test', '--test-timeout=180000', '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/test-summary-reporter.mjs'];
-  process.stderr.write(`\n== tests: ${together.length} files, ${concurrency} at a time; then ${alone.length} alone\n`);
-  const results = [];
-  const groups = [['concurrent', together, concurrency], ['alone', alone, 1]];
-  for (const [group, list, n] of groups) {
-    if (!list.length) continue;
-    const dest = path.join(reportDir, `${group}.json`);
-    results.push(await run(`tests (${group})`, node, [...common, `--test-reporter-destination=${dest}`, `--test-concurrency=${n}`, ...list], { stream: true, env: testEnv }));
+  const common = ['--import', 'tsx', '--test', '--test-timeout=180000', '--test-reporter=./scripts/test-summary-reporter.mjs'];
+  const spec = (dest) => ['--test-reporter=spec', `--test-reporter-destination=${dest}`];
+  process.stderr.write(`\n== tests: ${shared.length} short files in ${shards.length} shared processes, beside ${together.length} files ` +
+    `in their own processes, ${concurrency} at a time; then ${alone.length} alone\n`);
+  const summary = (name) => `--test-reporter-destination=${path.join(reportDir, `${name}.json`)}`;
+  // The shared processes' reports are printed whole when each ends (several streams at once would interleave);
+  // the concurrent group streams.
+  const sharedRuns = shards.map((list, i) => run(`tests (shared ${i + 1}/${shards.length}: ${list.length} files)`, node,
+    [...common, summary(`shared-${i}`), ...spec('stdout'), '--test-isolation=none', ...list], { env: testEnv }));
+  const concurrentRun = together.length
+    ? run('tests (concurrent)', node, [...common, summary('concurrent'), ...spec('stdout'), `--test-concurrency=${concurrency}`, ...together], { stream: true, env: testEnv })
+    : Promise.resolve(undefined);
+  const results = (await Promise.all([...sharedRuns, concurrentRun])).filter(Boolean);
+  if (alone.length) {
+    results.push(await run('tests (alone)', node, [...common, summary('alone'), ...spec('stdout'), '--test-concurrency=1', ...alone], { stream: true, env: testEnv }));
   }
   printSummary(reportDir);
   rmSync(reportDir, { recursive: true, force: true });
-  return { name: 'tests', ok: results.every((r) => r.ok), secs: results.reduce((s, r) => s + Number(r.secs), 0).toFixed(1) };
+  const started = Math.min(...results.map((r) => r.started));
+  return { name: 'tests', ok: results.every((r) => r.ok), secs: ((Math.max(...results.map((r) => r.ended)) - started) / 1000).toFixed(1) };
 }
 
 /** One line for every reason tests were skipped, and the totals of both groups together. */
@@ -98,7 +150,10 @@ function printSummary(dir) {
     for (const [reason, n] of Object.entries(doc.skips)) skips.set(reason, (skips.get(reason) ?? 0) + n);
   }
   // SWEGYM_TEST_TIMES=FILE keeps every file's time (ms), for comparing runs.
-  if (process.env.SWEGYM_TEST_TIMES) writeFileSync(process.env.SWEGYM_TEST_TIMES, JSON.stringify(Object.fromEntries(files), null, 1));
+  if (process.env.SWEGYM_TEST_TIMES) {
+    const byFile = Object.fromEntries(files.map(([f, ms]) => [path.relative('.', f), Math.round(ms)]).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(process.env.SWEGYM_TEST_TIMES, JSON.stringify(byFile, null, 1) + '\n');
+  }
   process.stderr.write('\nslowest files: ' + files.sort((a, b) => b[1] - a[1]).slice(0, 10)
     .map(([f, ms]) => `${path.relative('.', f)} ${(ms / 1000).toFixed(1)}s`).join(', ') + '\n');
   for (const [reason, n] of [...skips].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n} test${n === 1 ? '' : 's'} skipped: ${reason}\n`);

@@ -51,3 +51,20 @@ test('property tests draw from the seeded fast-check (tests/helpers/property.ts)
   assert.deepEqual(direct, []);
   assert.ok(FILES.some((f) => imports(f).some((s) => /helpers\/property\.js$/.test(s))), 'some test uses the seeded fast-check');
 });
+
+test('a file that asks for its own process or for the machine alone says why, on the same line', () => {
+  // scripts/test.mjs reads these lines; a bare marker would leave the next reader guessing whether it still holds.
+  const bare = FILES.flatMap((f) =>
+    readFileSync(f, 'utf8').split('\n').filter((l) => /\/\/ test-(isolation|group):/.test(l) && !/\/\/ test-(isolation: process|group: alone) — \S/.test(l)).map((l) => `${f}: ${l.trim()}`),
+  );
+  assert.deepEqual(bare, []);
+  assert.ok(FILES.some((f) => /\/\/ test-isolation: process — /.test(readFileSync(f, 'utf8'))), 'the marker is in use');
+});
+
+test('the recorded test times name only files that exist', () => {
+  // A renamed file would lose its time and fall back to the default, and might land in the wrong group.
+  const times = JSON.parse(readFileSync('scripts/test-times.json', 'utf8')) as Record<string, number>;
+  const known = new Set(FILES.map((f) => f.split(path.sep).join('/')));
+  const stale = Object.keys(times).filter((f) => f.endsWith('.test.ts') || f.endsWith('.test.tsx')).filter((f) => !known.has(f));
+  assert.deepEqual(stale, [], 'refresh with SWEGYM_TEST_TIMES=scripts/test-times.json npm test');
+});

@@ -56,7 +56,10 @@ test('with a running run in the registry the console opens its dashboard; withou
       ui.unmount();
     }
   } finally {
+    // Gone means reaped: until node has waited for it, the killed launcher is a zombie whose pid still answers.
+    const reaped = new Promise((resolve) => launcher.once('exit', resolve));
     launcher.kill('SIGKILL');
+    await reaped;
   }
   // The same workspace once the run is gone: the console stays on the home screen.
   const services = createAppServices({ workspace: ws, provider: 'e2b', debug: false, color: false, json: false }, { commandLog: new CommandLog() });

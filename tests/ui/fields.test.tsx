@@ -98,7 +98,8 @@ test('Train: typing a secret setting shows neither the value nor its length', { 
     await type(ui, 'LongerFake9');
     await waitFor(() => services.train.store.getState().editing?.draft === 'QzLongerFake9');
     assert.equal(steady(ui.frame()), short, 'two and thirteen typed characters look the same');
-    for (const f of ui.frames) assert.ok(!/Qz|Longer|Fake9|\*{2,}/.test(f), `no part of the key on screen:\n${f}`);
+    // The workspace's temp name is random letters and digits (mkdtemp), which can hold 'Qz' by chance: it is taken out.
+    for (const f of ui.frames) assert.ok(!/Qz|Longer|Fake9|\*{2,}/.test(f.split(ws).join('<workspace>')), `no part of the key on screen:\n${f}`);
     await ui.press(KEYS.escape);
     await waitFor(() => services.train.store.getState().editing === undefined);
   } finally {

@@ -1,5 +1,7 @@
 // The lazy segmenter that the build puts in place of Intl.Segmenter must segment exactly like the real one, and must
 // not build the real one (ICU) for text that splits by code point.
+// test-isolation: process — it counts constructions of Intl.Segmenter from its own first import of the module; in a
+// process shared with other files, the module is already loaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
