@@ -22,7 +22,7 @@ import { removeDir, tempDir } from '../helpers/workspace.js';
 import { monitorCommand } from '../../src/cli/commands/monitor.js';
 import { createMonitorService } from '../../src/app/monitorSources.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
-import { loopbackFetch, registerRun, runLogText, startWriter } from '../monitor/runFixtures.js';
+import { TEST_WRITER_POLL_MS, loopbackFetch, registerRun, runLogText, startWriter, withFastWriterPolls } from '../monitor/runFixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import { doctorCommand } from '../../src/cli/commands/doctor.js';
 import { fakeDressageCheckout } from '../helpers/workspace.js';
@@ -224,6 +224,7 @@ test('following a run: `monitor RUN` headless and the dashboard\'s service get t
       if (face === 'cli') {
         const h = headless(paths, ['monitor'], {}, env);
         h.ctx.positionals = [name];
+        withFastWriterPolls(h.ctx);
         const done = monitorCommand(h.ctx);
         await waitFor(() => /state: running · /.test(h.out()), { timeoutMs: 15_000, message: () => h.out() });
         process.kill(-writer.pid!, 'SIGKILL');
@@ -233,7 +234,7 @@ test('following a run: `monitor RUN` headless and the dashboard\'s service get t
         assert.match(lines[0]!, /^\d\d:\d\d:\d\d phase: .* · rollouts: 2 · steps: \d+ · samples: 256 /);
         assert.match(lines.at(-1)!, /^\d\d:\d\d:\d\d state: crashed · .*the launcher \(pid \d+\) is gone/);
       } else {
-        const monitor = createMonitorService(paths, 'e2b', env, { fetchImpl: loopbackFetch, refreshMs: 250 });
+        const monitor = createMonitorService(paths, 'e2b', env, { fetchImpl: loopbackFetch, refreshMs: 250, pollMs: { writer: TEST_WRITER_POLL_MS } });
         try {
           await monitor.open(name);
           const header = () => monitor.store.getState().snapshot?.header;

@@ -10,7 +10,7 @@ import type { CommandContext } from '../../src/cli/context.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
-import { registerRun, runLogText, startWriter } from './runFixtures.js';
+import { registerRun, runLogText, startWriter, withFastWriterPolls } from './runFixtures.js';
 
 test('headless follow: running, then crashed when the launcher is killed; the command ends with exit 1', { timeout: 60_000 }, async () => {
   const ws = await tempDir();
@@ -35,7 +35,7 @@ test('headless follow: running, then crashed when the launcher is killed; the co
       env: { RAY_ADDRESS: 'http://127.0.0.1:1' },
       signal: ac.signal,
     };
-    const done = monitorCommand(ctx);
+    const done = monitorCommand(withFastWriterPolls(ctx));
     await waitFor(() => /state: running · last line (<5|\d+) s ago · the launcher is running/.test(stdout), { timeoutMs: 15_000, message: () => stdout });
     process.kill(-writer.pid!, 'SIGKILL');
     assert.equal(await done, 1, stdout);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { procStartTime, writeRun, type RunRecord } from '../../src/services/train/registry.js';
 import type { RecipePaths } from '../../src/services/workspace/paths.js';
 import { EFFECTIVE_LINES, rolloutLines } from './builders.js';
+import { commandRegistry, type CommandContext } from '../../src/cli/context.js';
 
 /** A run log: the effective_* lines and `rollouts` finished rollouts of 128 samples of 500. */
 export function runLogText(rollouts = 3): string {
@@ -60,3 +61,20 @@ export const loopbackFetch = (async (input: string | URL | Request, init?: Reque
   if (url.hostname === 'proxy.example.com' && url.pathname === '/health') return new Response(JSON.stringify({ status: 'ok', active_sessions: 12, rollout_pause: { paused: false } }), { status: 200, headers: { 'content-type': 'application/json' } });
   throw new TypeError(`fetch failed: ${url.hostname} is not reachable from the tests`);
 }) as typeof fetch;
+
+/** How often a test's follow job asks whether the writer lives (the job's default is 5 s): the same events, sooner. */
+export const TEST_WRITER_POLL_MS = 200;
+
+/** Gives a headless command a registry whose `monitor` follow job polls the writer every TEST_WRITER_POLL_MS. */
+export function withFastWriterPolls(ctx: CommandContext): CommandContext {
+  const registry = commandRegistry(ctx);
+  ctx.registry = {
+    ...registry,
+    jobs: (async (domain: string) => {
+      const jobs = await registry.jobs(domain as 'monitor');
+      if (domain !== 'monitor') return jobs;
+      return { ...jobs, follow: (t: Parameters<typeof jobs.follow>[0], o: Parameters<typeof jobs.follow>[1]) => jobs.follow(t, { ...o, pollMs: { ...o.pollMs, writer: TEST_WRITER_POLL_MS } }) };
+    }) as typeof registry.jobs,
+  };
+  return ctx;
+}

@@ -151,7 +151,7 @@ test('GPUs come as nvidia-smi CSV that the real parser reads: H200s, busy while 
 
 test('a live simulation keeps live.json in step with its sandboxes, and leaves a final state with none', async () => {
   const dir = await tempDir('swegym-sim-live-');
-  const sim = new LiveSimulator({ dir, speed: 4, tickMs: 20, config: { numRollouts: 2, rolloutSeconds: 12, trainSeconds: 1, startupSeconds: 1, noiseLinesPerSecond: 5, seed: 5, concurrency: 64 } });
+  const sim = new LiveSimulator({ dir, speed: 4, tickMs: 20, config: { numRollouts: 1, rolloutSeconds: 12, trainSeconds: 1, startupSeconds: 1, noiseLinesPerSecond: 5, seed: 5, concurrency: 64 } });
   try {
     await sim.start();
     let seen: SimLiveState | undefined;

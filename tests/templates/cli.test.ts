@@ -201,6 +201,8 @@ test('templates smoke --all --json smokes every mapped template, records the jou
     const { ctx, out } = capture(paths);
     ctx.command = ['templates', 'smoke'];
     ctx.options = { all: true };
+    // The health wait steps by the operator's backoff: 4 waits of 5, 10, 15, 20 ms instead of 1 to 4 s.
+    ctx.env = { SWEGYM_RETRY_BASE_MS: '5' };
     // The scripted provider goes into the registry's dependencies: the command opens nothing itself.
     ctx.registry = commandRegistry(ctx, { providers: { open: async () => provider } });
     assert.equal(await templatesSmokeCommand(ctx), 1);
@@ -214,6 +216,7 @@ test('templates smoke --all --json smokes every mapped template, records the jou
     assert.equal(journal.items[images[0]!].smoke, 'passed');
     assert.equal(journal.items[images[1]!].smoke, 'failed');
     assert.equal(provider.liveSandboxes(), 0);
+    assert.ok(b.durationMs < 5000, `the health waits followed SWEGYM_RETRY_BASE_MS: ${b.durationMs} ms`);
     // Neither --template nor --all: a usage error.
     const bare = capture(paths);
     await assert.rejects(templatesSmokeCommand(bare.ctx), /say which templates to smoke/);

@@ -76,7 +76,7 @@ export const ENV_SETTINGS = {
       .map((s) => s.trim())
       .filter(Boolean),
   ),
-  SWEGYM_RETRY_BASE_MS: spec('SWEGYM_RETRY_BASE_MS', 'the first delay of every retry layer (sandboxes, template builds)', digitsMs),
+  SWEGYM_RETRY_BASE_MS: spec('SWEGYM_RETRY_BASE_MS', 'the first delay of every retry layer (sandboxes, template builds), and the step of the BBS health waits of a smoke', digitsMs),
   SWEGYM_RETRY_MAX_MS: spec('SWEGYM_RETRY_MAX_MS', 'the longest one retry waits, Retry-After included', digitsMs),
   SWEGYM_LATE_CREATE_WAIT_MS: spec(
     'SWEGYM_LATE_CREATE_WAIT_MS',
