@@ -127,10 +127,20 @@ test('a live simulated run fills the sandboxes, proxy and GPU panels from its li
     snap = monitor.store.getState().snapshot!;
     assert.ok(snap.gpus.latest.every((g) => g.name === 'NVIDIA H200'));
 
-    // Drill into the youngest agent sandbox: Claude Code's events, read by the same parser as on E2B.
-    const youngest = agents.at(-1)!;
-    await monitor.followSandbox(youngest.id);
-    await waitFor(() => (monitor.store.getState().snapshot?.sandboxStream?.events.length ?? 0) > 1, { timeoutMs: 10_000 });
+    // Drill into the youngest agent sandbox of the newest list: Claude Code's events, read by the same parser as on
+    // E2B. The simulated sessions end as the run goes on (on a loaded machine, one picked a few seconds ago may be
+    // gone, its transcript then read from trajectory files): a session that ended first is traded for a newer one.
+    let youngest = agents.at(-1)!;
+    await waitFor(async () => {
+      const rows = monitor.store.getState().snapshot?.sandboxes?.rows.filter((r) => r.kind === 'agent') ?? [];
+      const stream = monitor.store.getState().snapshot?.sandboxStream;
+      if (stream?.id === youngest.id && stream.events.length > 1) return true;
+      if (stream?.id !== youngest.id || stream.error) {
+        youngest = rows.at(-1) ?? youngest;
+        await monitor.followSandbox(youngest.id);
+      }
+      return false;
+    }, { timeoutMs: 20_000, message: () => JSON.stringify(monitor.store.getState().snapshot?.sandboxStream ?? null).slice(0, 2000) });
     const stream = monitor.store.getState().snapshot!.sandboxStream!;
     assert.equal(stream.id, youngest.id);
     // From its init event when the sandbox was opened early, else from where the readable window starts.

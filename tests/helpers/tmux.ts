@@ -14,6 +14,11 @@ export function hasTmux(): boolean {
   }
 }
 
+// Each look at the screen runs a tmux client (fork, exec, a round trip to the server: ~1 ms of this process's CPU and
+// more of tmux's); every 10 ms, a wait of a few seconds cost hundreds of them. A human-paced screen is looked at
+// every 30 ms.
+const SCREEN_POLL_MS = 30;
+
 export class TmuxSession {
   readonly socket: string;
   readonly exitFile: string;
@@ -76,7 +81,7 @@ export class TmuxSession {
         last = this.screen();
         return typeof text === 'string' ? last.includes(text) : text.test(last);
       },
-      { timeoutMs, message: () => `expected ${String(text)} on screen:\n${last}` },
+      { timeoutMs, intervalMs: SCREEN_POLL_MS, message: () => `expected ${String(text)} on screen:\n${last}` },
     );
     return last;
   }
@@ -89,13 +94,13 @@ export class TmuxSession {
         last = this.screen();
         return !last.includes(text);
       },
-      { timeoutMs, message: () => `expected ${text} to leave the screen:\n${last}` },
+      { timeoutMs, intervalMs: SCREEN_POLL_MS, message: () => `expected ${text} to leave the screen:\n${last}` },
     );
     return last;
   }
 
   async exitCode(timeoutMs = DEFAULT_WAIT_MS): Promise<number> {
-    await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, message: () => this.screen() });
+    await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, intervalMs: SCREEN_POLL_MS, message: () => this.screen() });
     return Number(readFileSync(this.exitFile, 'utf8').trim());
   }
 
