@@ -47,18 +47,18 @@ const ALONE = /\/\/ test-group: alone\b/;
 const OWN_PROCESS = /\/\/ test-isolation: process\b/;
 const MOCKS_CLOCK = /\bmock\.timers\b/;
 
-// Each file's time (ms, summed over its top-level tests) in a quiet full run: for the longest-first order and for
-// deciding which files are short enough to share a process. Refreshed with SWEGYM_TEST_TIMES=scripts/test-times.json.
+// Each file's time (ms, summed over its top-level tests) in a quiet full run: for the longest-first order, for
+// balancing the shared processes, and for ranking the fast tier's longest files. Refreshed with
+// SWEGYM_TEST_TIMES=scripts/test-times.json npm test; a file not in it counts as UNKNOWN_MS.
 const TIMES_FILE = 'scripts/test-times.json';
 const knownTimes = existsSync(TIMES_FILE) ? JSON.parse(readFileSync(TIMES_FILE, 'utf8')) : {};
 const UNKNOWN_MS = 1000;
 const timeOf = (file) => knownTimes[path.relative('.', file)] ?? UNKNOWN_MS;
+// Processes for the shared group, running beside the concurrent group.
+const sharedProcesses = Number(process.env.SWEGYM_TEST_SHARED_PROCESSES) || Math.max(2, availableParallelism() + 1);
 // The longest fast-tier files keep their own processes: for them start-up is a small part, some wait more than they
 // compute, and in a shared process they would run one after another. By rank, not by a time: recorded times scale
 // with the machine and with what ran beside them.
-// Processes for the shared group, running beside the concurrent group.
-const sharedProcesses = Number(process.env.SWEGYM_TEST_SHARED_PROCESSES) || Math.max(2, availableParallelism() + 1);
-
 const LONGEST_OWN_PROCESS = 16;
 
 /** The fast-tier files that share processes: all but the longest, those that ask for their own and those mocking the clock. */
