@@ -127,10 +127,12 @@ async function sideBySide(bundle: Bundle, file: string, runs: number): Promise<P
   const mon = (f: string) => timedToFile(NODE, [bundle.bin, 'monitor', f, '--once', '--json'], monOut);
   const jsOut = path.join(OUT, `.monitor-js-${process.pid}.json`);
   const monJs = (f: string) => timedToFile('env', ['SWEGYM_MONITOR_MARKER_SEARCH=js', NODE, bundle.bin, 'monitor', f, '--once', '--json'], jsOut);
+  // What differs between two reads of the same log is the clock: the liveness (ages) and when the sandbox list was asked.
   const withoutClock = (text: string) => {
     try {
-      const { liveness: _clock, ...rest } = JSON.parse(text) as Record<string, unknown>;
-      return JSON.stringify(rest);
+      const { liveness: _clock, sandboxes, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      const { at: _asked, ...listed } = (sandboxes ?? {}) as Record<string, unknown>;
+      return JSON.stringify({ ...rest, sandboxes: listed });
     } catch {
       return undefined;
     }
