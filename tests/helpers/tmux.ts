@@ -100,7 +100,7 @@ export class TmuxSession {
   }
 
   async exitCode(timeoutMs = DEFAULT_WAIT_MS): Promise<number> {
-    await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, intervalMs: SCREEN_POLL_MS, message: () => this.screen() });
+    await waitFor(() => existsSync(this.exitFile) && readFileSync(this.exitFile, 'utf8').trim() !== '', { timeoutMs, message: () => this.screen() });
     return Number(readFileSync(this.exitFile, 'utf8').trim());
   }
 

@@ -131,7 +131,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoSummary> {
   const repoRoot = path.resolve(samplesDir, '..', '..');
   const paths = await prepareWorkspace(o.workspace);
   const jobs: DemoJobs = o.jobs ?? {
-    smoke: async (j) => (await import('../templates/smokeJob.js')).runSmokeJob({ paths, openProvider: async () => o.provider, ...j }),
+    smoke: async (j) => (await import('../templates/smokeJob.js')).runSmokeJob({ paths, env: o.env, openProvider: async () => o.provider, ...j }),
     harness: async (j) => (await import('../validate/harnessJob.js')).runValidateHarnessJob({ paths, env: o.env, openProvider: async () => o.provider, ...j }),
   };
   const summary: DemoSummary = { sample: true, label: SAMPLE_LABEL, workspace: paths.root, provider: o.provider.name, ok: false, steps: [], results: [], agent: null };

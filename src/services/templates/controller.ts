@@ -258,6 +258,7 @@ export class TemplatesController {
     try {
       await runSmokeJob({
         paths,
+        env: this.opts.env ?? process.env,
         openProvider: this.opts.openProvider,
         targets,
         signal: ctl.signal,

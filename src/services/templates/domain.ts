@@ -6,7 +6,6 @@ import { TemplatesController } from './controller.js';
 import { TemplateBuildJob, type TemplateBuildJobOptions } from './buildJob.js';
 import { runSmokeJob, type SmokeJobOptions } from './smokeJob.js';
 import { countRows, templatesStatus } from './status.js';
-import { retryTimingFromEnv } from '../util/retry.js';
 
 export const templatesDomain = defineDomain({
   name: 'templates',
@@ -14,9 +13,7 @@ export const templatesDomain = defineDomain({
     /** `templates build` and the screen's B. */
     build: (o: Omit<TemplateBuildJobOptions, 'paths' | 'env' | 'openProvider'>) => new TemplateBuildJob({ paths: deps.paths, env: deps.env, profile: deps.profile, openProvider: () => deps.providers.open(), ...o }),
     /** `templates smoke` and the screen's s. */
-    // BBS's health is asked again after 1, 2, 3, 4 steps of SWEGYM_RETRY_BASE_MS (1 s unset), like every other wait.
-    smoke: (o: Omit<SmokeJobOptions, 'paths' | 'openProvider'>) =>
-      runSmokeJob({ paths: deps.paths, openProvider: () => deps.providers.open(), smoke: { healthRetryMs: retryTimingFromEnv(deps.env).baseMs }, ...o }),
+    smoke: (o: Omit<SmokeJobOptions, 'paths' | 'openProvider' | 'env'>) => runSmokeJob({ paths: deps.paths, env: deps.env, openProvider: () => deps.providers.open(), ...o }),
   }),
   create: (deps) => {
     const store = createTemplatesStore();

@@ -2,7 +2,8 @@
 // controller counts them into the templates store. Holds the workspace lock; records results in the journal.
 import type { RecipePaths } from '../workspace/paths.js';
 import type { SandboxProvider } from '../sandbox/types.js';
-import { smokeMany, type SmokeManyOptions, type SmokeResult } from './smoke.js';
+import { smokeMany, type SmokeResult } from './smoke.js';
+import { retryTimingFromEnv } from '../util/retry.js';
 import { templatesJournal } from './records.js';
 import { templatesStatus } from './status.js';
 import { readTemplateMapOrRefuse } from './map.js';
@@ -30,8 +31,8 @@ export interface SmokeJobOptions {
   concurrency?: number;
   signal?: AbortSignal;
   onEvent?: JobListener<SmokeJobEvent>;
-  /** Per-sandbox knobs (the health wait's step): the operator's SWEGYM_RETRY_BASE_MS, through the domain. */
-  smoke?: SmokeManyOptions['smoke'];
+  /** The operator's settings: BBS's health is asked again after 1, 2, 3, 4 steps of SWEGYM_RETRY_BASE_MS (1 s unset). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface SmokeOutcome {
@@ -67,7 +68,7 @@ export async function runSmokeJob(opts: SmokeJobOptions): Promise<SmokeOutcome> 
       progress.done++;
       emit({ type: 'result', result, progress: { ...progress } });
     };
-    results = await smokeMany({ provider, journal, targets: opts.targets, concurrency: opts.concurrency, signal: opts.signal, onResult, smoke: opts.smoke });
+    results = await smokeMany({ provider, journal, targets: opts.targets, concurrency: opts.concurrency, signal: opts.signal, onResult, smoke: { healthRetryMs: retryTimingFromEnv(opts.env ?? {}).baseMs } });
     await journal.flush();
   } finally {
     await lock.release();
