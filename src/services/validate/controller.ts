@@ -190,12 +190,17 @@ export class ValidateController {
           } else if (e.type === 'phase') store.getState().set({ agent: { ...view(), phase: e.phase } });
           else if (e.type === 'progress') store.getState().set({ agent: { ...view(), progress: e.progress } });
           else if (e.type === 'finished') {
-            store.getState().set({ agent: { ...view(), running: false, record: e.record, progress: e.record.claudeCode }, agentRuns: { ...store.getState().agentRuns, [instanceId]: e.record } });
+            // The verdict goes into the status line in the same update as the record, so no frame shows the graded
+            // result under a status line that still says the run is starting.
+            const r = e.record;
+            store.getState().set({
+              agent: { ...view(), running: false, record: r, progress: r.claudeCode },
+              agentRuns: { ...store.getState().agentRuns, [instanceId]: r },
+              message: { text: `validate agent ${instanceId}: ${r.resolved ? 'resolved' : 'not resolved'}${r.reward !== null ? ` (reward ${r.reward})` : ''}`, tone: r.resolved ? 'info' : 'warn' },
+            });
           }
         },
       });
-      const r = store.getState().agentRuns[instanceId];
-      store.getState().set({ message: { text: `validate agent ${instanceId}: ${r?.resolved ? 'resolved' : 'not resolved'}${r?.reward !== null && r?.reward !== undefined ? ` (reward ${r.reward})` : ''}`, tone: r?.resolved ? 'info' : 'warn' } });
     } catch (err) {
       const text = ctl.signal.aborted ? 'stopped' : message(err);
       store.getState().set({ agent: { ...view(), running: false, error: text }, message: { text: `validate agent ${instanceId}: ${text}`, tone: ctl.signal.aborted ? 'warn' : 'error' } });
