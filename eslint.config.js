@@ -36,7 +36,7 @@ export default tseslint.config(
     files: ['src/screens/**/*.{ts,tsx}', 'src/ui/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['execa', 'node:child_process', 'child_process'], message: 'Screens never spawn processes; call a service.' },
+        { group: ['node:child_process', 'child_process'], message: 'Screens never spawn processes; call a service.' },
       ] }],
     },
   },
