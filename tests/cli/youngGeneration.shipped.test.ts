@@ -12,6 +12,8 @@ import { tempDir, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
 
 const FLAG = '--max-semi-space-size=8';
+/** The young generation starts at its cap: the start-up's allocations need no scavenges of a growing one. */
+const START_FLAG = '--min-semi-space-size=8';
 const NODE24_BIN = path.dirname(process.execPath);
 /** A process's argv, or [] once it is gone (a child read while it execs or ends). */
 function cmdline(pid: number): string[] {
@@ -60,6 +62,7 @@ test('run as a program, the entry is node with the cap, in the same process (exe
     const argv = cmdline(child.pid!);
     assert.match(argv[0]!, /node$/, argv.join(' '));
     assert.ok(argv.includes(FLAG), argv.join(' '));
+    assert.ok(argv.includes(START_FLAG), argv.join(' '));
     assert.deepEqual(children(child.pid!).filter((pid) => cmdline(pid).includes(BIN)), [], 'no second console process');
   } finally {
     await stop(child);
@@ -77,6 +80,7 @@ test('from an older Node the entry re-runs itself on the project Node with the c
     const argv = cmdline(real!);
     assert.equal(argv[0], PROJECT_NODE, argv.join(' '));
     assert.ok(argv.includes(FLAG), argv.join(' '));
+    assert.ok(argv.includes(START_FLAG), argv.join(' '));
   } finally {
     await stop(wrapper);
     await removeDir(dir);
