@@ -14,6 +14,7 @@ import path from 'node:path';
 import { createRequire, isBuiltin } from 'node:module';
 import {
   patchInkReconcilerWithoutTopLevelAwait,
+  patchInkRenderThrottle,
   patchStringWidth,
   patchTerminalSize,
   patchYogaIndexFromGlobal,
@@ -57,6 +58,7 @@ const uiPatches = [
   patchPlugin('ink-without-top-level-await', /[\\/]ink[\\/]build[\\/]reconciler\.js$/, patchInkReconcilerWithoutTopLevelAwait),
   patchPlugin('string-width-lazy-rgi', /[\\/]string-width[\\/]index\.js$/, patchStringWidth),
   patchPlugin('terminal-size-lazy-child-process', /[\\/]terminal-size[\\/]index\.js$/, patchTerminalSize),
+  patchPlugin('ink-render-throttle', /[\\/]ink[\\/]build[\\/]ink\.js$/, (source, file) => patchInkRenderThrottle(source, path.join(root, 'src/vendor/renderThrottle.ts'), file)),
 ];
 
 // signal-exit 3 (used by Ink and restore-cursor) requires all of `node:assert` (≈ 17 ms to load) for one

@@ -4,3 +4,4 @@ export declare function patchYogaWithoutFetch(source: string, file?: string): st
 export declare function patchTerminalSize(source: string, file?: string): string;
 export declare function patchYogaIndexFromGlobal(source: string, file?: string): string;
 export declare function patchInkReconcilerWithoutTopLevelAwait(source: string, file?: string): string;
+export declare function patchInkRenderThrottle(source: string, throttleModule: string, file?: string): string;

@@ -1,5 +1,5 @@
-// Source patches that keep slow work out of the console's start-up, applied by scripts/build.mjs to bundled
-// dependencies. Each one checks that the text it replaces is still there and throws if a dependency update changed
+// Source patches that keep slow work out of the console's start-up (and one that draws a burst's last frame sooner),
+// applied by scripts/build.mjs to bundled dependencies. Each one checks that the text it replaces is still there and throws if a dependency update changed
 // it, so that a patch never silently stops applying. Kept apart from the build so that tests can check each patched
 // module against the original (tests/build/startupPatches.shipped.test.ts).
 
@@ -104,4 +104,27 @@ export function patchInkReconcilerWithoutTopLevelAwait(source, file = 'ink/build
     patched = patched.replace(from, () => to);
   }
   return patched;
+}
+
+const INK_THROTTLE_IMPORT = "import { throttle } from 'es-toolkit/compat';";
+const INK_THROTTLE_CALL = /throttle\(/g;
+const INK_THROTTLE_OPTIONS = /leading: true,\s*trailing: true,/g;
+
+/**
+ * ink/build/ink.js draws through the throttle in src/vendor/renderThrottle.ts instead of es-toolkit/compat's, whose
+ * trailing call comes a full period after the last update of a burst rather than at most a period after the last
+ * frame. Ink calls it twice (frames at maxFps, the log writes unthrottled), both leading and trailing, the only
+ * options the replacement implements.
+ */
+export function patchInkRenderThrottle(source, throttleModule, file = 'ink/build/ink.js') {
+  const imports = source.split(INK_THROTTLE_IMPORT).length - 1;
+  const calls = (source.match(INK_THROTTLE_CALL) ?? []).length;
+  const options = (source.match(INK_THROTTLE_OPTIONS) ?? []).length;
+  if (imports !== 1 || calls !== 2 || options !== 2 || source.includes('es-toolkit', source.indexOf(INK_THROTTLE_IMPORT) + INK_THROTTLE_IMPORT.length)) {
+    throw new Error(
+      `ink-render-throttle: expected \`${INK_THROTTLE_IMPORT}\` once and two leading+trailing throttle() calls in ${file} ` +
+        `(found ${imports}, ${calls} calls, ${options} with both edges); Ink changed, update scripts/startup-patches.mjs`,
+    );
+  }
+  return source.replace(INK_THROTTLE_IMPORT, () => `import { throttle } from ${JSON.stringify(throttleModule)};`);
 }

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import {
   patchInkReconcilerWithoutTopLevelAwait,
+  patchInkRenderThrottle,
   patchStringWidth,
   patchTerminalSize,
   patchYogaIndexFromGlobal,
@@ -89,6 +90,7 @@ test('each patch refuses a file in which its target text has changed, naming the
     [patchYogaIndexFromGlobal, 'yoga-from-global'],
     [patchInkReconcilerWithoutTopLevelAwait, 'ink-without-top-level-await'],
     [patchTerminalSize, 'terminal-size'],
+    [(source: string, file?: string) => patchInkRenderThrottle(source, '/x/throttle.ts', file), 'ink-render-throttle'],
   ];
   for (const [patch, name] of cases) {
     assert.throws(() => patch('export default 1;\n', '/x/changed.js'), (err: Error) => err.message.includes(name) && err.message.includes('/x/changed.js'));
@@ -114,4 +116,17 @@ test('yoga without fetch takes the ArrayBuffer path for its inline wasm', async 
   const patched = patchYogaWithoutFetch(await readFile(file, 'utf8'), file);
   assert.doesNotMatch(patched, /typeof fetch/);
   assert.match(patched, /data:application\/octet-stream;base64,/);
+});
+
+test('Ink, patched, draws through the console\'s throttle: its one es-toolkit import replaced, both throttle() calls kept; the built UI bundle holds no es-toolkit', async () => {
+  const file = packageFile('ink', 'build/ink.js');
+  const source = await readFile(file, 'utf8');
+  const patched = patchInkRenderThrottle(source, '/src/vendor/renderThrottle.ts', file);
+  assert.doesNotMatch(patched, /es-toolkit/);
+  assert.match(patched, /import \{ throttle \} from "\/src\/vendor\/renderThrottle\.ts";/);
+  assert.equal(patched.split('throttle(').length, source.split('throttle(').length);
+  // An Ink that throttles a third way (or with other edges) is refused: the replacement only does leading + trailing.
+  assert.throws(() => patchInkRenderThrottle(source.replace('trailing: true,', 'trailing: false,'), '/t.ts', file), /ink-render-throttle/);
+  const bundle = await readFile(path.resolve('dist/chunks/ui-vendor.cjs'), 'utf8');
+  assert.doesNotMatch(bundle, /es-toolkit|maxWait/, 'the built UI bundle still carries es-toolkit\'s throttle');
 });

@@ -1,0 +1,47 @@
+// The throttle Ink draws frames through (scripts/build.mjs puts it in place of es-toolkit/compat's in ink/build/ink.js).
+// es-toolkit's compat throttle is a debounce whose maxWait is only checked when a call comes: after a burst of
+// updates the last frame is drawn one full period after the burst *ended* (67 ms at the console's 15 fps), so the
+// home screen's doctor answers, arriving over ≈ 50 ms, reached the screen ≈ 120 ms after the first of them. This one
+// keeps lodash's contract: the first call of a quiet spell runs at once, later ones are folded into one trailing call
+// (with the latest arguments) at most `waitMs` after the last run. `flush` runs a pending call now, `cancel` drops it.
+
+export interface Throttled<A extends unknown[]> {
+  (...args: A): void;
+  flush(): void;
+  cancel(): void;
+}
+
+/** Ink's signature; `edges` is always leading and trailing there (the build's patch checks it), which is what this does. */
+export function throttle<A extends unknown[]>(
+  func: (...args: A) => unknown,
+  waitMs = 0,
+  _edges?: { leading?: boolean; trailing?: boolean },
+  clock: { now: () => number } = Date,
+): Throttled<A> {
+  let lastRunAt = -Infinity;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let pending: { self: unknown; args: A } | undefined;
+  const run = () => {
+    const call = pending;
+    pending = undefined;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (!call) return;
+    lastRunAt = clock.now();
+    func.apply(call.self, call.args);
+  };
+  const throttled = function (this: unknown, ...args: A) {
+    pending = { self: this, args };
+    const remaining = lastRunAt + waitMs - clock.now();
+    // Due (a quiet spell, or a trailing timer held up by a busy main thread): run now.
+    if (remaining <= 0) run();
+    else timer ??= setTimeout(run, remaining);
+  } as Throttled<A>;
+  throttled.flush = run;
+  throttled.cancel = () => {
+    pending = undefined;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+  return throttled;
+}
