@@ -40,21 +40,24 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   const keymap = await loadUserKeymap(process.env);
   const services = startAppServices(global, { monitorTarget: opts.monitorTarget, ...(opts.startAgent ? { initialScreen: 'validate' } : {}) });
   let finishCodeCache: () => void = saveUiCodeCache;
+  const frames = frameSignal();
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
     const home = services.home.controller.refresh();
     // The domain services (their modules, and run discovery, which may open a running run's dashboard) load once the
-    // home screen's doctor has answered, or DOMAIN_AFTER_MS after the first frame at the latest: loaded at once, their
-    // modules and discovery held the one main thread between the doctor's spawns and its answers. A screen opened
-    // sooner asks for them itself (App awaits whenReady with a lazy screen's code).
-    void Promise.race([home, sleep(DOMAIN_AFTER_MS, undefined, { unref: true })])
+    // home screen's doctor has answered and that frame is drawn, or DOMAIN_AFTER_MS after the first frame at the
+    // latest: loaded at once, their modules and discovery held the one main thread between the doctor's spawns and its
+    // answers; loaded as the answers came, their ≈ 45 ms of module loading held back the frame that shows them (Ink
+    // draws a burst's last update up to a period later). A screen opened sooner asks for them itself (App awaits
+    // whenReady with a lazy screen's code).
+    void Promise.race([home.then(() => frames.next()), sleep(DOMAIN_AFTER_MS, undefined, { unref: true })])
       .then(() => services.whenReady())
       .then(() => {
         if (opts.startAgent) void services.validate.controller.runAgent(opts.startAgent);
       })
       .catch((err: unknown) => services.app.getState().setFlash(`could not load the console's services: ${(err as Error).message}`, 'error'));
   };
-  const instance = render(<App services={services} keymap={keymap} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
+  const instance = render(<App services={services} keymap={keymap} onFirstFrame={afterFirstFrame} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, { ...terminalRenderOptions(), onRender: frames.drawn });
   // kill, a closed terminal or SSH: quit as `q` does (jobs cancelled, sandboxes swept by the caller), exit 128+N.
   // Ctrl-C is a key here (raw mode), so SIGINT only comes from `kill -INT`.
   const SIGNAL_NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
@@ -80,4 +83,17 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   if (services.app.getState().exitRequest?.then === 'demo' && opts.runDemo) return opts.runDemo();
   process.stdout.write('swegym-console closed. Detached training runs keep running; `swegym-console train list` finds them.\n');
   return ExitCode.ok;
+}
+
+/** The frames Ink draws (its onRender): `next()` resolves once the next one is on the terminal. */
+function frameSignal(): { drawn: () => void; next: () => Promise<void> } {
+  let waiting: (() => void)[] = [];
+  return {
+    drawn: () => {
+      const woken = waiting;
+      waiting = [];
+      for (const wake of woken) wake();
+    },
+    next: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
 }
