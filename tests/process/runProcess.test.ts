@@ -62,6 +62,18 @@ test('a timeout stops the child (SIGTERM) and says timedOut; one that ignores SI
   assert.deepEqual(log.entries().map((e) => e.status), ['killed', 'killed']);
 });
 
+test('a program that ended in time but left a background child holding its output: the deadline bounds the wait, and it is not a timeout', async () => {
+  const log = new CommandLog();
+  const started = Date.now();
+  const r = await runProcess('sh', ['-c', 'sleep 30 & echo $!; echo done'], { cwd, timeoutMs: 300, log });
+  assert.ok(Date.now() - started < 10_000, 'returned at the deadline, not when the background child ended');
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.timedOut, false);
+  assert.equal(r.stdout.at(-1), 'done');
+  assert.deepEqual(log.entries().map((e) => e.status), ['ok']);
+  process.kill(Number(r.stdout[0]), 'SIGKILL');
+});
+
 test('cancel: an abort while it runs stops it and says cancelled (stopped in the log); an abort before the start starts nothing', async () => {
   const log = new CommandLog();
   const ctl = new AbortController();

@@ -87,7 +87,7 @@ async function pumpLines(source: NodeJS.ReadableStream | null, tail: string[], k
 
 /**
  * The ways a child is asked to stop: its timeout and the caller's abort, each a SIGTERM, then SIGKILL if it is still
- * there `forceKillAfterMs` later. `release` clears the timers and the listener once it ended.
+ * there `forceKillAfterMs` later; a timeout after the child itself ended stops reading what it left behind. `release` clears the timers and the listener once it ended.
  */
 function stopRules(child: ChildProcess, opts: RunOptions) {
   const state = { timedOut: false, cancelled: false };
@@ -104,8 +104,15 @@ function stopRules(child: ChildProcess, opts: RunOptions) {
   const timer =
     opts.timeoutMs !== undefined && opts.timeoutMs > 0
       ? setTimeout(() => {
-          state.timedOut = true;
-          stop();
+          if (running()) {
+            state.timedOut = true;
+            stop();
+          } else {
+            // The program ended in time; something it left running holds its output open (`cmd &`). Stop reading, so
+            // the deadline bounds the wait, without calling the program's own end a timeout.
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+          }
         }, opts.timeoutMs)
       : undefined;
   const onAbort = () => {
