@@ -13,9 +13,10 @@ import { benchDashboard, benchStartup } from './terminal.js';
 import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from './components.js';
 import { benchTrajectoryGrowth } from './growth.js';
 import { benchDashboardOpen } from './dashboardOpen.js';
+import { benchModelHeap } from './modelHeap.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open', 'model-heap'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
     'open-runs': { type: 'string', default: '3' },
+    'model-rollouts': { type: 'string', default: '1600' },
     /** Another checkout's built bin/swegym-console, started alternately with this one (before/after). */
     'startup-baseline': { type: 'string' },
     'factory-builds': { type: 'string', default: '2344' },
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
   const results: BenchResult[] = [];
   let bundle: Bundle | undefined;
   let bundleError: string | undefined;
-  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet' || id === 'dashboard-open')) {
+  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet' || id === 'dashboard-open' || id === 'model-heap')) {
     log('building the bundle …');
     try {
       bundle = await buildBundle();
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     let r: BenchResult;
     try {
-      if ((id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'dashboard-open') && !bundle) {
+      if ((id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'dashboard-open' || id === 'model-heap') && !bundle) {
         r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
       } else if (id === 'ingest') {
         const rows = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed'), big: !values['no-4gb'] }, log);
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
       else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
       else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
+      else if (id === 'model-heap') r = await benchModelHeap(bundle as Bundle, int('model-rollouts'), log);
       else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {

@@ -82,6 +82,16 @@ test('settled texts are used: a record left alone for a batch is written once, d
   m.settleDocumentText();
   assert.equal((m['metricsText'] as WeakMap<object, string>).get(metrics), undefined);
   assert.match(m.toJsonText(), /"metrics":\{"train\/loss":null\}/);
+  // A line that adds keys to a settled record: its metrics are a new object (kept compact), still left to the end.
+  const rolloutMetrics = m.rollouts.get(1)?.metrics as object;
+  m.ingestLine(metricLine('perf', 1, { 'perf/rollout_time': 12.5 }));
+  const grown = m.rollouts.get(1)?.metrics as object;
+  assert.notEqual(grown, rolloutMetrics);
+  assert.deepEqual(grown, { 'rollout/raw_reward': 0.25, 'perf/rollout_time': 12.5 });
+  m.settleDocumentText();
+  m.settleDocumentText();
+  assert.equal((m['metricsText'] as WeakMap<object, string>).get(grown), undefined);
+  assert.match(m.toJsonText(), /"rollout":1,"metrics":\{"rollout\/raw_reward":0.25,"perf\/rollout_time":12.5\}/);
 });
 
 test('the --once --json scan on workers settles texts as segments arrive; the document is the one of classifying every line', async () => {

@@ -426,7 +426,7 @@ export class RunModel {
     for (const k of Object.keys(metrics)) if (!this.metricKeys.has(k) && this.metricKeys.size < 4096) this.metricKeys.set(k, type === 'step' ? 'step' : 'rollout');
     if (type === 'step') {
       const prev = this.steps.get(n);
-      if (prev) this.changed(Object.assign(prev.metrics, metrics));
+      if (prev) prev.metrics = this.merged(prev.metrics, metrics);
       else if (!this.steps.seen(n)) {
         const rec: StepRecord = { step: n, metrics: { ...metrics }, at: time };
         this.steps.set(n, rec);
@@ -440,15 +440,15 @@ export class RunModel {
     // A rollout thinned out of the series was still seen: its later summary lines do not open it again.
     if (!rec && !this.rollouts.seen(n)) {
       // The first summary line of rollout n closes its sample window.
-      rec = { rollout: n, metrics: {}, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt, groups: this.pendingGroups(1024) };
+      rec = { rollout: n, metrics: { ...metrics }, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt, groups: this.pendingGroups(1024) };
       this.rollouts.set(n, rec);
       this.closeTasks(n);
       this.pending = emptyStats();
       this.pendingFailures = emptyFailures();
       this.pendingStartedAt = undefined;
       if (this.lastSummaryRollout === undefined || n > this.lastSummaryRollout) this.lastSummaryRollout = n;
-    }
-    if (rec) this.changed(Object.assign(rec.metrics, metrics));
+      this.changed(rec.metrics);
+    } else if (rec) rec.metrics = this.merged(rec.metrics, metrics);
     // The rollout's train step has not been logged yet: it is training.
     if ((this.lastStep === undefined || this.lastStep < n) && n === this.lastSummaryRollout) {
       this.phaseState = { kind: 'training', rollout: n };
@@ -460,7 +460,8 @@ export class RunModel {
     const out: GroupTally[] = [];
     for (const [instance, [n, solved, raw]] of this.pendingTasks) {
       if (out.length >= limit) break;
-      out.push({ instance, n, solved, raw });
+      // The task's name as the task table holds it: the line's copy would be kept once more for every rollout.
+      out.push({ instance: this.tasks.get(instance)?.instance ?? instance, n, solved, raw });
     }
     return out;
   }
@@ -568,6 +569,32 @@ export class RunModel {
       y.push(v === undefined ? NaN : v);
     }
     return { x, y };
+  }
+
+  /**
+   * A record's metrics with a later summary line's merged in, as a new object when the line adds keys: V8 keeps a
+   * spread's result in fast properties, while keys added one by one to a grown object (Object.assign) turn it into a
+   * dictionary — 2.2 KB instead of 0.8 KB for a rollout's 35 metrics, kept for every rollout of the run.
+   */
+  private merged(into: PyDict, add: PyDict): PyDict {
+    let adds = false;
+    for (const k in add) if (!Object.hasOwn(into, k)) { adds = true; break; }
+    if (!adds) {
+      this.changed(Object.assign(into, add));
+      return into;
+    }
+    const next = { ...into, ...add };
+    this.replaced(into, next);
+    this.changed(next);
+    return next;
+  }
+
+  /** The document text's bookkeeping follows a metrics object that `merged` replaced. */
+  private replaced(old: PyDict, next: PyDict): void {
+    if (!this.metricsText) return;
+    this.changedNow.delete(old);
+    this.changedBefore.delete(old);
+    if (this.unsettled.delete(old) || this.metricsText.delete(old)) this.unsettled.add(next);
   }
 
   private changed(metrics: PyDict): void {
