@@ -31,6 +31,17 @@ function addSample(s: SampleStats, x: SampleLine, times: number): void {
   s.by_reason[x.reason] = (s.by_reason[x.reason] ?? 0) + times;
 }
 
+/**
+ * A closed rollout's sample stats, its reasons in sorted order. Built key by key in the order the reasons first came,
+ * each rollout's reasons would take hidden classes of their own in V8 (≈ 0.5 KB a rollout, kept for the whole run);
+ * in one order, rollouts with the same reasons share them.
+ */
+function closedStats(s: SampleStats): SampleStats {
+  const byReason: Record<string, number> = {};
+  for (const k of Object.keys(s.by_reason).sort()) byReason[k] = s.by_reason[k] as number;
+  return { ...s, by_reason: byReason };
+}
+
 /** Failures that happen while a rollout generates, counted for that rollout. */
 export interface RolloutFailures {
   /** `blackbox rollout failed` (sample aborted). */
@@ -440,7 +451,7 @@ export class RunModel {
     // A rollout thinned out of the series was still seen: its later summary lines do not open it again.
     if (!rec && !this.rollouts.seen(n)) {
       // The first summary line of rollout n closes its sample window.
-      rec = { rollout: n, metrics: { ...metrics }, samples: this.pending, failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt, groups: this.pendingGroups(1024) };
+      rec = { rollout: n, metrics: { ...metrics }, samples: closedStats(this.pending), failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt, groups: this.pendingGroups(1024) };
       this.rollouts.set(n, rec);
       this.closeTasks(n);
       this.pending = emptyStats();
