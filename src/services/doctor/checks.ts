@@ -1,7 +1,7 @@
 // Every prerequisite and every known trap of the recipe (reference §1.0, §8), as independent checks.
 // Checks never print a secret value: they say "set (N chars)" at most.
-import { access, readFile, readdir, statfs } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { readFile, readdir, statfs } from 'node:fs/promises';
+import { findOnPath } from '../process/findOnPath.js';
 import { exists } from '../util/fs.js';
 import { BLACKBOX_PORT as RECIPE_BLACKBOX_PORT, SWEGYM_HARNESS_COMMIT, VERIFIED_DRESSAGE_COMMIT } from '../recipe.js';
 import { readGitHead } from '../workspace/gitHead.js';
@@ -70,21 +70,6 @@ async function launcherHostIpFromProbe(ctx: CheckContext): Promise<string> {
 
 function notChecked(p: NoAnswer): CheckResult {
   return p.noPython ? { status: 'skip', detail: p.missing } : { status: 'warn', detail: p.missing, fix: 'check again; if it persists, run the import in python3 to see its error' };
-}
-
-/**
- * Whether `file` is an executable on the check's PATH, without starting it: the shell-tools check only needs
- * presence, and each `--version` start was one more process before the home screen is complete.
- */
-async function onPath(ctx: CheckContext, file: string): Promise<boolean> {
-  for (const dir of (ctx.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    try {
-      await access(path.join(dir, file), constants.X_OK);
-      return true;
-    } catch {}
-  }
-  return false;
 }
 
 /** The launcher's own local-only rule (reference §8.1) plus the private ranges E2B cannot reach either. */
@@ -462,11 +447,8 @@ export const CHECKS: CheckDef[] = [
     run: async (ctx) => {
       const needed = ['git', 'curl', 'tar', 'sha256sum'];
       const missing: string[] = [];
-      await Promise.all(
-        needed.map(async (tool) => {
-          if (!(await onPath(ctx, tool))) missing.push(tool);
-        }),
-      );
+      // Presence is all this check needs: looked up on PATH, not started.
+      for (const tool of needed) if (!findOnPath(tool, ctx.env.PATH ?? '', ctx.paths.root)) missing.push(tool);
       return missing.length
         ? { status: 'fail', detail: `missing ${missing.sort().join(', ')} (the artifacts script needs curl, tar, sha256sum)`, fix: `apt-get install ${missing.join(' ')}` }
         : { status: 'ok', detail: needed.join(', ') };

@@ -7,6 +7,7 @@
 import type { RecipePaths } from '../workspace/paths.js';
 import { runProcess, type RunResult } from '../process/run.js';
 import { resolvePython3 } from './pythonResolve.js';
+import { findOnPath } from '../process/findOnPath.js';
 import { cacheFile, cachedLayout, layoutKey, packageFromDisk, recordLayout, type PackageAnswer, type PythonLayout } from './sitePackages.js';
 
 /** Python module name → distribution name, for every package a check reads. */
@@ -138,6 +139,12 @@ export class DoctorProbe {
 
   private startTool(name: ProbeTool): void {
     const [file, ...args] = PROBE_TOOLS[name];
+    // A tool that is not on PATH is not started: its answer is the one a failed start gives, without the fork.
+    const pathVar = this.ctx.env.PATH;
+    if (pathVar !== undefined && !findOnPath(file, pathVar, this.ctx.paths.root)) {
+      this.direct.set(name, Promise.resolve(undefined));
+      return;
+    }
     const run = runProcess(file, args, { cwd: this.ctx.paths.root, env: this.ctx.env, extendEnv: false, timeoutMs: this.ctx.timeoutMs, note: 'doctor' }).then(
       (r): ToolAnswer => (r.spawnError ? undefined : r),
       () => undefined,

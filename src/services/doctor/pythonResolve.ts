@@ -7,6 +7,7 @@
 // shape) is left to the shim itself, so that pyenv gives its own answer or error.
 import { accessSync, closeSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { findOnPath } from '../process/findOnPath.js';
 
 export interface ResolvedPython {
   /** What to run: an absolute interpreter path, or `python3` (PATH's own, shim or not). */
@@ -39,16 +40,6 @@ function isBinary(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The first executable `name` on PATH. */
-function onPath(name: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const f = path.join(dir, name);
-    if (executable(f)) return f;
-  }
-  return undefined;
 }
 
 /** `PYENV_ROOT` as the shim sets it (`export PYENV_ROOT="…"`), when the file is a pyenv shim. */
@@ -93,7 +84,7 @@ function pyenvVersions(root: string, env: Record<string, string | undefined>, cw
 
 /** The interpreter `python3` starts for this environment and working directory. */
 export function resolvePython3(env: Record<string, string | undefined>, cwd: string): ResolvedPython {
-  const first = onPath('python3', env.PATH);
+  const first = env.PATH === undefined ? undefined : findOnPath('python3', env.PATH, cwd);
   const root = first ? pyenvShimRoot(first) : undefined;
   if (!first) return { file: 'python3', via: 'path' };
   // A script (a wrapper, a shim of another tool) may start any interpreter: only a binary is known to be itself.
