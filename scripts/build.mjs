@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createRequire, isBuiltin } from 'node:module';
 import {
+  patchInkLineUpdate,
   patchInkReconcilerWithoutTopLevelAwait,
   patchInkRenderThrottle,
   patchStringWidth,
@@ -59,6 +60,7 @@ const uiPatches = [
   patchPlugin('string-width-lazy-rgi', /[\\/]string-width[\\/]index\.js$/, patchStringWidth),
   patchPlugin('terminal-size-lazy-child-process', /[\\/]terminal-size[\\/]index\.js$/, patchTerminalSize),
   patchPlugin('ink-render-throttle', /[\\/]ink[\\/]build[\\/]ink\.js$/, (source, file) => patchInkRenderThrottle(source, path.join(root, 'src/vendor/renderThrottle.ts'), file)),
+  patchPlugin('ink-line-update', /[\\/]ink[\\/]build[\\/]log-update\.js$/, (source, file) => patchInkLineUpdate(source, path.join(root, 'src/vendor/lineUpdate.ts'), file)),
 ];
 
 // signal-exit 3 (used by Ink and restore-cursor) requires all of `node:assert` (≈ 17 ms to load) for one

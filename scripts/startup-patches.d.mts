@@ -5,3 +5,4 @@ export declare function patchTerminalSize(source: string, file?: string): string
 export declare function patchYogaIndexFromGlobal(source: string, file?: string): string;
 export declare function patchInkReconcilerWithoutTopLevelAwait(source: string, file?: string): string;
 export declare function patchInkRenderThrottle(source: string, throttleModule: string, file?: string): string;
+export declare function patchInkLineUpdate(source: string, lineUpdateModule: string, file?: string): string;

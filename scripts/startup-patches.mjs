@@ -128,3 +128,24 @@ export function patchInkRenderThrottle(source, throttleModule, file = 'ink/build
   }
   return source.replace(INK_THROTTLE_IMPORT, () => `import { throttle } from ${JSON.stringify(throttleModule)};`);
 }
+
+const INK_LINE_UPDATE_IMPORT = "import lineUpdate from './line-update.js';";
+
+/**
+ * ink/build/log-update.js repaints a changed line through src/vendor/lineUpdate.ts's wrapper of Ink's own line update:
+ * where both lines are printable ASCII of one width it writes only the cells that changed, not the line's whole tail.
+ */
+export function patchInkLineUpdate(source, lineUpdateModule, file = 'ink/build/log-update.js') {
+  const imports = source.split(INK_LINE_UPDATE_IMPORT).length - 1;
+  const calls = (source.match(/lineUpdate\(/g) ?? []).length;
+  if (imports !== 1 || calls !== 1) {
+    throw new Error(
+      `ink-line-update: expected \`${INK_LINE_UPDATE_IMPORT}\` once and one lineUpdate() call in ${file} ` +
+        `(found ${imports}, ${calls} calls); Ink changed, update scripts/startup-patches.mjs`,
+    );
+  }
+  return source.replace(
+    INK_LINE_UPDATE_IMPORT,
+    () => `import inkLineUpdate from './line-update.js';\nimport { keepingUnchangedCells } from ${JSON.stringify(lineUpdateModule)};\nconst lineUpdate = keepingUnchangedCells(inkLineUpdate);`,
+  );
+}

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import {
   patchInkReconcilerWithoutTopLevelAwait,
+  patchInkLineUpdate,
   patchInkRenderThrottle,
   patchStringWidth,
   patchTerminalSize,
@@ -129,4 +130,15 @@ test('Ink, patched, draws through the console\'s throttle: its one es-toolkit im
   assert.throws(() => patchInkRenderThrottle(source.replace('trailing: true,', 'trailing: false,'), '/t.ts', file), /ink-render-throttle/);
   const bundle = await readFile(path.resolve('dist/chunks/ui-vendor.cjs'), 'utf8');
   assert.doesNotMatch(bundle, /es-toolkit|maxWait/, 'the built UI bundle still carries es-toolkit\'s throttle');
+});
+
+test('Ink, patched, repaints a changed line through the changed-cells update; an Ink that calls it otherwise is refused; the built UI bundle holds it', async () => {
+  const file = packageFile('ink', 'build/log-update.js');
+  const source = await readFile(file, 'utf8');
+  const patched = patchInkLineUpdate(source, '/src/vendor/lineUpdate.ts', file);
+  assert.match(patched, /import \{ keepingUnchangedCells \} from "\/src\/vendor\/lineUpdate\.ts";\nconst lineUpdate = keepingUnchangedCells\(inkLineUpdate\);/);
+  assert.equal(patched.split('lineUpdate(previousLines[i]').length, 2);
+  assert.throws(() => patchInkLineUpdate(source.replace("import lineUpdate from './line-update.js';", "import lineUpdate from './line-update2.js';"), '/t.ts', file), /ink-line-update/);
+  const bundle = await readFile(path.resolve('dist/chunks/ui-vendor.cjs'), 'utf8');
+  assert.match(bundle, /\/\\u001B\\\[\[\\d;\]\*m\/gy/, 'the built UI bundle lacks the changed-cells update');
 });
