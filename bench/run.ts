@@ -14,9 +14,10 @@ import { benchFactory, benchLocalSandbox, benchParquet, benchTrajectories } from
 import { benchTrajectoryGrowth } from './growth.js';
 import { benchDashboardOpen } from './dashboardOpen.js';
 import { benchModelHeap } from './modelHeap.js';
+import { benchReadAlignment } from './readAlignment.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open', 'model-heap'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open', 'model-heap', 'read-alignment'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
       else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));
       else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
       else if (id === 'model-heap') r = await benchModelHeap(bundle as Bundle, int('model-rollouts'), log);
+      else if (id === 'read-alignment') r = await benchReadAlignment(log);
       else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {

@@ -29,6 +29,7 @@ import {
   type MarkerSearch,
 } from './markerScan.js';
 import { SampleSearch, emptySampleBytes, isOne, readSampleBytes } from './sampleBytes.js';
+import { READ_ALIGNMENT, alignedBuffer, alignedStart } from '../util/alignedRead.js';
 import type { SampleStats } from './runModel.js';
 
 /**
@@ -517,16 +518,17 @@ export interface SegmentBytes {
  * Reads the lines that start in [start, end) of an open file of `size` bytes (a line belongs to the segment where
  * it starts; the last one is read to its newline, or to the end of the file). `buf` is reused when large enough.
  */
-export function readSegment(fd: number, start: number, end: number, size: number, into: Buffer): SegmentBytes {
+export function readSegment(fd: number, start: number, end: number, size: number, into: Buffer, read: ReadAt = readFully): SegmentBytes {
   let buf: Buffer = into;
-  // From the byte before `start`: a newline there means a line starts at `start`.
-  const base = start > 0 ? start - 1 : 0;
+  // From the byte before `start` (a newline there means a line starts at `start`), or the aligned position before
+  // it: `into` is aligned (alignedRead.ts), and so the copy is.
+  const base = start > 0 ? alignedStart(start - 1) : 0;
   let want = Math.min(size, end + 64 * 1024) - base;
-  if (buf.length < want) buf = Buffer.allocUnsafe(want);
-  let len = readFully(fd, buf, 0, want, base);
+  if (buf.length < want) buf = alignedBuffer(want);
+  let len = read(fd, buf, 0, want, base);
   let from = 0;
   if (start > 0) {
-    const nl = buf.subarray(0, Math.min(len, end - base)).indexOf(NL);
+    const nl = buf.subarray(0, Math.min(len, end - base)).indexOf(NL, start - 1 - base);
     if (nl < 0) return { buf, from: 0, stop: -1 }; // no line starts in this segment
     from = nl + 1;
   }
@@ -535,16 +537,19 @@ export function readSegment(fd: number, start: number, end: number, size: number
   let stop = buf.subarray(0, len).indexOf(NL, end - 1 - base);
   while (stop < 0 && base + len < size) {
     want = Math.min(size - base, len * 2);
-    const grown = Buffer.allocUnsafe(want);
+    const grown = alignedBuffer(want);
     buf.copy(grown, 0, 0, len);
     buf = grown;
     const at = len;
-    len += readFully(fd, buf, len, want - len, base + len);
+    len += read(fd, buf, len, want - len, base + len);
     stop = buf.subarray(0, len).indexOf(NL, at);
   }
   if (stop < 0) stop = len; // the file ends without a newline: the last line is complete
   return { buf: buf.subarray(0, Math.max(len, stop)), from, stop };
 }
+
+/** Reads up to `n` bytes at file position `pos` into buf[off…]; returns how many (fewer only at the end of the file). */
+export type ReadAt = (fd: number, buf: Buffer, off: number, n: number, pos: number) => number;
 
 function readFully(fd: number, buf: Buffer, off: number, n: number, pos: number): number {
   let got = 0;
@@ -568,7 +573,8 @@ export class SegmentReader {
     this.fd = openSync(opts.file, 'r');
     this.size = fstatSync(this.fd).size;
     this.scanner = new SegmentScanner(opts.documentOnly, opts.markerSearch);
-    this.bytes = Math.min(this.size, opts.segmentBytes) + 64 * 1024 + 1;
+    // A segment, the 64 KiB read past it, and the bytes before it back to an aligned position (readSegment).
+    this.bytes = Math.min(this.size, opts.segmentBytes) + 64 * 1024 + READ_ALIGNMENT;
     this.buf = this.scanner.readBuffer(this.bytes);
   }
 

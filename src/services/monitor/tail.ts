@@ -6,6 +6,7 @@
 // - FileFollower: polls a file, survives truncation, rotation (new inode) and partial writes.
 // - followRayJob: `ray job logs -f <id>` as a child process through runProcess.
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { READ_ALIGNMENT, alignedBuffer, alignedOffset } from '../util/alignedRead.js';
 import { LINE_MARKERS, pair, pyNum, splitPrefixes, type ParsedEvent } from './lines.js';
 import {
   RECORD,
@@ -213,18 +214,19 @@ export async function scanFile(file: string, scanner: LineScanner, opts: { offse
     const { size, ino } = await fh.stat();
     let pos = Math.min(opts.offset ?? 0, size);
     const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
-    // Two buffers: the next chunk is read (on the libuv pool) while this one is scanned.
-    const bufs = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+    // Two buffers: the next chunk is read (on the libuv pool) while this one is scanned. Each read lands where the
+    // kernel's copy stays aligned (alignedRead.ts).
+    const bufs = [alignedBuffer(chunkBytes + READ_ALIGNMENT), alignedBuffer(chunkBytes + READ_ALIGNMENT)];
     let read = 0;
     let which = 0;
-    const readAt = (at: number, i: number) => fh.read(bufs[i] as Buffer, 0, Math.min(chunkBytes, size - at), at);
+    const readAt = (at: number, i: number) => fh.read(bufs[i] as Buffer, alignedOffset(at), Math.min(chunkBytes, size - at), at);
     let next = pos < size && !opts.signal?.aborted ? readAt(pos, which) : undefined;
     while (next) {
-      const { bytesRead } = await next;
+      const { bytesRead, buffer } = await next;
       next = undefined;
       // Aborted while this chunk was read ahead: it is not consumed (offset stays where the scan stopped).
       if (bytesRead <= 0 || opts.signal?.aborted) break;
-      const chunk = (bufs[which] as Buffer).subarray(0, bytesRead);
+      const chunk = buffer.subarray(alignedOffset(pos), alignedOffset(pos) + bytesRead);
       pos += bytesRead;
       which ^= 1;
       if (pos < size && !opts.signal?.aborted) next = readAt(pos, which);
@@ -278,7 +280,7 @@ export class FileFollower {
     this.offset = opts.offset ?? 0;
     // The inode already read up to `offset` (scanFile's): another file at the path by the first poll is a rotation.
     this.ino = opts.ino;
-    this.chunk = Buffer.allocUnsafe(opts.chunkBytes ?? 1024 * 1024);
+    this.chunk = alignedBuffer((opts.chunkBytes ?? 1024 * 1024) + READ_ALIGNMENT);
   }
 
   start(): void {
@@ -379,9 +381,11 @@ export class FileFollower {
   private async drain(fh: FileHandle): Promise<number> {
     let total = 0;
     for (;;) {
-      const { bytesRead } = await fh.read(this.chunk, 0, this.chunk.length, this.offset);
+      // At the chunk's place that keeps the kernel's copy aligned (alignedRead.ts).
+      const at = alignedOffset(this.offset);
+      const { bytesRead } = await fh.read(this.chunk, at, this.chunk.length - READ_ALIGNMENT, this.offset);
       if (bytesRead <= 0) break;
-      const got = this.chunk.subarray(0, bytesRead);
+      const got = this.chunk.subarray(at, at + bytesRead);
       this.scanner.push(got);
       this.offset += bytesRead;
       total += bytesRead;
