@@ -30,6 +30,7 @@ import {
 } from './markerScan.js';
 import { SampleSearch, emptySampleBytes, isOne, readSampleBytes } from './sampleBytes.js';
 import { READ_ALIGNMENT, alignedBuffer, alignedStart } from '../util/alignedRead.js';
+import { adjacentPairs, strippingJoinsNone } from './escapeJoins.js';
 import type { SampleStats } from './runModel.js';
 
 /**
@@ -83,8 +84,8 @@ export const NOT_IN_DOCUMENT: ReadonlySet<LogEvent['kind']> = new Set<LogEvent['
 /**
  * Marker texts whose lines give no event or one of NOT_IN_DOCUMENT's kinds, whatever else the line holds besides
  * other marker texts: each regex of lines.ts that gives a kind the document keeps needs a marker text outside this
- * list. With documentOnly, the WebAssembly search's record names a line's texts, and a line that holds only these,
- * and no escape byte (removing a colour code could join text into another marker), is dropped without decoding.
+ * list. With documentOnly, the WebAssembly search's record names a line's texts, and a line that holds only these is
+ * dropped without decoding, unless removing its colour codes could join text into another marker (escapeJoins.ts).
  * tests/monitor/markerScan.test.ts checks the claim on the classifier.
  */
 export const DROPPED_MARKERS: readonly string[] = [
@@ -109,6 +110,8 @@ function keptMarkerBits(): [low: number, high: number] {
   return [low | 0, high | 0];
 }
 const [KEPT_LOW, KEPT_HIGH] = keptMarkerBits();
+/** The byte pairs of the kept texts: a line's escapes whose removal joins none of them cannot make one (escapeJoins.ts). */
+const KEPT_PAIRS = adjacentPairs(LINE_MARKERS.map(([text]) => text).filter((text) => !DROPPED_MARKERS.includes(text)));
 
 /** Reads a result's records back, with the scanner's local ids turned into names. */
 export function readSegmentOps(
@@ -274,7 +277,10 @@ export class SegmentScanner {
       const le = r[k + R_END] as number;
       if (le - s > MAX_LINE_BYTES) continue;
       this.candidates++;
-      if (this.documentOnly && ((r[k + R_TEXTS_LOW] as number) & KEPT_LOW) === 0 && ((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) === 0 && r[k + R_ESCAPE] === -1) continue;
+      if (this.documentOnly && ((r[k + R_TEXTS_LOW] as number) & KEPT_LOW) === 0 && ((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) === 0) {
+        const escape = r[k + R_ESCAPE] as number;
+        if (escape === -1 || strippingJoinsNone(buf, s, le, escape, KEPT_PAIRS)) continue;
+      }
       if (r[k + R_SAMPLE] === 1) {
         const rewardOne = isOne(buf, r[k + R_REWARD_START] as number, r[k + R_REWARD_END] as number);
         const rawOne = isOne(buf, r[k + R_RAW_START] as number, r[k + R_RAW_END] as number);
