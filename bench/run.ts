@@ -15,9 +15,10 @@ import { benchTrajectoryGrowth } from './growth.js';
 import { benchDashboardOpen } from './dashboardOpen.js';
 import { benchModelHeap } from './modelHeap.js';
 import { benchReadAlignment } from './readAlignment.js';
+import { benchDashboardRows } from './dashboardRows.js';
 import { parseSize } from '../src/cli/commands/simulate.js';
 
-const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open', 'model-heap', 'read-alignment'] as const;
+const ALL = ['ingest', 'dashboard', 'startup', 'parquet', 'sandbox', 'factory', 'trajectories', 'trajectory-growth', 'dashboard-open', 'model-heap', 'read-alignment', 'dashboard-rows'] as const;
 type Id = (typeof ALL)[number];
 
 const { values } = parseArgs({
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     'dashboard-heap': { type: 'boolean' },
     'dashboard-speed': { type: 'string' },
     'rss-every': { type: 'string', default: '15' },
+    'rows-seconds': { type: 'string', default: '60' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
     'open-runs': { type: 'string', default: '3' },
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
   const results: BenchResult[] = [];
   let bundle: Bundle | undefined;
   let bundleError: string | undefined;
-  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet' || id === 'dashboard-open' || id === 'model-heap')) {
+  if (only.some((id) => id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'parquet' || id === 'dashboard-open' || id === 'model-heap' || id === 'dashboard-rows')) {
     log('building the bundle …');
     try {
       bundle = await buildBundle();
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     let r: BenchResult;
     try {
-      if ((id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'dashboard-open' || id === 'model-heap') && !bundle) {
+      if ((id === 'ingest' || id === 'dashboard' || id === 'startup' || id === 'dashboard-open' || id === 'model-heap' || id === 'dashboard-rows') && !bundle) {
         r = { id, title: id, status: 'failed', metrics: [], notes: [`no bundle: ${bundleError}`] };
       } else if (id === 'ingest') {
         const rows = await benchIngest(bundle as Bundle, { bytes: parseSize(values.size as string), runs: int('ingest-runs'), seed: int('seed'), big: !values['no-4gb'] }, log);
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
       else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
       else if (id === 'model-heap') r = await benchModelHeap(bundle as Bundle, int('model-rollouts'), log);
       else if (id === 'read-alignment') r = await benchReadAlignment(log);
+      else if (id === 'dashboard-rows') r = await benchDashboardRows(bundle as Bundle, int('rows-seconds'), log);
       else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {
