@@ -75,3 +75,13 @@ test("Ray's coloured actor prefix joins nothing: those lines can be dropped on t
   const joining = Buffer.from('\u001b[36m(x)\u001b[0m Err\u001b[1mor: session_id=bbs-1');
   assert.equal(strippingJoinsNone(joining, 0, joining.length, joining.indexOf(0x1b), PAIRS), false);
 });
+
+test('with words, an escape inside a word run or between a word and its `=`, `:`, `.` is a join; Ray\'s `)␣` is not', () => {
+  const words = adjacentPairs([], { words: true });
+  const has = (a: string, b: string) => words[(a.charCodeAt(0) << 8) | b.charCodeAt(0)] === 1;
+  assert.ok(has('e', 'p') && has(' ', 'r') && has('>', 's') && has('7', ':') && has('d', '=') && has('.', 'R'));
+  assert.ok(!has(')', ' ') && !has(']', ' ') && !has(' ', ' ') && !has('-', ' '));
+  const cut = Buffer.from('\u001b[36m(x)\u001b[0m ray.exce\u001b[1mptions.RayTaskError: boom');
+  assert.equal(strippingJoinsNone(cut, 0, cut.length, 0, words), false);
+  assert.equal(strippingJoinsNone(cut, 0, cut.length, 0, adjacentPairs(['Error'])), true, 'without words the cut exception name joins no text of the list');
+});

@@ -9,7 +9,7 @@ import { LINE_MARKERS, parseLine, type ParsedEvent } from '../../src/services/mo
 import { LineScanner } from '../../src/services/monitor/tail.js';
 import { RunModel } from '../../src/services/monitor/runModel.js';
 import { generateOffline } from '../../src/services/simulator/writer.js';
-import { DROPPED_MARKERS, NOT_IN_DOCUMENT } from '../../src/services/monitor/segmentScan.js';
+import { DROPPED_MARKERS, NOT_IN_DOCUMENT, droppableInDocument } from '../../src/services/monitor/segmentScan.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
@@ -359,4 +359,47 @@ test('a model fed by the line scanner reading samples on the bytes is the model 
   } finally {
     await removeDir(dir);
   }
+});
+
+test('a line the --once scan drops on its bytes gives no event the document keeps (held on the classifier, coloured lines too)', () => {
+  const rnd = rng(4242);
+  const kept = LINE_MARKERS.map(([t]) => t).filter((t) => !DROPPED_MARKERS.includes(t));
+  const colour = ['\u001b[36m', '\u001b[0m', '\u001b[1m', '\u001b[39m', '\u001b]0;t\u0007', '\u001b'];
+  const pieces = [
+    ...DROPPED_MARKERS, 'SWE-Gym ', 'SWE-Gym evaluator poll failed; retrying: session_id=s-1 attempt=2 error=ReadTimeout: timed out', 'fresh SWE-Gym evaluation failed for instance=a__b-1: boom',
+    'SWE-Gym rew', 'ard=1 raw=1 integrity=False instance=a__b-1 f2p=1/1 p2p=2/2 reason=ok', sampleLine({ reward: 1 }), ' kind=context_overflow', ' [repeated 3x across cluster]', 'x', ' ', ':', ')',
+    ...kept.map((t) => t.slice(0, Math.ceil(t.length / 2))), ...kept.map((t) => t.slice(Math.ceil(t.length / 2))),
+    // Shapes cut where a colour code may go: the exception's name, a metric line's word and number, an evaluator's text.
+    'ray.exce', 'ptions.RayTaskError: boom', 'ray.exceptions.RayTask', 'Error: boom', ' step', ' 1', '2: {\'a\': 1}', 'SWE-Gym evaluator poll', ' failed; retrying: session_id=s-2 attempt=1 error=x',
+  ];
+  const prefixes = ['', '\u001b[36m(RolloutManager pid=1, ip=10.0.0.1)\u001b[0m [2026-11-20 08:18:22] fresh_eval.py:318 - ', '(RolloutManager pid=1, ip=2) ', '2026-08-01 12:00:00,1 INFO x '];
+  const scan = wasmScan();
+  let droppedSweGym = 0;
+  let dropped = 0;
+  let keptKinds = 0;
+  for (let round = 0; round < 400; round++) {
+    const lines = Array.from({ length: 40 }, () => {
+      let s = prefixes[Math.floor(rnd() * prefixes.length)] as string;
+      for (let k = 1 + Math.floor(rnd() * 4); k > 0; k--) {
+        if (rnd() < 0.3) s += colour[Math.floor(rnd() * colour.length)];
+        s += pieces[Math.floor(rnd() * pieces.length)];
+      }
+      return s;
+    });
+    const buf = Buffer.from(lines.join('\n'));
+    scan.lines(buf, 0, buf.length, true, (r, count) => {
+      for (let k = 0; k < count * RECORD; k += RECORD) {
+        const line = buf.toString('utf8', r[k + R_START], r[k + R_END]);
+        const ev = parseLine(line).event;
+        if (!droppableInDocument(buf, r[k + R_START] as number, r[k + R_END] as number, r, k)) {
+          if (ev && !NOT_IN_DOCUMENT.has(ev.kind)) keptKinds++;
+          continue;
+        }
+        dropped++;
+        if (line.includes('SWE-Gym ')) droppedSweGym++;
+        assert.ok(ev === undefined || NOT_IN_DOCUMENT.has(ev.kind), `dropped, but ${JSON.stringify(line)} gives ${ev?.kind}`);
+      }
+    });
+  }
+  assert.ok(dropped > 1_000 && droppedSweGym > 300 && keptKinds > 300, `both kinds of line were drawn (${dropped} dropped, ${droppedSweGym} of them evaluator lines; ${keptKinds} kept events)`);
 });

@@ -5,12 +5,27 @@
 // but only if stripping cannot join text into another marker. A marker that spans a removed sequence holds, side by
 // side, the byte before the sequence and the byte after it: if no marker text holds that pair, none can appear there.
 
-/** A table of the byte pairs (a << 8 | b) that stand side by side in some text. */
-export function adjacentPairs(texts: readonly string[]): Uint8Array {
+const isWordByte = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+
+/**
+ * A table of the byte pairs (a << 8 | b) that stand side by side in some text, and with `words` also every pair that
+ * a regex's `\w+`, `\d+` or `(?:^|[\s>])word` can run across: word byte next to word byte, a word byte after
+ * white space, `>`, `)` or `.`, and `.`, `=` or `:` after a word byte. The marker search's shapes (markerShapes.ts)
+ * read such runs around a text, so an escape inside one could make a shape that the bytes do not show.
+ */
+export function adjacentPairs(texts: readonly string[], opts: { words?: boolean } = {}): Uint8Array {
   const pairs = new Uint8Array(1 << 16);
   for (const t of texts) {
     const b = Buffer.from(t, 'utf8');
     for (let i = 0; i + 1 < b.length; i++) pairs[((b[i] as number) << 8) | (b[i + 1] as number)] = 1;
+  }
+  if (opts.words) {
+    for (let a = 0; a < 128; a++) {
+      for (let b = 0; b < 128; b++) {
+        const before = isWordByte(a) || a === 0x20 || a === 0x09 || a === 0x3e || a === 0x29 || a === 0x2e;
+        if ((isWordByte(b) && before) || (isWordByte(a) && (b === 0x2e || b === 0x3d || b === 0x3a))) pairs[(a << 8) | b] = 1;
+      }
+    }
   }
   return pairs;
 }

@@ -28,9 +28,10 @@ import {
   type MarkerScan,
   type MarkerSearch,
 } from './markerScan.js';
-import { SampleSearch, emptySampleBytes, isOne, readSampleBytes } from './sampleBytes.js';
+import { SAMPLE_MARK, SampleSearch, emptySampleBytes, isOne, readSampleBytes } from './sampleBytes.js';
 import { READ_ALIGNMENT, alignedBuffer, alignedStart } from '../util/alignedRead.js';
 import { adjacentPairs, strippingJoinsNone } from './escapeJoins.js';
+import { MEMORY_USAGE, RAY_EXCEPTIONS, SWE_GYM_FOLLOWERS } from './markerShapes.js';
 import type { SampleStats } from './runModel.js';
 
 /**
@@ -110,8 +111,39 @@ function keptMarkerBits(): [low: number, high: number] {
   return [low | 0, high | 0];
 }
 const [KEPT_LOW, KEPT_HIGH] = keptMarkerBits();
-/** The byte pairs of the kept texts: a line's escapes whose removal joins none of them cannot make one (escapeJoins.ts). */
-const KEPT_PAIRS = adjacentPairs(LINE_MARKERS.map(([text]) => text).filter((text) => !DROPPED_MARKERS.includes(text)));
+/**
+ * The kept texts, with the literals of their shapes (markerShapes.ts: a shaped text's bit is set only where its shape
+ * holds on the bytes), as the classifier's regexes have them.
+ */
+const KEPT_TEXTS = [
+  ...LINE_MARKERS.map(([text]) => text).filter((text) => !DROPPED_MARKERS.includes(text)),
+  ...SWE_GYM_FOLLOWERS.map((f) => `SWE-Gym ${f}`),
+  MEMORY_USAGE,
+  RAY_EXCEPTIONS,
+];
+/**
+ * Their byte pairs, and those of word runs: a line's escapes whose removal joins none of them cannot make one of the
+ * texts or shapes (escapeJoins.ts).
+ */
+const KEPT_PAIRS = adjacentPairs(KEPT_TEXTS, { words: true });
+/** `SWE-Gym `'s bit: of the kinds the document keeps, that text leads only to a sample, which needs SAMPLE_MARK. */
+const SWE_GYM_BIT = 1 << LINE_MARKERS.findIndex(([text]) => text === 'SWE-Gym ');
+const SAMPLE_MARK_BYTES = Buffer.from(SAMPLE_MARK);
+
+/**
+ * With documentOnly: whether a marked line (record k of r) can be dropped undecoded because it can give no event
+ * the document keeps: it holds only DROPPED_MARKERS texts, or (an evaluator's retry or failure line) `SWE-Gym ` but
+ * not as a sample the byte reader took and without SAMPLE_MARK; and removing its escapes joins none of those texts.
+ * tests/monitor/markerScan.test.ts holds both claims on the classifier.
+ */
+export function droppableInDocument(buf: Buffer, s: number, le: number, r: Int32Array, k: number): boolean {
+  const low = (r[k + R_TEXTS_LOW] as number) & KEPT_LOW;
+  if (((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) !== 0) return false;
+  const escape = r[k + R_ESCAPE] as number;
+  if (low === 0) return escape === -1 || strippingJoinsNone(buf, s, le, escape, KEPT_PAIRS);
+  if (low !== SWE_GYM_BIT || r[k + R_SAMPLE] === 1 || buf.subarray(s, le).indexOf(SAMPLE_MARK_BYTES) >= 0) return false;
+  return escape === -1 || strippingJoinsNone(buf, s, le, escape, KEPT_PAIRS);
+}
 
 /** Reads a result's records back, with the scanner's local ids turned into names. */
 export function readSegmentOps(
@@ -277,10 +309,7 @@ export class SegmentScanner {
       const le = r[k + R_END] as number;
       if (le - s > MAX_LINE_BYTES) continue;
       this.candidates++;
-      if (this.documentOnly && ((r[k + R_TEXTS_LOW] as number) & KEPT_LOW) === 0 && ((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) === 0) {
-        const escape = r[k + R_ESCAPE] as number;
-        if (escape === -1 || strippingJoinsNone(buf, s, le, escape, KEPT_PAIRS)) continue;
-      }
+      if (this.documentOnly && droppableInDocument(buf, s, le, r, k)) continue;
       if (r[k + R_SAMPLE] === 1) {
         const rewardOne = isOne(buf, r[k + R_REWARD_START] as number, r[k + R_REWARD_END] as number);
         const rawOne = isOne(buf, r[k + R_RAW_START] as number, r[k + R_RAW_END] as number);
