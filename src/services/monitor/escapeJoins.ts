@@ -1,5 +1,5 @@
 // Whether removing a line's ANSI escape sequences (lines.ts stripAnsi, before any classifying) could make one of a
-// set of marker texts appear, read on the line's bytes without decoding it. Ray colours every actor prefix
+// set of texts appear (marker texts and their shapes' literals), read on the line's bytes without decoding it. Ray colours every actor prefix
 // (`ESC[36m(RolloutManager pid=…)ESC[0m`), so in a real log nearly every line holds escapes; the segment scan may
 // drop a line that holds only marker texts whose events the `--once --json` document never prints (DROPPED_MARKERS),
 // but only if stripping cannot join text into another marker. A marker that spans a removed sequence holds, side by
@@ -41,7 +41,8 @@ export function escapeEnd(buf: Uint8Array, e: number, end: number): number {
   const c = e + 1 < end ? (buf[e + 1] as number) : -1;
   if (c === 0x5b) {
     let i = e + 2;
-    while (i < end && ((buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x3f && buf[i] !== 0x3a && buf[i] !== 0x3c && buf[i] !== 0x3d && buf[i] !== 0x3e)) i++;
+    // Parameters [0-9;?], intermediates [ -/], one final byte [@-~].
+    while (i < end && (((buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x39) || buf[i] === 0x3b || buf[i] === 0x3f)) i++;
     while (i < end && (buf[i] as number) >= 0x20 && (buf[i] as number) <= 0x2f) i++;
     return i < end && (buf[i] as number) >= 0x40 && (buf[i] as number) <= 0x7e ? i + 1 : e;
   }

@@ -139,9 +139,8 @@ const SAMPLE_MARK_BYTES = Buffer.from(SAMPLE_MARK);
 export function droppableInDocument(buf: Buffer, s: number, le: number, r: Int32Array, k: number): boolean {
   const low = (r[k + R_TEXTS_LOW] as number) & KEPT_LOW;
   if (((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) !== 0) return false;
+  if (low !== 0 && (low !== SWE_GYM_BIT || r[k + R_SAMPLE] === 1 || buf.subarray(s, le).indexOf(SAMPLE_MARK_BYTES) >= 0)) return false;
   const escape = r[k + R_ESCAPE] as number;
-  if (low === 0) return escape === -1 || strippingJoinsNone(buf, s, le, escape, KEPT_PAIRS);
-  if (low !== SWE_GYM_BIT || r[k + R_SAMPLE] === 1 || buf.subarray(s, le).indexOf(SAMPLE_MARK_BYTES) >= 0) return false;
   return escape === -1 || strippingJoinsNone(buf, s, le, escape, KEPT_PAIRS);
 }
 
