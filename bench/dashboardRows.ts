@@ -44,8 +44,10 @@ async function bytesByRow(before: string, window: string): Promise<{ rows: [numb
   return { rows, screen };
 }
 
-export async function benchDashboardRows(bundle: Bundle, seconds: number, log: (s: string) => void): Promise<BenchResult> {
-  const res = result('dashboard-rows', `dashboard terminal bytes by screen row (a live run at --speed 60, ${seconds}s, ${COLS}x${ROWS})`);
+/** `afterSeconds`: how long the console follows the run before the window starts (the charts respread while they hold
+ * fewer rollouts than pixel columns, so an early window and a late one differ). */
+export async function benchDashboardRows(bundle: Bundle, seconds: number, log: (s: string) => void, afterSeconds = 8): Promise<BenchResult> {
+  const res = result('dashboard-rows', `dashboard terminal bytes by screen row (a live run at --speed 60, ${seconds}s from ${afterSeconds}s in, ${COLS}x${ROWS})`);
   const dir = await mkdtemp(path.join(tmpdir(), 'swegym-bench-rows-'));
   const ws = await benchWorkspace(path.join(dir, 'ws'));
   const sim = new LiveSimulator({ dir: path.join(dir, 'run'), trajLimit: 0, speed: 60, config: { seed: 9, rolloutSeconds: 60, trainSeconds: 8, startupSeconds: 6, noiseLinesPerSecond: 20, numRollouts: 100_000 } });
@@ -54,7 +56,7 @@ export async function benchDashboardRows(bundle: Bundle, seconds: number, log: (
     await sleep(3000);
     const session = await ptySpawn(bundle.bin, ['--workspace', ws, 'monitor', sim.logFile], { cols: COLS, rows: ROWS, keepText: 64 * 1024 * 1024 });
     try {
-      await sleep(8000);
+      await sleep(afterSeconds * 1000);
       const from = session.text().length;
       const frames0 = session.frames();
       log(`  recording the console's output for ${seconds}s …`);

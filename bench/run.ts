@@ -33,6 +33,7 @@ const { values } = parseArgs({
     'dashboard-speed': { type: 'string' },
     'rss-every': { type: 'string', default: '15' },
     'rows-seconds': { type: 'string', default: '60' },
+    'rows-after': { type: 'string', default: '8' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
     'open-runs': { type: 'string', default: '3' },
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
       else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
       else if (id === 'model-heap') r = await benchModelHeap(bundle as Bundle, int('model-rollouts'), log);
       else if (id === 'read-alignment') r = await benchReadAlignment(log);
-      else if (id === 'dashboard-rows') r = await benchDashboardRows(bundle as Bundle, int('rows-seconds'), log);
+      else if (id === 'dashboard-rows') r = await benchDashboardRows(bundle as Bundle, int('rows-seconds'), log, int('rows-after'));
       else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {

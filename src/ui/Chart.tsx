@@ -2,7 +2,8 @@
 import React from 'react';
 import { Box } from 'ink';
 import { T, useColorEnabled, type Tone } from './theme.js';
-import { COMPARE_GLYPH, brailleChart, curvePlot, ema, fitName, fmtNum, sparkline, xAxisLabels } from './charts.js';
+import { brailleChart, ema, fitName, fmtNum, sparkline } from './charts.js';
+import { COMPARE_GLYPH, curvePlot, xAxisLabels } from './curvePlot.js';
 import { padEnd, truncate } from './text.js';
 
 export function Sparkline({ values, width, min, max, tone }: { values: readonly number[]; width: number; min?: number; max?: number; tone?: Tone }) {
@@ -112,7 +113,7 @@ export function CurveChart({ series, compare, width, height, smoothing, tone = '
           </Box>
         );
       })}
-      <T tone="dim">{truncate((labelW ? padEnd('rollout', labelW) : '') + xAxisLabels(plot.domain, plotW, cursorCol), width)}</T>
+      <T tone="dim">{truncate((labelW ? padEnd('rollout', labelW) : '') + xAxisLabels(plot.domain, plotW, cursorCol, plot.colOf), width)}</T>
     </Box>
   );
 }

@@ -2,7 +2,9 @@
 // smoothing steps, and the model data they are drawn from (groups, every metric key, steps per rollout).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { brailleChart, curvePlot, ema, fitName, groupHistogram, stepSmoothing, xAxisLabels, type CurveSegment } from '../../src/ui/charts.js';
+import { brailleChart, ema, fitName, groupHistogram } from '../../src/ui/charts.js';
+import { curvePlot, plotAxis, stepSmoothing, xAxisLabels, type CurveSegment } from '../../src/ui/curvePlot.js';
+import fc from '../helpers/property.js';
 import { RunModel } from '../../src/services/monitor/runModel.js';
 import { metricSeries, sortedRecords } from '../../src/services/monitor/curves.js';
 import { EFFECTIVE_LINES, metricLine, rolloutLines, stepMetrics } from './builders.js';
@@ -111,4 +113,71 @@ test('train metrics land on the rollout axis (2 steps per rollout: step 5 is rol
   const series = metricSeries(sortedRecords(m), 'step', 'train/loss', 'loss');
   assert.deepEqual(series.x, [0, 0.5, 1, 1.5, 2, 2.5]);
   assert.equal(series.y[5], 0.0123 + 5 / 1000);
+});
+
+const cellsOf = (row: CurveSegment[]) => [...row.map((s) => s.text).join('')];
+/** `min`..`max` values of 0..1 in steps of 1/1000 (fast-check's doubles crowd at the bounds, which moves every range). */
+const unitSeries = (min: number, max: number) => fc.integer({ min, max }).chain((n) => fc.array(fc.integer({ min: 0, max: 1000 }).map((v) => v / 1000), { minLength: n, maxLength: n }));
+
+test('plotAxis: the data lies inside the plot and fills a third of it or more, at whole pixels per unit or whole units per pixel', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: -4e5, max: 4e5 }).map((q) => q / 4), fc.double({ min: 0, max: 1e5, noNaN: true }), fc.integer({ min: 2, max: 240 }), (x0, data, px) => {
+      const x1 = x0 + data;
+      const { start, span } = plotAxis(x0, x1, px);
+      if (!(x1 - x0 > 0)) return assert.equal(span, 0);
+      assert.ok(start <= x0 && x1 <= start + span + 1e-9 * Math.max(1, Math.abs(x1)), `[${x0}, ${x1}] outside [${start}, ${start + span}]`);
+      assert.ok((x1 - x0) / span >= 1 / 3 - 1e-12, `fill ${(x1 - x0) / span}`);
+      // Whole pixels per x unit, or whole x units per pixel (a range far below one unit is spread over the plot).
+      const perPixel = span / (px - 1);
+      const whole = (v: number) => Math.abs(v - Math.round(v)) <= 1e-6 * v;
+      assert.ok(perPixel > 1 ? Number.isInteger(perPixel) : whole(1 / perPixel) || span === data, `${perPixel} x per pixel`);
+    }),
+  );
+});
+
+/** Cells left of `col` in every row of two plots. */
+const leftCells = (p: { rows: CurveSegment[][] }, col: number) => p.rows.map((r) => cellsOf(r).slice(0, col).join(''));
+
+test('a live curve: a rollout appended changes only the last columns while the axis and the range hold', () => {
+  let checked = 0;
+  fc.assert(
+    fc.property(unitSeries(2, 1500), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 10, max: 40 }), fc.constantFrom(0, 0.6), (ys, next, width, smoothing) => {
+      const before = curvePlot({ x: ys.map((_, i) => i), y: ys }, width, 4, { smoothing });
+      const grown = [...ys, next];
+      const after = curvePlot({ x: grown.map((_, i) => i), y: grown }, width, 4, { smoothing });
+      if (String(before.axis) !== String(after.axis) || String(before.range) !== String(after.range)) return;
+      checked++;
+      const col = before.colOf(ys.length - 1);
+      assert.deepEqual(leftCells(after, col), leftCells(before, col), `cells left of ${col} moved (${ys.length} values, axis ${before.axis})`);
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(checked > 100, `appends within one axis step were drawn (${checked})`);
+});
+
+test('a sliding window (the last 1000 rollouts): a step of the window keeps the columns between its ends', () => {
+  let checked = 0;
+  fc.assert(
+    fc.property(unitSeries(60, 400), fc.integer({ min: 0, max: 5000 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 10, max: 30 }), (ys, first, next, width) => {
+      const x = ys.map((_, i) => first + i);
+      const before = curvePlot({ x, y: ys }, width, 4, { smoothing: 0 });
+      const after = curvePlot({ x: [...x.slice(1), first + ys.length], y: [...ys.slice(1), next] }, width, 4, { smoothing: 0 });
+      if (String(before.axis) !== String(after.axis) || String(before.range) !== String(after.range)) return;
+      checked++;
+      const from = after.colOf(first + 1) + 1;
+      const to = before.colOf(first + ys.length - 1);
+      const middle = (p: typeof before) => p.rows.map((r) => cellsOf(r).slice(from, to).join(''));
+      assert.deepEqual(middle(after), middle(before));
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(checked > 100, `window steps within one axis step were drawn (${checked})`);
+});
+
+test('x-axis under a plot that does not fill its width: the last rollout where its data ends', () => {
+  const p = curvePlot({ x: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24], y: Array(25).fill(0.5) }, 30, 3);
+  const labels = xAxisLabels(p.domain, 30, undefined, p.colOf);
+  assert.equal(labels.length, 30);
+  assert.equal(labels.trimEnd().length, p.colOf(24) + 1, labels);
+  assert.match(labels.trimEnd(), / 24$/);
 });
