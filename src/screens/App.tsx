@@ -19,6 +19,27 @@ export const MIN_HEIGHT = 10;
 /** A scroll this far is "to the end" (End, G): the overlay then stays at its last row as rows are added. */
 const OVERLAY_END = 1e9;
 
+/** An overlay's scroll, and the overlay it was taken in. */
+export type OverlayScroll = { overlay: string; scroll: number; atEnd: boolean };
+
+/** Where an overlay opens: the command log on its newest process (following new ones until the cursor moves), the
+ * others at their top. */
+export function openingScroll(overlay: string): OverlayScroll {
+  return { overlay, scroll: 0, atEnd: overlay === 'log' };
+}
+
+/** The row an overlay shows, 0..max: a scroll taken in another overlay counts as that overlay's opening place. */
+export function scrollPosition(state: OverlayScroll, overlay: string, max: number): number {
+  const own = state.overlay === overlay ? state : openingScroll(overlay);
+  return own.atEnd ? max : Math.max(0, Math.min(own.scroll, max));
+}
+
+/** A scroll by `delta` rows from where the overlay is now; OVERLAY_END or more pins it to the last row. */
+export function scrolledBy(state: OverlayScroll, overlay: string, max: number, delta: number): OverlayScroll {
+  if (delta >= OVERLAY_END) return { overlay, scroll: max, atEnd: true };
+  return { overlay, scroll: Math.max(0, Math.min(max, scrollPosition(state, overlay, max) + delta)), atEnd: false };
+}
+
 export interface AppProps {
   services: AppServices;
   screens?: ScreenEntry[];
@@ -119,11 +140,21 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   const overrides = keymap?.overrides;
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const [overlayScroll, setOverlayScroll] = useState(0);
-  const logCursorRef = useRef(0);
-  const prevOverlayRef = useRef<string>('none');
-  // End/G pins an overlay to its last row: rows that arrive later (a doctor answer adds a key) keep it at the bottom.
-  const [overlayAtEnd, setOverlayAtEnd] = useState(false);
+  // An overlay's scroll (in the command log: the cursor, a process's index) belongs to the overlay it was taken in:
+  // another overlay starts from its own opening place, in the same frame, with no effect to wait for (a key pressed
+  // before an effect ran used to be undone by it). End/G pins it to the last row: rows that arrive later (a doctor
+  // answer adds a key, a new process) keep it at the bottom.
+  // Keys read and move it through the ref (two keys in one read both count); the state draws it.
+  const [scrollState, setScrollState] = useState<OverlayScroll>(openingScroll('none'));
+  const scrollRef = useRef(scrollState);
+  const setScroll = (next: OverlayScroll) => {
+    scrollRef.current = next;
+    setScrollState(next);
+  };
+  // An overlay opened (or another one) starts from its opening place, from the store's own change (no frame between).
+  useEffect(() => services.app.subscribe((s, prev) => void (s.overlay !== prev.overlay && setScroll(openingScroll(s.overlay)))), [services]);
+  // How far the overlay open now scrolls, as of the last frame's content (a key may come before the next frame).
+  const maxScrollOfRef = useRef<(overlay: string) => number>(() => 0);
   const win = useWindowSize();
   const width = size?.width ?? win.columns;
   const height = size?.height ?? win.rows;
@@ -205,8 +236,8 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
           quit();
         },
         scroll: (delta) => {
-          setOverlayAtEnd(delta >= OVERLAY_END);
-          setOverlayScroll((prev) => Math.max(0, prev + delta));
+          const open = services.app.getState().overlay;
+          setScroll(scrolledBy(scrollRef.current, open, maxScrollOfRef.current(open), delta));
         },
         copy: () => {
           const text = services.app.getState().detail?.copy?.text;
@@ -218,21 +249,13 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
         },
         openLogEntry: () => {
           const entries = services.commandLog.entries();
-          const e = entries[Math.min(entries.length - 1, logCursorRef.current)];
+          const e = entries[scrollPosition(scrollRef.current, 'log', entries.length - 1)];
           if (!e) return;
-          // The detail view opens at its top, not pinned to the end as the log was.
-          setOverlayAtEnd(false);
-          setOverlayScroll(0);
           services.app.getState().openDetail(commandLogDetail(e, Date.now()));
         },
       }), overrides),
     [services, screens, overrides],
   );
-  useEffect(() => {
-    // The command log opens on its newest process and follows new ones until the cursor moves.
-    setOverlayScroll(overlay === 'log' ? OVERLAY_END : 0);
-    setOverlayAtEnd(overlay === 'log');
-  }, [overlay]);
   const bodyHeight = height - 3;
   const helpSections = useMemo<HelpSection[]>(() => [
     ...screenHelpSections(`${entry.title} keys`, screenBindings),
@@ -244,24 +267,18 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
     { title: 'Quit question', bindings: overlays.quit },
   ], [entry, screenBindings, fieldSections, global, overlays]);
   // Scrolling stops at the last row (so that scrolling back up answers at once).
-  const maxScroll =
-    overlay === 'help'
+  const maxScrollOf = (open: string) => {
+    const shown = services.app.getState().detail;
+    return open === 'help'
       ? Math.max(0, helpLines(helpSections).length - helpRows(bodyHeight))
-      : overlay === 'detail' && detail
-        ? Math.max(0, detailLines(detail, width - 4).length - detailRows(bodyHeight))
-        : overlay === 'log'
+      : open === 'detail' && shown
+        ? Math.max(0, detailLines(shown, width - 4).length - detailRows(bodyHeight))
+        : open === 'log'
           ? Math.max(0, services.commandLog.entries().length - 1)
           : 0;
-  // In the command log the scroll is the cursor (a process's index). While it follows the newest process (from the
-  // frame that opens it, before the effect below has moved the scroll there), the cursor is the last row.
-  const openingLog = overlay === 'log' && prevOverlayRef.current !== 'log';
-  logCursorRef.current = overlay === 'log' && (openingLog || overlayAtEnd) ? maxScroll : Math.min(overlayScroll, maxScroll);
-  useEffect(() => {
-    prevOverlayRef.current = overlay;
-  }, [overlay]);
-  useEffect(() => {
-    if (overlayScroll > maxScroll || (overlayAtEnd && overlayScroll !== maxScroll)) setOverlayScroll(maxScroll);
-  }, [overlayScroll, maxScroll, overlayAtEnd]);
+  };
+  maxScrollOfRef.current = maxScrollOf;
+  const overlayScroll = scrollPosition(scrollState, overlay, maxScrollOf(overlay));
 
   // A disabled action's keys say why it cannot run now.
   const disabled = (reason: string, b: Binding) => services.app.getState().setFlash(`${b.description}: ${reason}`, 'warn');
@@ -328,7 +345,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
           ) : overlay === 'quit' ? (
             <QuitConfirm width={width} jobs={runningJobs.map((j) => j.title)} answers={`${keysOf('confirm', overrides)[0]} / ${keysOf('quit', overrides)[0]} quit · ${keysOf('cancel', overrides)[0]} / ${keysOf('back', overrides)[0]} stay`} />
           ) : overlay === 'log' ? (
-            <CommandLogPanel rows={commandLogRows(services.commandLog.entries(), now)} width={width} height={bodyHeight} selected={logCursorRef.current} />
+            <CommandLogPanel rows={commandLogRows(services.commandLog.entries(), now)} width={width} height={bodyHeight} selected={overlayScroll} />
           ) : screen ? (
             <screen.Component services={services} width={width} height={bodyHeight} focus={focus} />
           ) : loadError ? (

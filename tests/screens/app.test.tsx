@@ -102,6 +102,35 @@ test('the command log overlay lists processes with secrets redacted', async () =
   }
 });
 
+test('command log: keys that come in the frame that opens it count (L, Up and Enter in one tick; Up after reopening)', async () => {
+  const { ws, ui, log } = await setup();
+  try {
+    for (const cmd of ['first', 'second', 'third']) log.finish(log.start([cmd], ws), { exitCode: 0 });
+    await ui.waitForText('Pipeline');
+    // Over SSH or under load keys arrive together: none may wait for the frame (or an effect) the one before it draws.
+    ui.stdin.write('L');
+    ui.stdin.write(KEYS.up);
+    await ui.waitForText('2/3 · ');
+    assert.match(ui.frame(), /› \d\d:\d\d:\d\d exit 0 +\S+ +second/);
+    ui.stdin.write(KEYS.up);
+    ui.stdin.write(KEYS.enter);
+    await ui.waitForText(/argv \(1, secrets redacted\)/);
+    assert.match(ui.frame(), /\[0\] first/);
+    // Closed and opened again, the log starts on its newest process, and Up moves from there.
+    await ui.press(KEYS.escape);
+    await ui.waitForText('Pipeline');
+    ui.stdin.write('L');
+    ui.stdin.write(KEYS.up);
+    ui.stdin.write(KEYS.up);
+    await ui.waitForText('1/3 · ');
+    await ui.press(KEYS.down);
+    await ui.waitForText('2/3 · ');
+  } finally {
+    ui.unmount();
+    await removeDir(ws);
+  }
+});
+
 test('small terminals get a message instead of a broken layout; compact home fits 60x16', async () => {
   const tiny = await setup({ width: 30, height: 8 });
   try {
