@@ -46,11 +46,11 @@ async function bytesByRow(before: string, window: string): Promise<{ rows: [numb
 
 /** `afterSeconds`: how long the console follows the run before the window starts (the charts respread while they hold
  * fewer rollouts than pixel columns, so an early window and a late one differ). */
-export async function benchDashboardRows(bundle: Bundle, seconds: number, log: (s: string) => void, afterSeconds = 8): Promise<BenchResult> {
-  const res = result('dashboard-rows', `dashboard terminal bytes by screen row (a live run at --speed 60, ${seconds}s from ${afterSeconds}s in, ${COLS}x${ROWS})`);
+export async function benchDashboardRows(bundle: Bundle, seconds: number, log: (s: string) => void, afterSeconds = 8, speed = 60): Promise<BenchResult> {
+  const res = result('dashboard-rows', `dashboard terminal bytes by screen row (a live run at --speed ${speed}, ${seconds}s from ${afterSeconds}s in, ${COLS}x${ROWS})`);
   const dir = await mkdtemp(path.join(tmpdir(), 'swegym-bench-rows-'));
   const ws = await benchWorkspace(path.join(dir, 'ws'));
-  const sim = new LiveSimulator({ dir: path.join(dir, 'run'), trajLimit: 0, speed: 60, config: { seed: 9, rolloutSeconds: 60, trainSeconds: 8, startupSeconds: 6, noiseLinesPerSecond: 20, numRollouts: 100_000 } });
+  const sim = new LiveSimulator({ dir: path.join(dir, 'run'), trajLimit: 0, speed, config: { seed: 9, rolloutSeconds: 60, trainSeconds: 8, startupSeconds: 6, noiseLinesPerSecond: 20, numRollouts: 100_000 } });
   try {
     await sim.start();
     await sleep(3000);

@@ -34,6 +34,7 @@ const { values } = parseArgs({
     'rss-every': { type: 'string', default: '15' },
     'rows-seconds': { type: 'string', default: '60' },
     'rows-after': { type: 'string', default: '8' },
+    'rows-speed': { type: 'string', default: '60' },
     'lines-per-second': { type: 'string', default: '2000' },
     'startup-runs': { type: 'string', default: '10' },
     'open-runs': { type: 'string', default: '3' },
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
       else if (id === 'dashboard-open') r = await benchDashboardOpen(bundle as Bundle, int('open-runs'), int('seed'), log);
       else if (id === 'model-heap') r = await benchModelHeap(bundle as Bundle, int('model-rollouts'), log);
       else if (id === 'read-alignment') r = await benchReadAlignment(log);
-      else if (id === 'dashboard-rows') r = await benchDashboardRows(bundle as Bundle, int('rows-seconds'), log, int('rows-after'));
+      else if (id === 'dashboard-rows') r = await benchDashboardRows(bundle as Bundle, int('rows-seconds'), log, int('rows-after'), int('rows-speed'));
       else if (id === 'trajectory-growth') r = await benchTrajectoryGrowth(int('trajectory-growth-sessions'), log);
       else r = await benchFactory(int('factory-builds'), int('factory-concurrency'), int('factory-build-ms'));
     } catch (err) {

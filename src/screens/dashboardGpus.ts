@@ -49,9 +49,11 @@ function nodeHeading(n: GpuNodeView, prefix: string): GpuLine {
   // Every GPU of the node in one cell each (utilisation now), so the whole cluster shows even when rows are hidden.
   const cells = n.gpus.map((g) => (g.sample.util === undefined ? '?' : sparkline([g.sample.util], 1, { min: 0, max: 100 }))).join('');
   const alive = n.state === 'ALIVE' || n.state === 'local';
+  // Fixed widths for what changes every poll, so 99% → 100% repaints those cells, not the rest of the row.
+  const util = padStart(u === undefined ? '–' : `${Math.round(u)}%`, 4);
   return {
     // A node that is not ALIVE says so before anything else; an alive one does not repeat it.
-    text: `${prefix}${n.label}${n.isHead ? ' (head)' : ''}${alive ? '' : ` ${n.state}`} ${cells} util ${u === undefined ? '–' : `${Math.round(u)}%`} · mem ${gib(used)}/${gib(cap)}G · ${n.gpus.length} GPUs${n.ip && n.ip !== n.label ? ` · ${n.ip}` : ''}`,
+    text: `${prefix}${n.label}${n.isHead ? ' (head)' : ''}${alive ? '' : ` ${n.state}`} ${cells} util ${util} · mem ${padStart(gib(used), gib(cap).length)}/${gib(cap)}G · ${n.gpus.length} GPUs${n.ip && n.ip !== n.label ? ` · ${n.ip}` : ''}`,
     tone: alive ? 'accent' : 'fail',
   };
 }

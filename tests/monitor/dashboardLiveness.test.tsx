@@ -86,7 +86,7 @@ test('120×40: a live registry run reads running with the age of its last line; 
     const right = gpuPanel(f, 60, 60);
     // Each node heading carries one cell per GPU: the whole cluster's utilisation even where rows are hidden.
     // Not every GPU fits: every node's heading comes first, then GPU rows named n<node>:<gpu>.
-    for (const n of [0, 1, 2, 3]) assert.ok(right.some((r) => new RegExp(`^n${n} gpu-node-${n}${n === 0 ? ' \\(head\\)' : ''} [▁▂▃▄▅▆▇█]{8} util \\d+% · mem \\d+/\\d+G`).test(r)), `node ${n}:\n${right.join('\n')}`);
+    for (const n of [0, 1, 2, 3]) assert.ok(right.some((r) => new RegExp(`^n${n} gpu-node-${n}${n === 0 ? ' \\(head\\)' : ''} [▁▂▃▄▅▆▇█]{8} util +\\d+% · mem +\\d+/\\d+G`).test(r)), `node ${n}:\n${right.join('\n')}`);
     assert.ok(right.some((r) => /^ *n0:0 /.test(r)));
     assert.ok(right.some((r) => /util 0–100%.*mem used\/total.*temp power · 10 s\/col →/.test(r)), 'a scale for the bars and the history');
     const shown = right.filter((r) => GPU_ROW.test(r)).length;
@@ -119,7 +119,7 @@ test('80×24: the header keeps state and last-line age in view; the GPUs panel (
     const rows = f.split('\n');
     const shown = rows.filter((r) => GPU_ROW.test(r)).length;
     assert.equal(shown + Number(/… (\d+) of 32/.exec(f)![1]), 32);
-    assert.ok(rows.some((r) => /^n0 gpu-node-0 \(head\) [▁▂▃▄▅▆▇█]{8} util \d+% · mem \d+\/\d+G · 8 GPUs · 10\.1\.0\.10$/.test(r)), f);
+    assert.ok(rows.some((r) => /^n0 gpu-node-0 \(head\) [▁▂▃▄▅▆▇█]{8} util +\d+% · mem +\d+\/\d+G · 8 GPUs · 10\.1\.0\.10$/.test(r)), f);
     assert.ok(rows.some((r) => /^n3 gpu-node-3 /.test(r)), 'every node heading, the last one too');
     // The full width leaves room for the power and a longer history.
     assert.ok(rows.some((r) => GPU_ROW.test(r) && / \d+W [▁▂▃▄▅▆▇█]+$/.test(r)), f);

@@ -27,7 +27,7 @@ test("dashboard in tmux: without Ray's node summary, the cluster's GPUs from its
     await registerRun(recipePaths(ws), { name, logFile: log, writer });
     wide.start([process.execPath, BIN, 'monitor', name, '--workspace', ws], { cols: 160, rows: 40, env: { RAY_ADDRESS: ray.url, NO_COLOR: '1' } });
     const screen = await wide.waitForText(/GPUs — Ray cluster · 4 nodes · 32 GPUs · via Prometheus 4\/4/, 30_000);
-    assert.match(screen, /n0 10\.1\.0\.10 [▁▂▃▄▅▆▇█]{8} util \d+% · mem \d+\/1123G · 8 GPUs/);
+    assert.match(screen, /n0 10\.1\.0\.10 [▁▂▃▄▅▆▇█]{8} util +\d+% · mem +\d+\/1123G · 8 GPUs/);
     assert.ok(ray.requests.includes('GET /api/prometheus/sd'));
     assert.ok(ray.requests.some((r) => r.startsWith('METRICS 3 /metrics')));
   } finally {
