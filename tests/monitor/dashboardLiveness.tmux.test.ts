@@ -31,7 +31,7 @@ test('dashboard in tmux: running → crashed after SIGKILL of the launcher, the 
     let screen = await wide.waitForText(/▶ running · last line (<5|\d+) s ago · [^\n]*swegym-test/, 30_000);
     screen = await wide.waitForText(/… \d+ of 32 GPUs hidden \(4 nodes\)/, 30_000);
     assert.match(screen, /GPUs — Ray cluster · 4 nodes · 32 GPUs/);
-    for (const n of [0, 1, 2, 3]) assert.match(screen, new RegExp(`n${n} gpu-node-${n}${n === 0 ? ' \\(head\\)' : ''} [▁▂▃▄▅▆▇█]{8} util \\d+%`));
+    for (const n of [0, 1, 2, 3]) assert.match(screen, new RegExp(`n${n} gpu-node-${n}${n === 0 ? ' \\(head\\)' : ''} [▁▂▃▄▅▆▇█]{8} util +\\d+%`));
     assert.match(screen, /ETA \S+/);
     small.start([process.execPath, BIN, 'monitor', name, '--workspace', ws], { cols: 80, rows: 24, env });
     // At 80 columns the ETA comes before the run's long name, so that the cut never takes it.

@@ -35,5 +35,5 @@ test('a node heading is as wide at any utilisation and memory, and only the chan
     }),
     { numRuns: 200 },
   );
-  assert.match(headings(snapshot(99, 8192))[0]!, /^n0 node-0 \(head\) [▁▂▃▄▅▆▇█]{4} util  99% · mem  32\/562G · 4 GPUs/);
+  assert.match(headings(snapshot(99, 8192))[0]!, /^n0 node-0 \(head\) [▁▂▃▄▅▆▇█]{4} util {2}99% · mem {2}32\/562G · 4 GPUs/);
 });
