@@ -1,4 +1,4 @@
-// bin/swegym-console, run as a program, starts the console with glibc's MALLOC_ARENA_MAX=2 and MALLOC_MMAP_THRESHOLD_
+// bin/swegym-console, run as a program, starts the console with glibc's MALLOC_ARENA_MAX=1 and MALLOC_MMAP_THRESHOLD_
 // (its RSS grew following a live run without them; bench/README.md) unless the user set them, and takes them out again,
 // so that what the console starts (here the doctor's `hostname -I`; in a real run the training launcher) gets the
 // user's environment. A fake `hostname` first on PATH writes its own environment and its parent's (the console).
@@ -39,9 +39,9 @@ async function environments(extra: NodeJS.ProcessEnv): Promise<{ child: Map<stri
   }
 }
 
-test('the console runs with two malloc arenas and a fixed mmap threshold; what it starts gets the environment without them', { skip: builtMissing() }, async () => {
+test('the console runs with one malloc arena and a fixed mmap threshold; what it starts gets the environment without them', { skip: builtMissing() }, async () => {
   const { child, console } = await environments({});
-  assert.equal(console.get('MALLOC_ARENA_MAX'), '2', 'the console process started with it');
+  assert.equal(console.get('MALLOC_ARENA_MAX'), '1', 'the console process started with it');
   assert.equal(console.get('MALLOC_MMAP_THRESHOLD_'), '131072');
   for (const name of ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'SWEGYM_CONSOLE_SET_ENV']) assert.equal(child.has(name), false, `the doctor's child inherited ${name}`);
   assert.equal(child.get('ENV_OUT') !== undefined, true, 'the rest of the environment is passed on');
