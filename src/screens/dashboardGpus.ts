@@ -51,9 +51,10 @@ function nodeHeading(n: GpuNodeView, prefix: string): GpuLine {
   const alive = n.state === 'ALIVE' || n.state === 'local';
   // Fixed widths for what changes every poll, so 99% → 100% repaints those cells, not the rest of the row.
   const util = padStart(u === undefined ? '–' : `${Math.round(u)}%`, 4);
+  const capacity = gib(cap);
   return {
     // A node that is not ALIVE says so before anything else; an alive one does not repeat it.
-    text: `${prefix}${n.label}${n.isHead ? ' (head)' : ''}${alive ? '' : ` ${n.state}`} ${cells} util ${util} · mem ${padStart(gib(used), gib(cap).length)}/${gib(cap)}G · ${n.gpus.length} GPUs${n.ip && n.ip !== n.label ? ` · ${n.ip}` : ''}`,
+    text: `${prefix}${n.label}${n.isHead ? ' (head)' : ''}${alive ? '' : ` ${n.state}`} ${cells} util ${util} · mem ${padStart(gib(used), capacity.length)}/${capacity}G · ${n.gpus.length} GPUs${n.ip && n.ip !== n.label ? ` · ${n.ip}` : ''}`,
     tone: alive ? 'accent' : 'fail',
   };
 }

@@ -45,7 +45,8 @@ export function throttle<A extends unknown[]>(
     firstRunAt ??= lastRunAt;
     func.apply(call.self, call.args);
   };
-  const periodAt = (now: number) => (firstRunAt === undefined || now - firstRunAt < spell.spellMs ? Math.min(waitMs, spell.waitMs) : waitMs);
+  // Before the first run lastRunAt is -Infinity: any period leaves the call due.
+  const periodAt = (now: number) => (firstRunAt !== undefined && now - firstRunAt < spell.spellMs ? Math.min(waitMs, spell.waitMs) : waitMs);
   const throttled = function (this: unknown, ...args: A) {
     pending = { self: this, args };
     const now = clock.now();
