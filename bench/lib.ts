@@ -157,6 +157,52 @@ export function procSample(pid: number): { cpuSec: number; rssMiB: number } | un
   }
 }
 
+/**
+ * A live process's resident memory by mapping, in KiB: `[heap]` (glibc's main arena), `[stack]`, each file
+ * (the node binary, shared libraries), and anonymous mappings by size (V8's pages and malloc's mmap'd blocks).
+ * Read at a window's start and end, the difference names what grew.
+ */
+export function smapsByKind(pid: number): Map<string, number> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kinds = new Map<string, number>();
+  let kind = '';
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const sizeKiB = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1024;
+      const name = head[3]!.trim();
+      kind = name ? (name.startsWith('/') ? path.basename(name) : name) : `anon ${anonBucket(sizeKiB)}`;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kinds.set(kind, (kinds.get(kind) ?? 0) + Number(rss[1]));
+  }
+  return kinds;
+}
+
+function anonBucket(sizeKiB: number): string {
+  if (sizeKiB <= 256) return '≤ 256 KiB';
+  if (sizeKiB <= 1024) return '≤ 1 MiB';
+  if (sizeKiB <= 65536) return '≤ 64 MiB';
+  return '> 64 MiB';
+}
+
+/** Two smaps readings side by side, largest growth first. */
+export function smapsDiff(a: Map<string, number>, b: Map<string, number>): string {
+  const names = [...new Set([...a.keys(), ...b.keys()])];
+  const rows = names.map((n) => ({ n, a: a.get(n) ?? 0, b: b.get(n) ?? 0 })).filter((r) => r.a || r.b);
+  rows.sort((x, y) => y.b - y.a - (x.b - x.a) || y.b - x.b);
+  const total = (m: Map<string, number>): number => [...m.values()].reduce((s, v) => s + v, 0);
+  const line = (n: string, x: number, y: number): string => `${n.padEnd(28)} ${String(x).padStart(8)} ${String(y).padStart(8)} ${String(y - x).padStart(8)}`;
+  const head = `${'mapping (Rss KiB)'.padEnd(28)} ${'start'.padStart(8)} ${'end'.padStart(8)} ${'growth'.padStart(8)}`;
+  return [head, ...rows.map((r) => line(r.n, r.a, r.b)), line('total', total(a), total(b))].join('\n') + '\n';
+}
+
 // ---- a pseudo-terminal session ------------------------------------------------------------------
 
 export interface PtySession {

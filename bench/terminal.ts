@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LiveSimulator } from '../src/services/simulator/writer.js';
 import { heapGrowth, heapSnapshotFiles, summarizeHeapSnapshot } from './heap.js';
-import { NODE, OUT, timed, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
+import { NODE, OUT, timed, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, smapsByKind, smapsDiff, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
 
 const COLS = 120;
 const ROWS = 40;
@@ -137,7 +137,13 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     const sampler = setInterval(() => inFlight.push(sim.snapshot().sandboxes.length), 1000);
     const pid = session.pid;
     const early = Math.min(30, Math.floor(opts.seconds / 4));
-    const w = await measure(session, 3000, opts.seconds, opts.heap ? (sec) => sec === early && process.kill(pid, 'SIGUSR2') : undefined, opts.sampleEverySec ?? 15).finally(() => clearInterval(sampler));
+    let smapsStart: Map<string, number> | undefined;
+    const onSecond = (sec: number): void => {
+      if (sec === 1) smapsStart = smapsByKind(pid);
+      if (opts.heap && sec === early) process.kill(pid, 'SIGUSR2');
+    };
+    const w = await measure(session, 3000, opts.seconds, onSecond, opts.sampleEverySec ?? 15).finally(() => clearInterval(sampler));
+    const smapsEnd = smapsByKind(pid);
     // A snapshot that cannot be read (cut short under load) is a note: the window's figures still count.
     if (opts.heap && w) await heapReport(res, pid, heapDir, early, opts.seconds, log).catch((err: unknown) => res.notes.push(`heap: the snapshots could not be read: ${(err as Error).message}`));
     const snap = sim.snapshot();
@@ -153,6 +159,11 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     const csv = path.join(OUT, `dashboard-rss-${new Date().toISOString().replace(/[:.]/g, '-')}.csv`);
     await writeFile(csv, 'seconds,rss_mib,cpu_s\n' + w.samples.map((x) => `${x.t},${x.rssMiB.toFixed(1)},${x.cpuSec.toFixed(2)}`).join('\n') + '\n');
     res.metrics.push({ label: `RSS every ${opts.sampleEverySec ?? 15} s`, value: csv.slice(OUT.length - 'bench/out'.length) });
+    if (smapsStart && smapsEnd) {
+      const smaps = csv.replace(/\.csv$/, '.smaps.txt').replace('dashboard-rss-', 'dashboard-smaps-');
+      await writeFile(smaps, smapsDiff(smapsStart, smapsEnd));
+      res.metrics.push({ label: 'resident memory by mapping, 1 s into the window and at its end', value: smaps.slice(OUT.length - 'bench/out'.length) });
+    }
     const screen = await session.screen();
     await writeFile(path.join(OUT, 'dashboard-screen.txt'), screen + '\n');
     res.metrics.push({ label: 'last screen', value: 'bench/out/dashboard-screen.txt' });

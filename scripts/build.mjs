@@ -22,6 +22,7 @@ import {
   patchYogaWithoutFetch,
 } from './startup-patches.mjs';
 import { checkLazyLibraries, lazyLibraryImports } from './lazy-libraries.mjs';
+import { firstFramePreludes, firstFramePreludePlugin, preludeImports } from './first-frame-prelude.mjs';
 
 const requireHere = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -221,7 +222,7 @@ for (const p of uiPatches) {
   if (!appliedPatches.has(p.name)) throw new Error(`${p.name}: the file it patches was not bundled into the UI bundle; update scripts/build.mjs`);
 }
 
-const main = await build({
+const mainOptions = {
   ...common,
   // The `monitor --once` scan workers run their own entry (src/services/monitor/parallel.ts finds it beside this one).
   entryPoints: {
@@ -236,6 +237,19 @@ const main = await build({
   chunkNames: 'chunks/[name]-[hash]',
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   plugins: [uiVendorShims, lazyLibraryImports(root), signalExitAssert, builtinsWithoutFacades],
+};
+// Twice: the first build (not written) shows which modules the entry imports statically and who else reaches them;
+// the second puts them into one chunk (scripts/first-frame-prelude.mjs).
+const firstPass = await build({ ...mainOptions, write: false });
+const preludes = firstFramePreludes(firstPass.metafile, {
+  entry: 'src/cli/main.ts',
+  interactive: 'src/cli/interactive.tsx',
+  uiLoader: `${UI_LOADED}:${UI_LOADED}`,
+  otherEntries: ['src/cli/warmUiCache.tsx'],
+});
+const main = await build({
+  ...mainOptions,
+  plugins: [firstFramePreludePlugin(root, preludes), uiVendorShims, lazyLibraryImports(root, (key) => preludeImports(preludes, key)), signalExitAssert, builtinsWithoutFacades],
 });
 
 // Every lazily imported library in the bundle must export what Node gives the source (scripts/lazy-libraries.mjs).
@@ -276,4 +290,5 @@ if (warm.status !== 0) {
   process.stderr.write(`note: the UI code cache was not written at build time (${why}); the first start will write it\n`);
 }
 const kib = (f) => Math.round((outputs[Object.keys(outputs).find((o) => o.endsWith(f))]?.bytes ?? 0) / 1024);
-process.stderr.write(`built dist/swegym-console.mjs (${kib('swegym-console.mjs')} KiB entry) and dist/chunks/ui-vendor.cjs (${kib('ui-vendor.cjs')} KiB)\n`);
+const startChunk = Object.keys(main.metafile.outputs).find((o) => main.metafile.outputs[o].inputs['src/services/errors.ts']);
+process.stderr.write(`built dist/swegym-console.mjs with what every command loads (${kib(startChunk ?? '?')} KiB) and dist/chunks/ui-vendor.cjs (${kib('ui-vendor.cjs')} KiB)\n`);

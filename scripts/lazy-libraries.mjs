@@ -21,8 +21,11 @@ export function namedExports(ns) {
   return Object.keys(ns).filter((n) => n !== 'default' && IDENTIFIER.test(n)).sort();
 }
 
-/** esbuild plugin: every dynamic import of a bare package specifier goes through a re-exporting module. */
-export function lazyLibraryImports(root) {
+/**
+ * esbuild plugin: every dynamic import of a bare package specifier goes through a re-exporting module. `preludeFor`
+ * (metafile key → import lines) lets that module import the first frame's preludes (scripts/first-frame-prelude.mjs).
+ */
+export function lazyLibraryImports(root, preludeFor = () => '') {
   return {
     name: 'lazy-library-imports',
     setup(b) {
@@ -37,6 +40,7 @@ export function lazyLibraryImports(root) {
           loader: 'js',
           resolveDir: root,
           contents:
+            preludeFor(`${LAZY_LIBRARY_NAMESPACE}:${args.path}`) +
             `import * as lib from ${JSON.stringify(args.path)};\n` +
             ('default' in ns ? 'export default lib.default;\n' : '') +
             (names.length ? `export const { ${names.join(', ')} } = lib;\n` : ''),

@@ -44,3 +44,22 @@ test('no command loads node:crypto when it starts (its OpenSSL start-up is ≈ 1
   const crypto = [...seen].flatMap((k) => Object.keys(outs[k]?.inputs ?? {})).filter((i) => /crypto/.test(i));
   assert.deepEqual(crypto, [], 'node:crypto is imported before the first frame');
 });
+
+test('the first frame loads a handful of ES modules, not one per shared module (scripts/first-frame-prelude.mjs)', async () => {
+  const meta = (JSON.parse(await readFile(path.resolve('dist/meta.json'), 'utf8')) as { main: Metafile }).main;
+  const outs = meta.outputs;
+  const entry = Object.keys(outs).find((k) => outs[k]?.entryPoint === 'src/cli/main.ts');
+  const interactive = Object.keys(outs).find((k) => outs[k]?.entryPoint === 'src/cli/interactive.tsx');
+  assert.ok(entry && interactive);
+  const seen = new Set<string>();
+  const walk = (k: string) => {
+    if (seen.has(k)) return;
+    seen.add(k);
+    for (const i of outs[k]?.imports ?? []) if (i.kind === 'import-statement' && outs[i.path]) walk(i.path);
+  };
+  walk(entry);
+  walk(interactive);
+  // The entry, the chunk of what every command loads, the interactive console, the chunk of its screens' shared code,
+  // and the injected grapheme segmenter (which the scan worker shares). 45 before the preludes; each one ≈ 0.3 ms.
+  assert.ok(seen.size <= 5, `${seen.size} ES modules before the first frame: ${[...seen].join(', ')}. A module that the entry imports statically and another imports dynamically splits the chunk: import it statically there too`);
+});

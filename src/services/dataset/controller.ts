@@ -9,6 +9,8 @@ import { ConsoleError } from '../errors.js';
 import type { DownloadJobEvent } from './downloadJob.js';
 import { DataValidationError } from './validationError.js';
 import { formatProblem } from './types.js';
+// Loaded with every command (the entry imports it), so a static import costs nothing here.
+import { formatBytes } from '../util/format.js';
 
 export type Flash = (text: string, tone: 'info' | 'warn' | 'error') => void;
 
@@ -103,7 +105,7 @@ export class DataController {
     jobs.getState().start({ id, title: `download ${split}.parquet`, startedAt, cancel: () => ac.abort() });
     store.getState().set({ download: { split, startedAt, running: true } });
     try {
-      const [{ runDownloadJob }, { formatBytes }] = await Promise.all([import('./downloadJob.js'), import('../util/format.js')]);
+      const { runDownloadJob } = await import('./downloadJob.js');
       const onEvent = (e: DownloadJobEvent) => {
         if (e.type !== 'progress') return;
         const d = store.getState().download;

@@ -5,6 +5,8 @@ import { CONSOLE_DIR_NAME } from '../workspace/paths.js';
 import { heartbeatTimingFromEnv } from '../workspace/owner.js';
 import { describeSession, readSessions, sessionsDir, SESSION_TAG_KEY, type SessionOnDisk } from '../sandbox/sessions.js';
 import { CONSOLE_TAG_KEY, CONSOLE_TAG_VALUE } from '../sandbox/types.js';
+// Loaded with every command (the entry imports it), so a static import costs nothing here.
+import { SandboxLedger } from '../sandbox/ledger.js';
 import type { DoctorCheck } from './types.js';
 import path from 'node:path';
 import { setting } from '../config/envSettings.js';
@@ -15,7 +17,6 @@ type Row = Omit<DoctorCheck, 'id' | 'title'>;
 async function listOnE2b(env: NodeJS.ProcessEnv, session: string, timeoutMs: number): Promise<string[] | Error> {
   try {
     const { E2bProvider, e2bSettingsFromEnv } = await import('../sandbox/e2b.js');
-    const { SandboxLedger } = await import('../sandbox/ledger.js');
     // A ledger of its own and no sessions folder: the doctor looks, it never reaps or registers anything.
     const provider = new E2bProvider(e2bSettingsFromEnv(env, { ledger: new SandboxLedger(), requestTimeoutMs: timeoutMs, retry: { attempts: 1 } }));
     const found = await provider.list({ metadata: { [CONSOLE_TAG_KEY]: CONSOLE_TAG_VALUE, [SESSION_TAG_KEY]: session } });
