@@ -19,6 +19,7 @@ import {
   patchStringWidth,
   patchTerminalSize,
   patchYogaIndexFromGlobal,
+  patchYogaBase64,
   patchYogaWithoutFetch,
 } from './startup-patches.mjs';
 import { checkLazyLibraries, lazyLibraryImports } from './lazy-libraries.mjs';
@@ -55,7 +56,7 @@ function patchPlugin(name, filter, patch) {
 }
 
 const uiPatches = [
-  patchPlugin('yoga-without-fetch', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, patchYogaWithoutFetch),
+  patchPlugin('yoga-without-fetch', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, (source, file) => patchYogaBase64(patchYogaWithoutFetch(source, file), file)),
   patchPlugin('yoga-from-global', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, patchYogaIndexFromGlobal),
   patchPlugin('ink-without-top-level-await', /[\\/]ink[\\/]build[\\/]reconciler\.js$/, patchInkReconcilerWithoutTopLevelAwait),
   patchPlugin('string-width-lazy-rgi', /[\\/]string-width[\\/]index\.js$/, patchStringWidth),

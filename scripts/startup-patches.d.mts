@@ -1,6 +1,8 @@
 export declare function patchStringWidth(source: string, file?: string): string;
 export declare const YOGA_FETCH_TEST: string;
 export declare function patchYogaWithoutFetch(source: string, file?: string): string;
+export declare const YOGA_BASE64_DECODE: string;
+export declare function patchYogaBase64(source: string, file?: string): string;
 export declare function patchTerminalSize(source: string, file?: string): string;
 export declare function patchYogaIndexFromGlobal(source: string, file?: string): string;
 export declare function patchInkReconcilerWithoutTopLevelAwait(source: string, file?: string): string;

@@ -15,7 +15,9 @@ import {
   patchStringWidth,
   patchTerminalSize,
   patchYogaIndexFromGlobal,
+  patchYogaBase64,
   patchYogaWithoutFetch,
+  YOGA_BASE64_DECODE,
 } from '../../scripts/startup-patches.mjs';
 
 const require = createRequire(import.meta.url);
@@ -88,6 +90,7 @@ test('each patch refuses a file in which its target text has changed, naming the
   const cases: Array<[(source: string, file?: string) => string, string]> = [
     [patchStringWidth, 'string-width'],
     [patchYogaWithoutFetch, 'yoga-without-fetch'],
+    [patchYogaBase64, 'yoga-base64'],
     [patchYogaIndexFromGlobal, 'yoga-from-global'],
     [patchInkReconcilerWithoutTopLevelAwait, 'ink-without-top-level-await'],
     [patchTerminalSize, 'terminal-size'],
@@ -117,6 +120,23 @@ test('yoga without fetch takes the ArrayBuffer path for its inline wasm', async 
   const patched = patchYogaWithoutFetch(await readFile(file, 'utf8'), file);
   assert.doesNotMatch(patched, /typeof fetch/);
   assert.match(patched, /data:application\/octet-stream;base64,/);
+});
+
+test('yoga\'s inline wasm: the patched statement decodes the same bytes as the loader\'s own atob loop', async () => {
+  const file = packageFile('yoga-layout', 'dist/binaries/yoga-wasm-base64-esm.js');
+  const source = await readFile(file, 'utf8');
+  const uri = /"(data:application\/octet-stream;base64,[A-Za-z0-9+/=]+)"/.exec(source)?.[1];
+  assert.ok(uri, 'the wasm is inline');
+  const patched = patchYogaBase64(source, file);
+  const statement = patched.slice(patched.indexOf('var b=Buffer.from'), patched.indexOf(')', patched.indexOf('new Uint8Array(b.buffer')) + 1);
+  // Each statement run on its own, as in the loader: `a` the data URI, `xa` the loader's atob; `d` the bytes.
+  const run = (code: string) => new Function('a', 'xa', `${code};return d;`)(uri, atob) as Uint8Array;
+  const before = run(YOGA_BASE64_DECODE);
+  const after = run(statement);
+  // A wasm module: its magic number and version 1.
+  assert.ok(before.length > 50_000);
+  assert.deepEqual([...before.subarray(0, 8)], [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+  assert.deepEqual(Buffer.from(after), Buffer.from(before));
 });
 
 test('Ink, patched, draws through the console\'s throttle: its one es-toolkit import replaced, both throttle() calls kept; the built UI bundle holds no es-toolkit', async () => {
