@@ -31,6 +31,11 @@ export interface Throttle {
   mark(): void;
   /** Drops a publish that is waiting (the caller publishes the final state itself). */
   cancel(): void;
+  /**
+   * Counts now as a publish: the next change waits a full period. For the start of a burst that usually ends within
+   * one (the doctor's answers): drawn once, at its end, rather than its first answers and then the rest.
+   */
+  restartPeriod(): void;
 }
 
 /** `publish` at most `hz` times a second (at most 10), the first change of a quiet spell without waiting. */
@@ -53,6 +58,9 @@ export function throttle(publish: () => void, opts: { hz?: number; now?: () => n
     cancel() {
       clearTimeout(timer);
       timer = undefined;
+    },
+    restartPeriod() {
+      lastAt = now();
     },
   };
 }

@@ -10,8 +10,11 @@ import type { DoctorJobEvent } from '../doctor/doctor.js';
 import { throttle } from '../jobs/publish.js';
 
 /**
- * The doctor job's listener on the screen's side: its events into the home store. An answer is published at once
- * when none was in the last 100 ms, else with the others of that window (the one publisher's throttle, ≤ 10 Hz).
+ * The doctor job's listener on the screen's side: its events into the home store, through the one publisher's
+ * throttle (≤ 10 Hz). The start opens a period: a doctor that answers within 100 ms (every start but the first,
+ * when python3's answers come from disk) is drawn once, all rows answered; a slower one shows its rows and answers
+ * at 100 ms, then as they come. Each home frame is ≈ 10 ms of the one main thread at start-up, which the doctor's
+ * own last answers waited behind (bench/README.md, start-up).
  */
 export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => void {
   let pending: PendingCheck[] = [];
@@ -22,8 +25,7 @@ export function doctorIntoStore(home: HomeStore): (event: DoctorJobEvent) => voi
     if (e.type === 'started') {
       pending = e.pending;
       answered.clear();
-      // Published with the answers that need no I/O (they come in this tick): the rows drawn once, not pending first
-      // and answered a few ms later (each home frame is ≈ 8 ms of the one main thread, bench/README.md start-up).
+      publisher.restartPeriod();
       publisher.mark();
     } else if (e.type === 'result') {
       answered.set(e.id, e.checks);
