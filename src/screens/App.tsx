@@ -165,7 +165,9 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   const flash = useSel(services.app, (s) => s.flash);
   const detail = useSel(services.app, (s) => s.detail);
   const jobs = useSel(services.jobs, (s) => s.jobs);
-  const logVersion = usePolledVersion(() => services.commandLog.version, 5);
+  // Only the log overlay draws the command log: closed, a process started or ended (the doctor's, a GPU poll's every
+  // 2 s) would redraw the whole console for nothing (≈ 5–10 ms of the main thread a frame at start-up).
+  const logVersion = usePolledVersion(() => services.commandLog.version, 5, overlay === 'log');
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (overlay !== 'log') return;

@@ -10,16 +10,20 @@ export function useSel<S, T>(store: StoreApi<S>, selector: (s: S) => T): T {
 
 /**
  * Re-renders at most `hz` times a second while `version()` changes. Services bump a counter per event;
- * the UI samples it, so a burst of 5k lines/s costs a few renders, not 5k.
+ * the UI samples it, so a burst of 5k lines/s costs a few renders, not 5k. Not `enabled`, it does not poll (what
+ * reads the counter is not drawn); enabled again, it reads the counter at once.
  */
-export function usePolledVersion(version: () => number, hz = 10): number {
+export function usePolledVersion(version: () => number, hz = 10, enabled = true): number {
   const [v, setV] = useState(version());
   useEffect(() => {
-    const timer = setInterval(() => {
+    if (!enabled) return;
+    const sample = () => {
       const next = version();
       setV((prev) => (prev === next ? prev : next));
-    }, Math.max(16, Math.round(1000 / hz)));
+    };
+    sample();
+    const timer = setInterval(sample, Math.max(16, Math.round(1000 / hz)));
     return () => clearInterval(timer);
-  }, [version, hz]);
+  }, [version, hz, enabled]);
   return v;
 }
