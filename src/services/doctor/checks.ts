@@ -433,12 +433,15 @@ export const CHECKS: CheckDef[] = [
     id: 'bwrap',
     title: 'bubblewrap (local provider)',
     run: async (ctx) => {
+      // Started (for its version) only for --provider local; for e2b whether it is installed is all there is to say.
+      if (ctx.provider !== 'local') {
+        return findOnPath('bwrap', ctx.env.PATH ?? '', ctx.paths.root)
+          ? { status: 'ok', detail: 'installed (only --provider local uses it)' }
+          : { status: 'skip', detail: 'not installed (only needed for --provider local)' };
+      }
       const r = await ctx.probe.tool('bwrap');
-      const ok = r && r.exitCode === 0;
-      if (ok) return { status: 'ok', detail: r.stdout.join(' ').trim() };
-      return ctx.provider === 'local'
-        ? { status: 'fail', detail: 'bwrap not found; --provider local needs it', fix: 'apt-get install bubblewrap' }
-        : { status: 'skip', detail: 'not installed (only needed for --provider local)' };
+      if (r && r.exitCode === 0) return { status: 'ok', detail: r.stdout.join(' ').trim() };
+      return { status: 'fail', detail: 'bwrap not found; --provider local needs it', fix: 'apt-get install bubblewrap' };
     },
   },
   {
