@@ -71,7 +71,9 @@ export function firstFramePreludes(metafile, { entry, interactive, uiLoader, oth
     // A member that is also imported dynamically imports the prelude too (a cycle that changes no order: the
     // prelude is under way when it comes to the member), or it and what it imports would form chunks of their own.
     const importers = candidates.filter((e) => mayImport(e) && [...reach(e)].some((k) => set.has(k)));
-    const modules = [...set].filter(isFile).sort((a, b) => order.get(a) - order.get(b));
+    // The project's own files: a package's module comes with the files that import it (and esbuild ignores a bare
+    // import of a package that declares itself free of side effects, with a warning).
+    const modules = [...set].filter((k) => isFile(k) && !/(^|[\\/])node_modules[\\/]/.test(k)).sort((a, b) => order.get(a) - order.get(b));
     return { name, modules, importers };
   };
   return [

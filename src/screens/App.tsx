@@ -1,11 +1,11 @@
 // The app shell: header with the screen tabs, the current screen at a fixed height, the footer with the focused
 // panel's keys, and overlays (help, quit confirmation, command log). Keys come from binding tables only.
 import React, { useMemo, useState, useEffect, useRef } from 'react';
-import { Box, useApp, useInput, useStdout, useWindowSize, type Key } from 'ink';
+import { Box, useApp, useInput, useStdout, type Key } from 'ink';
 import type { AppServices } from '../services/registry/appServices.js';
 import { isLazyScreen, type ScreenEntry, type ScreenModule } from './types.js';
 import { SCREENS } from './registry.js';
-import { useSel, usePolledVersion } from '../ui/hooks.js';
+import { useSel, usePolledVersion, useTerminalSize } from '../ui/hooks.js';
 import { dispatchKey, intent, isIntent, keysOf, shared, splitEscPrefix, withKeymap, type Binding, type IntentId, type KeyOverrides } from '../ui/keymap.js';
 import { KeymapContext } from '../ui/keymapContext.js';
 import { ColorContext, T } from '../ui/theme.js';
@@ -155,7 +155,7 @@ export function App({ services, screens = SCREENS, size, onExit, onFirstFrame, c
   useEffect(() => services.app.subscribe((s, prev) => void (s.overlay !== prev.overlay && setScroll(openingScroll(s.overlay)))), [services]);
   // How far the overlay open now scrolls, as of the last frame's content (a key may come before the next frame).
   const maxScrollOfRef = useRef<(overlay: string) => number>(() => 0);
-  const win = useWindowSize();
+  const win = useTerminalSize();
   const width = size?.width ?? win.columns;
   const height = size?.height ?? win.rows;
   const screenId = useSel(services.app, (s) => s.screen);

@@ -1,5 +1,6 @@
 // Bridges from stores and service counters to React at a bounded frame rate.
 import { useEffect, useState } from 'react';
+import { useStdout } from 'ink';
 import { useStore } from 'zustand';
 import type { StoreApi } from 'zustand/vanilla';
 
@@ -26,4 +27,35 @@ export function usePolledVersion(version: () => number, hz = 10, enabled = true)
     return () => clearInterval(timer);
   }, [version, hz, enabled]);
   return v;
+}
+
+export interface TerminalSize {
+  columns: number;
+  rows: number;
+}
+
+function sizeOf(stdout: NodeJS.WritableStream & { columns?: number; rows?: number }): TerminalSize {
+  return { columns: stdout.columns || 80, rows: stdout.rows || 24 };
+}
+
+/**
+ * The terminal's size, re-rendering when it changes. Ink's useWindowSize sets a new object once more as it mounts,
+ * so the whole console rendered twice before its first frame had settled (≈ 5 ms of the main thread at start-up,
+ * while the home screen's doctor was answering); this one keeps the state when the numbers are the same.
+ */
+export function useTerminalSize(): TerminalSize {
+  const { stdout } = useStdout();
+  const [size, setSize] = useState(() => sizeOf(stdout));
+  useEffect(() => {
+    const onResize = () =>
+      setSize((prev) => {
+        const next = sizeOf(stdout);
+        return prev.columns === next.columns && prev.rows === next.rows ? prev : next;
+      });
+    stdout.on('resize', onResize);
+    // A resize between the first render and this effect.
+    onResize();
+    return () => void stdout.off('resize', onResize);
+  }, [stdout]);
+  return size;
 }

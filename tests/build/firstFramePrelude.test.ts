@@ -46,13 +46,15 @@ test('the interactive console’s modules go with the entry’s unless they need
     'app.tsx': [['ink-shim.ts', 'import-statement'], ['store.ts', 'import-statement'], ['screen.tsx', 'dynamic-import']],
     'ink-shim.ts': [['ui-loaded:ui-loaded', 'import-statement']],
     'ui-loaded:ui-loaded': [],
-    'store.ts': [],
+    'store.ts': [['node_modules/zustand/esm/vanilla.mjs', 'import-statement']],
+    'node_modules/zustand/esm/vanilla.mjs': [],
     'screen.tsx': [['ink-shim.ts', 'import-statement'], ['app.tsx', 'import-statement']],
     // A command that shares the store but never loads the UI bundle.
     'data.ts': [['store.ts', 'import-statement']],
     'keys.ts': [['run.ts', 'import-statement']],
   });
   const [start, ui] = firstFramePreludes(meta, OPTS) as Group[];
+  // A package's module comes with the file that imports it (esbuild would drop a bare import of a side-effect-free one).
   assert.deepEqual(start!.modules, ['run.ts', 'store.ts']);
   assert.deepEqual(start!.importers.sort(), ['data.ts', 'keys.ts', 'main.ts', 'screen.tsx', 'ui.tsx']);
   // Generated modules (no file) are not imported by name: they come with the files that import them.
