@@ -177,3 +177,21 @@ test('without python3: Python fails with its fix, each package says it was not c
     await removeDir(bin);
   }
 });
+
+test('a tool whose answer no check needs is not started: hostname with DRESSAGE_PROXY_URL set, bubblewrap with e2b', async () => {
+  const ws = await fakeDressageCheckout();
+  const bin = await toolsBin();
+  try {
+    await script(bin, 'python3', `echo '{"python": "3.11.7"}'`);
+    const before = commandLog.entries().at(-1)?.id ?? 0;
+    const env = { PATH: bin, DRESSAGE_PROXY_URL: 'https://proxy.example.com' };
+    const checks = await runDoctor({ paths: recipePaths(ws), env, provider: 'e2b', timeoutMs: SLOW_MACHINE_MS });
+    const started = commandLog.entries().filter((e) => e.id > before && e.note?.startsWith('doctor')).map((e) => e.argv[0]);
+    assert.deepEqual(started.sort(), ['nvidia-smi', 'python3', 'ray', 'uv']);
+    assert.equal(byId(checks, 'proxy-url').detail, 'proxy.example.com (public)');
+    assert.equal(byId(checks, 'bwrap').detail, 'installed (only --provider local uses it)');
+  } finally {
+    await removeDir(ws);
+    await removeDir(bin);
+  }
+});

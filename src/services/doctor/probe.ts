@@ -33,10 +33,14 @@ export const PROBE_TOOLS = {
 export type ProbeTool = keyof typeof PROBE_TOOLS;
 
 /**
- * Tools that only one provider uses: for the other, the check needs to know whether they are installed, not to start
- * them (each start is a fork of the console, ≈ 3–4 ms of its main thread at the home screen's start).
+ * Tools whose answer a check needs only in some settings; elsewhere they are not started (each start is a fork of the
+ * console, ≈ 3–4 ms of its main thread at the home screen's start): bubblewrap's version for --provider local only
+ * (for e2b the check looks it up on PATH), `hostname -I` only for the launcher's default proxy URL.
  */
-export const PROVIDER_ONLY_TOOLS: Partial<Record<ProbeTool, ProbeContext['provider']>> = { bwrap: 'local' };
+export const TOOL_NEEDED: Partial<Record<ProbeTool, (ctx: Pick<ProbeContext, 'provider' | 'env'>) => boolean>> = {
+  bwrap: (ctx) => ctx.provider === 'local',
+  hostname: (ctx) => !ctx.env.DRESSAGE_PROXY_URL,
+};
 
 // Prints as soon as each answer is known, flushed per line, the version before the modules the rest needs are
 // loaded, then what sitePackages.ts needs to answer the next doctor from disk. argv[1] is the spec: the packages.
@@ -147,8 +151,8 @@ export class DoctorProbe {
     const [file, ...args] = PROBE_TOOLS[name];
     // A tool that is not on PATH is not started: its answer is the one a failed start gives, without the fork.
     const pathVar = this.ctx.env.PATH;
-    const otherProvider = PROVIDER_ONLY_TOOLS[name] !== undefined && PROVIDER_ONLY_TOOLS[name] !== this.ctx.provider;
-    if (otherProvider || (pathVar !== undefined && !findOnPath(file, pathVar, this.ctx.paths.root))) {
+    const notNeeded = TOOL_NEEDED[name]?.(this.ctx) === false;
+    if (notNeeded || (pathVar !== undefined && !findOnPath(file, pathVar, this.ctx.paths.root))) {
       this.direct.set(name, Promise.resolve(undefined));
       return;
     }
