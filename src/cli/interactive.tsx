@@ -10,6 +10,7 @@ import { ExitCode } from '../services/errors.js';
 import { sleep } from '../services/util/sleep.js';
 import { saveUiCodeCache, scheduleUiCodeCacheSave } from '../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../ui/clipboard.js';
+import { tuneHeapForLongSession } from './longSession.js';
 
 /** The latest the domain services wait for the home screen's doctor after the first frame, ms. */
 const DOMAIN_AFTER_MS = 1000;
@@ -43,6 +44,7 @@ export async function startInteractive(global: GlobalOptions, opts: { monitorTar
   const frames = frameSignal();
   const afterFirstFrame = () => {
     finishCodeCache = scheduleUiCodeCacheSave();
+    tuneHeapForLongSession();
     const home = services.home.controller.refresh();
     // The domain services (their modules, and run discovery, which may open a running run's dashboard) load once the
     // home screen's doctor has answered and that frame is drawn, or DOMAIN_AFTER_MS after the first frame at the

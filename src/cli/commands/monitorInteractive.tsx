@@ -9,6 +9,7 @@ import { loadUserKeymap } from '../../app/keymap.js';
 import { ExitCode } from '../../services/errors.js';
 import { scheduleUiCodeCacheSave } from '../../vendor/uiVendorLoader.js';
 import { supportsOsc52 } from '../../ui/clipboard.js';
+import { tuneHeapForLongSession } from '../longSession.js';
 
 export async function startDashboard(global: GlobalOptions, arg: string | undefined, opts: { fromStart: boolean; compare?: string }): Promise<number> {
   const services = createAppServices(global, { initialScreen: 'dashboard' });
@@ -18,6 +19,7 @@ export async function startDashboard(global: GlobalOptions, arg: string | undefi
   if (opts.compare) void services.monitor.curves.compare(opts.compare);
   const keymap = await loadUserKeymap(process.env);
   const instance = render(<App services={services} keymap={keymap} clipboard={{ osc52: supportsOsc52(process.env, process.stdout.isTTY) }} />, terminalRenderOptions());
+  tuneHeapForLongSession();
   const finishCodeCache = scheduleUiCodeCacheSave();
   await opening;
   await instance.waitUntilExit();
