@@ -237,21 +237,25 @@ const mainOptions = {
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  plugins: [uiVendorShims, lazyLibraryImports(root), signalExitAssert, builtinsWithoutFacades],
 };
+// The second pass adds the preludes, and the lazily imported libraries' modules import them too.
+const mainPlugins = (preludes = []) => [
+  ...(preludes.length ? [firstFramePreludePlugin(root, preludes)] : []),
+  uiVendorShims,
+  lazyLibraryImports(root, (key) => preludeImports(preludes, key)),
+  signalExitAssert,
+  builtinsWithoutFacades,
+];
 // Twice: the first build (not written) shows which modules the entry imports statically and who else reaches them;
 // the second puts them into one chunk (scripts/first-frame-prelude.mjs).
-const firstPass = await build({ ...mainOptions, write: false });
+const firstPass = await build({ ...mainOptions, plugins: mainPlugins(), write: false });
 const preludes = firstFramePreludes(firstPass.metafile, {
   entry: 'src/cli/main.ts',
   interactive: 'src/cli/interactive.tsx',
   uiLoader: `${UI_LOADED}:${UI_LOADED}`,
   otherEntries: ['src/cli/warmUiCache.tsx'],
 });
-const main = await build({
-  ...mainOptions,
-  plugins: [firstFramePreludePlugin(root, preludes), uiVendorShims, lazyLibraryImports(root, (key) => preludeImports(preludes, key)), signalExitAssert, builtinsWithoutFacades],
-});
+const main = await build({ ...mainOptions, plugins: mainPlugins(preludes) });
 
 // Every lazily imported library in the bundle must export what Node gives the source (scripts/lazy-libraries.mjs).
 const lazy = await checkLazyLibraries(main.metafile, root);

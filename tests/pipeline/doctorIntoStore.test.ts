@@ -9,15 +9,21 @@ import type { DoctorCheck } from '../../src/state/types/doctor.js';
 
 const row = (id: string): DoctorCheck => ({ id, title: id, status: 'ok', detail: `${id} fine` });
 
+/** A home store fed by doctorIntoStore, its publishes recorded; the doctor started on three checks, node answered. */
+function startedWithNodeAnswered() {
+  const home = createHomeStore();
+  const publishes: { checks: string[]; pending: string[] }[] = [];
+  home.subscribe((s) => publishes.push({ checks: s.checks.map((c) => c.id), pending: s.pendingChecks.map((p) => p.id) }));
+  const onEvent = doctorIntoStore(home);
+  onEvent({ type: 'started', pending: ['node', 'python', 'uv'].map((id) => ({ id, title: id })) });
+  onEvent({ type: 'result', id: 'node', checks: [row('node')] });
+  return { publishes, onEvent };
+}
+
 test('a doctor that answers within the period is one publish: the final list, nothing pending before it', () => {
   mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   try {
-    const home = createHomeStore();
-    const publishes: { checks: string[]; pending: string[] }[] = [];
-    home.subscribe((s) => publishes.push({ checks: s.checks.map((c) => c.id), pending: s.pendingChecks.map((p) => p.id) }));
-    const onEvent = doctorIntoStore(home);
-    onEvent({ type: 'started', pending: ['node', 'python', 'uv'].map((id) => ({ id, title: id })) });
-    onEvent({ type: 'result', id: 'node', checks: [row('node')] });
+    const { publishes, onEvent } = startedWithNodeAnswered();
     mock.timers.tick(0);
     assert.deepEqual(publishes, [], 'the start opens a period: the first answers wait for it');
     onEvent({ type: 'result', id: 'python', checks: [row('python')] });
@@ -35,12 +41,7 @@ test('a doctor that answers within the period is one publish: the final list, no
 test('a slower doctor shows its rows and answers at the end of the period, later answers folded per period; finished at once', () => {
   mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   try {
-    const home = createHomeStore();
-    const publishes: { checks: string[]; pending: string[] }[] = [];
-    home.subscribe((s) => publishes.push({ checks: s.checks.map((c) => c.id), pending: s.pendingChecks.map((p) => p.id) }));
-    const onEvent = doctorIntoStore(home);
-    onEvent({ type: 'started', pending: ['node', 'python', 'uv'].map((id) => ({ id, title: id })) });
-    onEvent({ type: 'result', id: 'node', checks: [row('node')] });
+    const { publishes, onEvent } = startedWithNodeAnswered();
     mock.timers.tick(99);
     assert.deepEqual(publishes, []);
     mock.timers.tick(1);
