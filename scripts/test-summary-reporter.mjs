@@ -1,10 +1,11 @@
 // A node:test reporter that writes one JSON document at the end: the totals, skipped tests counted by reason (a file
-// that cannot run here says why once, in its skip reason), and the time each file took. scripts/test.mjs prints
-// the reasons and the closing line from it.
+// that cannot run here says why once, in its skip reason), the time each file took, and each failure's name, file
+// and first lines of error. scripts/test.mjs prints them last, where a log cut to its tail (CI's) still shows them.
 export default async function* summaryReporter(source) {
   const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
   const skips = {};
   const files = {};
+  const failures = [];
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const data = event.data;
@@ -25,7 +26,18 @@ export default async function* summaryReporter(source) {
       skips[reason] = (skips[reason] ?? 0) + 1;
     } else if (data.todo !== undefined && data.todo !== false) totals.todo++;
     else if (event.type === 'test:pass') totals.passed++;
-    else totals.failed++;
+    else {
+      totals.failed++;
+      failures.push({ name: data.name, file: data.file ?? '', error: errorHead(data.details?.error) });
+    }
   }
-  yield JSON.stringify({ totals, skips, files });
+  yield JSON.stringify({ totals, skips, files, failures });
+}
+
+/** The first lines of a failure's error: the assertion's message, or the cause node:test wraps it in. */
+function errorHead(error) {
+  if (!error) return '';
+  const inner = error.cause ?? error;
+  const text = String(inner?.message ?? inner);
+  return text.split('\n').slice(0, 8).join('\n').slice(0, 1200);
 }

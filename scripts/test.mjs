@@ -143,11 +143,13 @@ function printSummary(dir) {
   const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
   const skips = new Map();
   const files = [];
+  const failures = [];
   for (const f of readdirSync(dir)) {
     const doc = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
     files.push(...Object.entries(doc.files));
     for (const k of Object.keys(totals)) totals[k] += doc.totals[k];
     for (const [reason, n] of Object.entries(doc.skips)) skips.set(reason, (skips.get(reason) ?? 0) + n);
+    failures.push(...doc.failures);
   }
   // SWEGYM_TEST_TIMES=FILE keeps every file's time (ms), for comparing runs.
   if (process.env.SWEGYM_TEST_TIMES) {
@@ -157,6 +159,9 @@ function printSummary(dir) {
   process.stderr.write('\nslowest files: ' + files.sort((a, b) => b[1] - a[1]).slice(0, 10)
     .map(([f, ms]) => `${path.relative('.', f)} ${(ms / 1000).toFixed(1)}s`).join(', ') + '\n');
   for (const [reason, n] of [...skips].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n} test${n === 1 ? '' : 's'} skipped: ${reason}\n`);
+  for (const { name, file, error } of failures) {
+    process.stderr.write(`\nFAILED: ${name} (${path.relative('.', file)})\n${error.replace(/^/gm, '  ')}\n`);
+  }
   // The plain closing line CI reads.
   process.stdout.write(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 }
