@@ -32,8 +32,11 @@ export interface Scenario {
   env?: Record<string, string>;
   /** More CLI flags (after Dressage's). */
   args?: string[];
-  /** Scripts for a subagent's requests (the scripted server's lanes), by a text of its prompt. */
-  lanes?: { match: string; script: Step[] }[];
+  /**
+   * Scripts for a subagent's requests (the scripted server's lanes), by a text of its prompt. `afterOutput`: the
+   * lane is answered once the CLI's stdout holds this text (the recorded order of the two agents' events).
+   */
+  lanes?: { match: string; script: Step[]; afterOutput?: string }[];
   /** The settings' deny list (default: the Agent tool, as Dressage's settings). */
   deny?: string[];
   /** SIGKILL the CLI once this many stdout bytes came and the last chunk ended mid-line; keep what came until then. */
@@ -149,7 +152,7 @@ Object.assign(SCENARIOS, {
       text('The agent found the bug; add() is fixed.'),
     ],
     // The subagent works for a second (a slow command), so the main agent's first turn ends before it reports.
-    lanes: [{ match: 'Read calc.py and report what add() does', script: [toolUse([{ name: 'Bash', input: { command: 'sleep 1; cat calc.py', description: 'Read calc.py' } }]), text('add() returns a - b.')] }],
+    lanes: [{ match: 'Read calc.py and report what add() does', afterOutput: 'Started a background agent to check calc.py.', script: [toolUse([{ name: 'Bash', input: { command: 'sleep 1; cat calc.py', description: 'Read calc.py' } }]), text('add() returns a - b.')] }],
     maxTurns: 10,
     permissionMode: 'default',
     allow: [...DRESSAGE_ALLOW, 'Agent(*)'],
@@ -199,18 +202,22 @@ export async function runScenario(name: string, o: { timeoutMs?: number; /** Ano
   fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: sc.allow, deny: sc.deny ?? ['Agent'] }, env: {} }));
   const script = JSON.parse(JSON.stringify(sc.script).replaceAll('{cwd}', cwd)) as Step[];
   const lanes = sc.lanes ? (JSON.parse(JSON.stringify(sc.lanes).replaceAll('{cwd}', cwd)) as Scenario['lanes']) : undefined;
-  const api = await startAnthropicServer({ script, model: SCRIPTED_MODEL, lanes });
+  // What the CLI has printed so far, and the lanes waiting for a text of it.
+  let raw = '';
+  const waiting: { text: string; release: () => void }[] = [];
+  const printed = (text: string) => new Promise<void>((release) => waiting.push({ text, release }));
+  const api = await startAnthropicServer({ script, model: SCRIPTED_MODEL, lanes: lanes?.map((l) => ({ ...l, hold: l.afterOutput ? printed(l.afterOutput) : undefined })) });
   try {
     const args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--model', SCRIPTED_MODEL, '--max-turns', String(sc.maxTurns), '--permission-mode', sc.permissionMode, '--settings', settings, '--setting-sources', 'user', ...(sc.args ?? [])];
     const env = claudeCodeEnv({ baseUrl: api.url, home, extra: sc.env });
     const child = spawn(o.cli ?? CLI, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let raw = '';
     let stderr = '';
     let killed = false;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
       if (killed) return;
       raw += d;
+      for (const w of waiting) if (raw.includes(w.text)) w.release();
       // kill -9 mid-line: what the log holds is what the pipe had delivered when the process died.
       if (sc.killMidLineAfterBytes !== undefined && Buffer.byteLength(raw) >= sc.killMidLineAfterBytes && !raw.endsWith('\n')) {
         killed = true;

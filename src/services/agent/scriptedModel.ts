@@ -71,12 +71,16 @@ export async function startAnthropicServer(o: {
   finalText?: string;
   model?: string;
   /** Listen on a Unix socket instead of 127.0.0.1 (a sandbox reaches it through a bind mount). */ socketPath?: string;
-  /** Scripts for the requests whose first user message contains `match` (a subagent's prompt). */
-  lanes?: { match: string; script: Step[] }[];
+  /**
+   * Scripts for the requests whose first user message contains `match` (a subagent's prompt). `hold`: the lane's
+   * requests are answered once it settles (the CLI prints a subagent's and its parent's replies in the order they
+   * come back, so a recording that shows one order must not leave it to a race).
+   */
+  lanes?: { match: string; script: Step[]; hold?: Promise<unknown> }[];
 }): Promise<AnthropicServer> {
   const copy = (script: Step[]) => script.map((s) => (s.kind === 'error' ? { ...s } : s));
   const main = copy(o.script);
-  const lanes = (o.lanes ?? []).map((l) => ({ match: l.match, queue: copy(l.script) }));
+  const lanes = (o.lanes ?? []).map((l) => ({ match: l.match, queue: copy(l.script), hold: l.hold }));
   const requests: RecordedRequest[] = [];
   let msgSeq = 0;
   let toolSeq = 0;
@@ -122,9 +126,12 @@ export async function startAnthropicServer(o: {
         : [];
       const model = typeof body.model === 'string' ? body.model : (o.model ?? 'claude-scripted');
       const opening = firstUserText(body.messages);
-      const queue = lanes.find((l) => opening.includes(l.match))?.queue ?? main;
+      const lane = lanes.find((l) => opening.includes(l.match));
+      const queue = lane?.queue ?? main;
       const inputTokens = 1000 + 100 * (Array.isArray(body.messages) ? body.messages.length : 0);
       let step: Step = { kind: 'reply', blocks: [{ type: 'text', text: agent ? (o.finalText ?? 'Done.') : 'Scripted side reply' }] };
+      // The reply takes its step, its ids and its place among the recorded requests when it is answered.
+      const answer = () => {
       if (agent && queue.length > 0) {
         const head = queue[0] as Step;
         if (head.kind === 'error') {
@@ -191,6 +198,12 @@ export async function startAnthropicServer(o: {
       };
       if (delayMs > 0) setTimeout(respond, delayMs);
       else respond();
+      };
+      const hold = agent ? lane?.hold : undefined;
+      if (hold && lane) {
+        lane.hold = undefined;
+        void hold.then(answer);
+      } else answer();
     });
   });
   server.on('connection', (s) => {
