@@ -217,7 +217,10 @@ export async function runScenario(name: string, o: { timeoutMs?: number; /** Ano
     child.stdout.on('data', (d: string) => {
       if (killed) return;
       raw += d;
-      for (const w of waiting) if (raw.includes(w.text)) w.release();
+      for (const w of waiting.filter((w) => raw.includes(w.text))) {
+        w.release();
+        waiting.splice(waiting.indexOf(w), 1);
+      }
       // kill -9 mid-line: what the log holds is what the pipe had delivered when the process died.
       if (sc.killMidLineAfterBytes !== undefined && Buffer.byteLength(raw) >= sc.killMidLineAfterBytes && !raw.endsWith('\n')) {
         killed = true;

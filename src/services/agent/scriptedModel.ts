@@ -131,79 +131,78 @@ export async function startAnthropicServer(o: {
       const inputTokens = 1000 + 100 * (Array.isArray(body.messages) ? body.messages.length : 0);
       let step: Step = { kind: 'reply', blocks: [{ type: 'text', text: agent ? (o.finalText ?? 'Done.') : 'Scripted side reply' }] };
       // The reply takes its step, its ids and its place among the recorded requests when it is answered.
-      const answer = () => {
-      if (agent && queue.length > 0) {
-        const head = queue[0] as Step;
-        if (head.kind === 'error') {
-          step = head;
-          head.times--;
-          if (head.times <= 0) queue.shift();
-        } else if (head.kind === 'broken' && stream) {
-          // The cut stream is answered once; the CLI's retry (or its non-streaming fallback) gets the whole reply.
-          step = head;
-          queue[0] = { kind: 'reply', blocks: head.blocks };
-        } else step = queue.shift() as Step;
-      }
-      if (step.kind === 'error') {
-        record(step.status, { stream, agent, model, toolResults });
-        // retry-after 0 keeps the CLI's backoff short; the CLI still reports each retry.
-        sendError(res, step.status, ERROR_TYPE[step.status] ?? 'api_error', step.message ?? ERROR_MESSAGE[step.status] ?? 'error', { 'retry-after': '0' });
-        return;
-      }
-      record(200, { stream, agent, model, toolResults });
-      const id = `msg_scripted_${String(++msgSeq).padStart(4, '0')}`;
-      const content = step.blocks.map((b) => (b.type === 'tool_use' ? { ...b, id: `toolu_scripted_${String(++toolSeq).padStart(4, '0')}` } : b));
-      const hasTool = content.some((b) => b.type === 'tool_use');
-      const cache = step.kind === 'reply' && step.usage ? { ...(step.usage.cache_read_input_tokens !== undefined ? { cache_read_input_tokens: step.usage.cache_read_input_tokens } : {}), ...(step.usage.cache_creation_input_tokens !== undefined ? { cache_creation_input_tokens: step.usage.cache_creation_input_tokens } : {}) } : {};
-      const usage = { input_tokens: (step.kind === 'reply' && step.usage?.input_tokens) || inputTokens, output_tokens: (step.kind === 'reply' && step.usage?.output_tokens) || 20 + 10 * content.length, ...cache };
-      const stopReason = hasTool ? 'tool_use' : 'end_turn';
-      const served = requests.at(-1);
-      if (served) served.reply = { id, toolUses: content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name }] : [])), usage, cut: step.kind === 'broken' };
-      // A slow reply: the CLI keeps its request open (a subagent still working, a model thinking).
-      const delayMs = step.kind === 'reply' ? (step.delayMs ?? 0) : 0;
-      const answer = step;
-      const respond = () => {
-        if (!stream) {
-          const full = content.map((b) => (b.type === 'thinking' ? { ...b, signature: 'sig-scripted' } : b));
-          res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
-          res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: full, stop_reason: stopReason, stop_sequence: null, usage }));
+      const answerRequest = () => {
+        if (agent && queue.length > 0) {
+          const head = queue[0] as Step;
+          if (head.kind === 'error') {
+            step = head;
+            head.times--;
+            if (head.times <= 0) queue.shift();
+          } else if (head.kind === 'broken' && stream) {
+            // The cut stream is answered once; the CLI's retry (or its non-streaming fallback) gets the whole reply.
+            step = head;
+            queue[0] = { kind: 'reply', blocks: head.blocks };
+          } else step = queue.shift() as Step;
+        }
+        if (step.kind === 'error') {
+          record(step.status, { stream, agent, model, toolResults });
+          // retry-after 0 keeps the CLI's backoff short; the CLI still reports each retry.
+          sendError(res, step.status, ERROR_TYPE[step.status] ?? 'api_error', step.message ?? ERROR_MESSAGE[step.status] ?? 'error', { 'retry-after': '0' });
           return;
         }
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
-        const sse = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
-        content.forEach((b, index) => {
-          if (answer.kind === 'broken' && index >= answer.afterBlocks) return;
-          if (b.type === 'text') {
-            sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
-          } else if (b.type === 'thinking') {
-            sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } });
-            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig-scripted' } });
-          } else {
-            sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-            sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+        record(200, { stream, agent, model, toolResults });
+        const id = `msg_scripted_${String(++msgSeq).padStart(4, '0')}`;
+        const content = step.blocks.map((b) => (b.type === 'tool_use' ? { ...b, id: `toolu_scripted_${String(++toolSeq).padStart(4, '0')}` } : b));
+        const hasTool = content.some((b) => b.type === 'tool_use');
+        const cache = step.kind === 'reply' && step.usage ? { ...(step.usage.cache_read_input_tokens !== undefined ? { cache_read_input_tokens: step.usage.cache_read_input_tokens } : {}), ...(step.usage.cache_creation_input_tokens !== undefined ? { cache_creation_input_tokens: step.usage.cache_creation_input_tokens } : {}) } : {};
+        const usage = { input_tokens: (step.kind === 'reply' && step.usage?.input_tokens) || inputTokens, output_tokens: (step.kind === 'reply' && step.usage?.output_tokens) || 20 + 10 * content.length, ...cache };
+        const stopReason = hasTool ? 'tool_use' : 'end_turn';
+        const served = requests.at(-1);
+        if (served) served.reply = { id, toolUses: content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name }] : [])), usage, cut: step.kind === 'broken' };
+        // A slow reply: the CLI keeps its request open (a subagent still working, a model thinking).
+        const delayMs = step.kind === 'reply' ? (step.delayMs ?? 0) : 0;
+        const answer = step;
+        const respond = () => {
+          if (!stream) {
+            const full = content.map((b) => (b.type === 'thinking' ? { ...b, signature: 'sig-scripted' } : b));
+            res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
+            res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: full, stop_reason: stopReason, stop_sequence: null, usage }));
+            return;
           }
-          sse('content_block_stop', { type: 'content_block_stop', index });
-        });
-        if (answer.kind === 'broken') {
-          // Cut the connection mid-message: what a proxy or load balancer dropping the stream looks like.
-          res.socket?.destroy();
-          return;
-        }
-        sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
-        sse('message_stop', { type: 'message_stop' });
-        res.end();
-      };
-      if (delayMs > 0) setTimeout(respond, delayMs);
-      else respond();
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
+          const sse = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+          sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+          content.forEach((b, index) => {
+            if (answer.kind === 'broken' && index >= answer.afterBlocks) return;
+            if (b.type === 'text') {
+              sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+              sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
+            } else if (b.type === 'thinking') {
+              sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+              sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } });
+              sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig-scripted' } });
+            } else {
+              sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+              sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+            }
+            sse('content_block_stop', { type: 'content_block_stop', index });
+          });
+          if (answer.kind === 'broken') {
+            // Cut the connection mid-message: what a proxy or load balancer dropping the stream looks like.
+            res.socket?.destroy();
+            return;
+          }
+          sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+          sse('message_stop', { type: 'message_stop' });
+          res.end();
+        };
+        if (delayMs > 0) setTimeout(respond, delayMs);
+        else respond();
       };
       const hold = agent ? lane?.hold : undefined;
-      if (hold && lane) {
-        lane.hold = undefined;
-        void hold.then(answer);
-      } else answer();
+      if (!hold || !lane) return answerRequest();
+      lane.hold = undefined;
+      void hold.then(answerRequest);
     });
   });
   server.on('connection', (s) => {
