@@ -8,6 +8,7 @@ import type { RecipePaths } from '../workspace/paths.js';
 import { runProcess, type RunResult } from '../process/run.js';
 import { resolvePython3 } from './pythonResolve.js';
 import { findOnPath } from '../process/findOnPath.js';
+import { SYSTEM_NETWORK, hostnameKey, hostnameRecordFile, recordHostname, recordedHostname, type NetworkSources } from './hostnameRecord.js';
 import { cacheFile, cachedLayout, layoutKey, packageFromDisk, recordLayout, type PackageAnswer, type PythonLayout } from './sitePackages.js';
 
 /** Python module name → distribution name, for every package a check reads. */
@@ -137,9 +138,14 @@ export class DoctorProbe {
   private readonly direct = new Map<ProbeTool, Promise<ToolAnswer>>();
   /** Whether python3's answers came from disk (sitePackages.ts) and python3 was not started. */
   answeredFromDisk = false;
+  /** Tools whose answer was their recorded one (hostnameRecord.ts), not started. */
+  readonly answeredFromRecord: ProbeTool[] = [];
 
   /** Starts python3 and the tools at once; the checks then await their answers. */
-  constructor(private readonly ctx: ProbeContext) {
+  constructor(
+    private readonly ctx: ProbeContext,
+    private readonly network: NetworkSources = SYSTEM_NETWORK,
+  ) {
     for (const name of Object.keys(PROBE_TOOLS) as ProbeTool[]) this.startTool(name);
     this.settled = this.run();
   }
@@ -152,12 +158,27 @@ export class DoctorProbe {
     // A tool that is not on PATH is not started: its answer is the one a failed start gives, without the fork.
     const pathVar = this.ctx.env.PATH;
     const notNeeded = TOOL_NEEDED[name]?.(this.ctx) === false;
-    if (notNeeded || (pathVar !== undefined && !findOnPath(file, pathVar, this.ctx.paths.root))) {
+    const found = notNeeded || pathVar === undefined ? undefined : findOnPath(file, pathVar, this.ctx.paths.root);
+    if (notNeeded || (pathVar !== undefined && !found)) {
       this.direct.set(name, Promise.resolve(undefined));
       return;
     }
+    // hostname's answer is recorded while the network and the binary stay the same (hostnameRecord.ts).
+    const record = name === 'hostname' && found ? hostnameRecordFile(this.ctx.env) : undefined;
+    const key = record && found ? hostnameKey(found, this.network) : undefined;
+    const recorded = recordedHostname(record, key);
+    if (recorded) {
+      this.answeredFromRecord.push(name);
+      this.direct.set(name, Promise.resolve({ ...recorded, timedOut: false }));
+      return;
+    }
     const run = runProcess(file, args, { cwd: this.ctx.paths.root, env: this.ctx.env, extendEnv: false, timeoutMs: this.ctx.timeoutMs, note: 'doctor' }).then(
-      (r): ToolAnswer => (r.spawnError ? undefined : r),
+      async (r): Promise<ToolAnswer> => {
+        if (r.spawnError) return undefined;
+        // Recorded only when nothing it depends on changed while it ran.
+        if (key && !r.timedOut && r.signal === undefined && hostnameKey(found as string, this.network) === key) await recordHostname(record, key, r);
+        return r;
+      },
       () => undefined,
     );
     this.direct.set(name, run);
