@@ -20,7 +20,8 @@
 // the reference, and tests/monitor/markerScan.test.ts holds the two to the same answers): 1 if it certainly is one
 // (else 0 and nothing more), the ranges of reward and raw, integrity's truth (1 for `True`), the range of the
 // instance and of the trimmed reason; then the set of marker texts in the line (bits by index: low, high 32) and
-// where its first escape byte is (-1: none); then (samples again) the ranges of f2p and p2p.
+// where its first escape byte is (-1: none); then (samples again) the ranges of f2p and p2p; then, always, 1 if a
+// `: {` of the line has SUMMARY's shape (not only `Memory-Usage` before it), else 0.
 
 const RECORD: i32 = 20;
 
@@ -191,7 +192,21 @@ function shapeHolds(base: usize, shape: u32, s: i32, len: i32, from: i32, end: i
     return ws == ls || !isWordByte(at(base, ws - 1)) || firstByte(base, ls, ws, escape) >= 0;
   }
   if (shape != SHAPE_SUMMARY_DICT) return true;
-  if (s - ls >= 12 && findLiteral(base, ls, s, literals + 640, 12, v128.load(literals, 768)) >= 0) return true;
+  if (summaryShape(base, s, ls, le, escape)) {
+    summaryHeld = true;
+    return true;
+  }
+  return s - ls >= 12 && findLiteral(base, ls, s, literals + 640, 12, v128.load(literals, 768)) >= 0;
+}
+
+/**
+ * Whether a `: {` of the line being read had SUMMARY's shape (markerShapes.ts summaryShapeHolds), not only
+ * `Memory-Usage` before it: `find` clears it for each line and writes it to the line's record.
+ */
+let summaryHeld: bool = false;
+
+/** markerShapes.ts summaryShapeHolds: the `: {` at base[s] after a summary word and number, its line ending a dict. */
+function summaryShape(base: usize, s: i32, ls: i32, le: i32, escape: v128): bool {
   let e = le;
   while (e > s && isAsciiSpace(at(base, e - 1))) e--;
   const last = at(base, e - 1);
@@ -297,6 +312,7 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
       bits &= bits - 1;
       const pos = i + k;
       candidateCount++;
+      summaryHeld = false;
       let found = textsAt(base, pos, load<u8>(scratch + (k as usize)), from, end);
       if (found == 0) continue;
       // A text holds no newline, so its line starts at the last newline before the fingerprint.
@@ -325,6 +341,7 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
       store<u32>(rec, found as u32, 48);
       store<u32>(rec, (found >> 32) as u32, 52);
       store<i32>(rec, esc, 56);
+      store<i32>(rec, summaryHeld ? 1 : 0, 76);
       n++;
       next = nl + 1;
       if (n == outCapacity) {

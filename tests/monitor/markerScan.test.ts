@@ -29,6 +29,7 @@ import {
   R_SAMPLE,
   R_START,
   R_ESCAPE,
+  R_SUMMARY,
   R_TEXTS_HIGH,
   R_TEXTS_LOW,
   markedLineSearch,
@@ -37,7 +38,7 @@ import { emptySampleBytes, isOne, readSampleBytes } from '../../src/services/mon
 import { fuzzSampleLines, hardSampleLines, usualSampleLines } from './sampleLineCases.js';
 import { EFFECTIVE_LINES, metricLine, sampleLine, stepMetrics } from './builders.js';
 import { MARKER_FINGERPRINTS } from '../../src/services/monitor/markerFingerprints.js';
-import { shapeHolds, shapeOf } from '../../src/services/monitor/markerShapes.js';
+import { shapeHolds, shapeOf, summaryShapeHolds } from '../../src/services/monitor/markerShapes.js';
 
 /** The marker text in the least of its shape that ends where the text ends, or after it (markerShapes.ts). */
 function shaped(text: string): string {
@@ -52,6 +53,13 @@ function shaped(text: string): string {
 function holds(line: string, text: string): boolean {
   const buf = Buffer.from(line, 'latin1');
   for (let at = line.indexOf(text); at >= 0; at = line.indexOf(text, at + 1)) if (shapeHolds(buf, shapeOf(text), at, 0, buf.length)) return true;
+  return false;
+}
+
+/** Does some `: {` of `line` have SUMMARY's shape on its own (markerShapes.ts summaryShapeHolds)? */
+function holdsSummaryShape(line: string): boolean {
+  const buf = Buffer.from(line, 'latin1');
+  for (let at = line.indexOf(': {'); at >= 0; at = line.indexOf(': {', at + 1)) if (summaryShapeHolds(buf, at, 0, buf.length)) return true;
   return false;
 }
 
@@ -234,9 +242,11 @@ test('without per-sample reading, records say nothing of samples', () => {
 test('each record names every marker text its line holds and where its first escape byte is', () => {
   const rnd = rng(2024);
   const texts = LINE_MARKERS.map(([t]) => t);
-  const pieces = [...texts, ...texts.map((t) => t.slice(1)), '\u001b[0m', '\u001b', 'x', ' ', 'é'];
+  const pieces = [...texts, ...texts.map((t) => t.slice(1)), '\u001b[0m', '\u001b', 'x', ' ', 'é', 'Memory-Usage', ' step 3', "{'a': 1}", " step 3: {'a': 1}", "[Rank 1] Memory-Usage x: {'a': 1}"];
   const scan = wasmScan();
   let multi = 0;
+  let summaries = 0;
+  let memoryOnly = 0;
   for (let round = 0; round < 200; round++) {
     const lines = Array.from({ length: 1 + Math.floor(rnd() * 30) }, () => {
       let s = '';
@@ -257,12 +267,17 @@ test('each record names every marker text its line holds and where its first esc
         });
         assert.deepStrictEqual([rec[R_TEXTS_LOW], rec[R_TEXTS_HIGH]], [low | 0, high | 0], `texts of ${JSON.stringify(line)}`);
         if ((low & (low - 1)) !== 0 || high !== 0) multi++;
+        const summary = holdsSummaryShape(line);
+        assert.equal(rec[R_SUMMARY], summary ? 1 : 0, `summary shape of ${JSON.stringify(line)}`);
+        if (summary) summaries++;
+        else if (line.includes(': {') && line.includes('Memory-Usage')) memoryOnly++;
         const esc = buf.indexOf(27, rec[R_START]);
         assert.equal(rec[R_ESCAPE], esc >= 0 && esc < (rec[R_END] as number) ? esc : -1, `escape of ${JSON.stringify(line)}`);
       }
     });
   }
   assert.ok(multi > 100, `lines with several texts were tried (${multi})`);
+  assert.ok(summaries > 20 && memoryOnly > 20, `both readings of \`: {\` were drawn (summary shape ${summaries}, Memory-Usage only ${memoryOnly})`);
 });
 
 test('lines holding only DROPPED_MARKERS texts classify as nothing or as kinds the --json document never prints', () => {
@@ -371,10 +386,14 @@ test('a line the --once scan drops on its bytes gives no event the document keep
     ...kept.map((t) => t.slice(0, Math.ceil(t.length / 2))), ...kept.map((t) => t.slice(Math.ceil(t.length / 2))),
     // Shapes cut where a colour code may go: the exception's name, a metric line's word and number, an evaluator's text.
     'ray.exce', 'ptions.RayTaskError: boom', 'ray.exceptions.RayTask', 'Error: boom', ' step', ' 1', '2: {\'a\': 1}', 'SWE-Gym evaluator poll', ' failed; retrying: session_id=s-2 attempt=1 error=x',
+    // Memory lines, whole and cut where a colour code may go, next to a metric line's parts.
+    "[Rank 3] Memory-Usage after offload model: {'gpu': '0', 'used_GB': 41.7}", 'Memory-Usage before wake_up', "Memory-Usage after init model: {'gpu': '1'}", ': {', "{'a': 1}", 'Memory-', 'Usage', 'rollout 4', ' eval 2', " step 3: {'a': 1}", "rollout 4: {'x': 0.5}",
   ];
   const prefixes = ['', '\u001b[36m(RolloutManager pid=1, ip=10.0.0.1)\u001b[0m [2026-11-20 08:18:22] fresh_eval.py:318 - ', '(RolloutManager pid=1, ip=2) ', '2026-08-01 12:00:00,1 INFO x '];
   const scan = wasmScan();
   let droppedSweGym = 0;
+  let droppedMemory = 0;
+  let keptSummaries = 0;
   let dropped = 0;
   let keptKinds = 0;
   for (let round = 0; round < 400; round++) {
@@ -393,13 +412,15 @@ test('a line the --once scan drops on its bytes gives no event the document keep
         const ev = parseLine(line).event;
         if (!droppableInDocument(buf, r[k + R_START] as number, r[k + R_END] as number, r, k)) {
           if (ev && !NOT_IN_DOCUMENT.has(ev.kind)) keptKinds++;
+          if (ev?.kind === 'summary') keptSummaries++;
           continue;
         }
         dropped++;
         if (line.includes('SWE-Gym ')) droppedSweGym++;
+        if (line.includes('Memory-Usage') && line.includes(': {')) droppedMemory++;
         assert.ok(ev === undefined || NOT_IN_DOCUMENT.has(ev.kind), `dropped, but ${JSON.stringify(line)} gives ${ev?.kind}`);
       }
     });
   }
-  assert.ok(dropped > 1_000 && droppedSweGym > 300 && keptKinds > 300, `both kinds of line were drawn (${dropped} dropped, ${droppedSweGym} of them evaluator lines; ${keptKinds} kept events)`);
+  assert.ok(dropped > 1_000 && droppedSweGym > 300 && droppedMemory > 300 && keptKinds > 300 && keptSummaries > 100, `both kinds of line were drawn (${dropped} dropped, ${droppedSweGym} of them evaluator lines, ${droppedMemory} memory lines; ${keptKinds} kept events, ${keptSummaries} summaries)`);
 });

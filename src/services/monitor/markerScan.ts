@@ -32,7 +32,7 @@ const BUCKETS = 8;
  * end); then, when per-sample lines were asked for, R_SAMPLE = 1 if the line certainly is one (readSampleBytes's
  * answer; else 0 and nothing more), and its fields: the reward's and raw's ranges, integrity's truth (1 for
  * `True`), the instance's range and the trimmed reason's; then, always, the marker texts in the line and its first
- * escape byte; then the sample's f2p and p2p ranges.
+ * escape byte; then the sample's f2p and p2p ranges; then whether a `: {` has SUMMARY's shape.
  */
 export const R_START = 0;
 export const R_END = 1;
@@ -56,6 +56,11 @@ export const R_F2P_START = 15;
 export const R_F2P_END = 16;
 export const R_P2P_START = 17;
 export const R_P2P_END = 18;
+/**
+ * 1 when a `: {` of the line has SUMMARY's shape (markerShapes.ts summaryShapeHolds), 0 when each one it holds
+ * counts only for the `Memory-Usage` before it (or it holds none): such a line gives a memory event or none.
+ */
+export const R_SUMMARY = 19;
 
 interface MarkerScanExports {
   configure(tables: number, texts: number, literals: number, out: number, capacity: number): void;
