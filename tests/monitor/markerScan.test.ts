@@ -2,6 +2,7 @@
 // line starts for any bytes and any window, whatever the fingerprint table says; its per-sample reader against
 // readSampleBytes. That the committed module is the one its source compiles to is the typecheck stage's (build-wasm --check).
 import { test } from 'node:test';
+import fc from '../helpers/property.js';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -227,6 +228,40 @@ test('per-sample lines read by the WebAssembly reader: the answers and fields of
     assert.deepStrictEqual([record[R_REASON_START], record[R_REASON_END]], [want.reasonStart, want.reasonEnd], `reason of ${label}`);
   }
   assert.ok(accepted > 4000, `a good share is read on the bytes (${accepted})`);
+});
+
+test("fast-check: per-sample lines of any bytes, fields long and short, read by the WebAssembly reader as readSampleBytes reads them", () => {
+  const scan = wasmScan();
+  // Bytes at the edges of the reader's classes (control, space, DEL, ≥ 0x80) among printable ones, in runs that cross
+  // its 16-byte loads.
+  const byte = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, { weight: 1, arbitrary: fc.constantFrom(0x00, 0x09, 0x0d, 0x1b, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff) });
+  const field = fc.oneof({ weight: 6, arbitrary: fc.array(fc.integer({ min: 0x21, max: 0x7e }), { maxLength: 40 }) }, { weight: 1, arbitrary: fc.array(byte, { maxLength: 40 }) }).map((b) => Buffer.from(b).toString('latin1'));
+  const name = (n: string) => fc.oneof({ weight: 12, arbitrary: fc.constant(n) }, { weight: 1, arbitrary: fc.constantFrom(n.slice(0, -1), n.toUpperCase(), ` ${n}`) });
+  let accepted = 0;
+  fc.assert(
+    fc.property(fc.constantFrom('', 'x ', '(RolloutManager pid=1, ip=2) ', '\u001b[36m(R pid=1)\u001b[0m '), fc.array(field, { minLength: 8, maxLength: 8 }), fc.tuple(name(' raw='), name(' instance='), name(' reason=')), (prefix, f, [raw, instance, reason]) => {
+      const line = `${prefix}SWE-Gym reward=${f[0]}${raw}${f[1]} integrity=${f[2]}${instance}${f[3]} f2p=${f[4]} p2p=${f[5]}${reason}${f[6]}${f[7]}`.replace(/\n/g, ' ');
+      const head = Buffer.from('GET /health 200 OK\n');
+      const body = Buffer.from(line, 'latin1');
+      const buf = Buffer.concat([head, body, Buffer.from('\nGET /x')]);
+      const start = head.length;
+      const end = start + body.length;
+      const want = emptySampleBytes();
+      const ok = readSampleBytes(buf, start, end, want);
+      let record: number[] | undefined;
+      scan.lines(buf, 0, buf.length, true, (r, count) => {
+        for (let k = 0; k < count; k++) if (r[k * RECORD + R_START] === start) record = Array.from(r.subarray(k * RECORD, (k + 1) * RECORD));
+      });
+      if (!record) return assert.equal(ok, false, JSON.stringify(line));
+      assert.equal(record[R_SAMPLE], ok ? 1 : 0, JSON.stringify(line));
+      if (!ok) return;
+      accepted++;
+      assert.deepStrictEqual([record[R_INSTANCE_START], record[R_INSTANCE_END], record[R_REASON_START], record[R_REASON_END]], [want.instanceStart, want.instanceEnd, want.reasonStart, want.reasonEnd], JSON.stringify(line));
+      assert.equal(isOne(buf, record[R_REWARD_START] as number, record[R_REWARD_END] as number), want.rewardOne);
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(accepted > 600, `lines read as samples (${accepted})`);
 });
 
 test('without per-sample reading, records say nothing of samples', () => {

@@ -181,6 +181,8 @@ export class MarkerScan {
     const mark = enc.encode(SAMPLE_MARK);
     u8.set(mark, LITERALS);
     u8.set(enc.encode(REPEATED_FOLD), LITERALS + 16);
+    // wasm/markerScan.ts compares a name as one 16-byte load.
+    if (SAMPLE_FIELDS.some((name) => name.length > 16)) throw new Error('a per-sample field name is longer than its 16-byte slot');
     SAMPLE_FIELDS.forEach((name, f) => {
       u8.set(enc.encode(name), LITERALS + 32 + 16 * f);
       u8[LITERALS + 128 + f] = name.length;
@@ -197,6 +199,10 @@ export class MarkerScan {
     if (MEMORY_USAGE.length !== 12 || RAY_EXCEPTIONS.length !== 15 || SWE_GYM_FOLLOWERS.map((f) => f.length).join() !== '7,31,44') throw new Error('the shape literals changed: update wasm/markerScan.ts');
     [672, 688, 720].forEach((at, k) => u8.set(enc.encode(SWE_GYM_FOLLOWERS[k] as string), LITERALS + at));
     u8.fill(MEMORY_USAGE.charCodeAt(0), LITERALS + 768, LITERALS + 784);
+    // The per-sample reader's byte classes: a field ends at a byte ≤ 32 or ≥ 127, the reason holds none < 32 or ≥ 127.
+    u8.fill(32, LITERALS + 784, LITERALS + 800);
+    u8.fill(31, LITERALS + 800, LITERALS + 816);
+    u8.fill(127, LITERALS + 816, LITERALS + 832);
     this.exports.configure(TABLES, TEXTS, LITERALS, OUT, OUT_CAPACITY);
   }
 
