@@ -20,7 +20,8 @@
 // the reference, and tests/monitor/markerScan.test.ts holds the two to the same answers): 1 if it certainly is one
 // (else 0 and nothing more), the ranges of reward and raw, integrity's truth (1 for `True`), the range of the
 // instance and of the trimmed reason; then the set of marker texts in the line (bits by index: low, high 32) and
-// where its first escape byte is (-1: none); then (samples again) the ranges of f2p and p2p.
+// where its first escape byte is (-1: none); then (samples again) the ranges of f2p and p2p; then, always, 1 if a
+// `: {` of the line has SUMMARY's shape (not only `Memory-Usage` before it), else 0.
 
 const RECORD: i32 = 20;
 
@@ -37,7 +38,8 @@ let candidateCount: i32 = 0;
 // +256 a 256-byte table: 1 for each byte of `SWE-Gym reward=`; +512 48 bytes where the fields' ranges are kept;
 // +576 16 newlines, +592 16 escape bytes, +608 16 × `S`, +624 16 × `[` (loaded: V8 rebuilds a v128 constant at
 // each use inside a loop); the shapes' literals: +640 `Memory-Usage`, +656 `ray.exceptions.`, +672 `reward=`,
-// +688 `evaluation failed for instance=`, +720 `evaluator poll failed; retrying: session_id=`, +768 16 × `M`.
+// +688 `evaluation failed for instance=`, +720 `evaluator poll failed; retrying: session_id=`, +768 16 × `M`; the
+// per-sample reader's byte classes: +784 16 × 32, +800 16 × 31, +816 16 × 127.
 const MARK_LENGTH: i32 = 15;
 const FOLD_LENGTH: i32 = 10;
 
@@ -191,7 +193,21 @@ function shapeHolds(base: usize, shape: u32, s: i32, len: i32, from: i32, end: i
     return ws == ls || !isWordByte(at(base, ws - 1)) || firstByte(base, ls, ws, escape) >= 0;
   }
   if (shape != SHAPE_SUMMARY_DICT) return true;
-  if (s - ls >= 12 && findLiteral(base, ls, s, literals + 640, 12, v128.load(literals, 768)) >= 0) return true;
+  if (summaryShape(base, s, ls, le, escape)) {
+    summaryHeld = true;
+    return true;
+  }
+  return s - ls >= 12 && findLiteral(base, ls, s, literals + 640, 12, v128.load(literals, 768)) >= 0;
+}
+
+/**
+ * Whether a `: {` of the line being read had SUMMARY's shape (markerShapes.ts summaryShapeHolds), not only
+ * `Memory-Usage` before it: `find` clears it for each line and writes it to the line's record.
+ */
+let summaryHeld: bool = false;
+
+/** markerShapes.ts summaryShapeHolds: the `: {` at base[s] after a summary word and number, its line ending a dict. */
+function summaryShape(base: usize, s: i32, ls: i32, le: i32, escape: v128): bool {
   let e = le;
   while (e > s && isAsciiSpace(at(base, e - 1))) e--;
   const last = at(base, e - 1);
@@ -297,6 +313,7 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
       bits &= bits - 1;
       const pos = i + k;
       candidateCount++;
+      summaryHeld = false;
       let found = textsAt(base, pos, load<u8>(scratch + (k as usize)), from, end);
       if (found == 0) continue;
       // A text holds no newline, so its line starts at the last newline before the fingerprint.
@@ -325,6 +342,7 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
       store<u32>(rec, found as u32, 48);
       store<u32>(rec, (found >> 32) as u32, 52);
       store<i32>(rec, esc, 56);
+      store<i32>(rec, summaryHeld ? 1 : 0, 76);
       n++;
       next = nl + 1;
       if (n == outCapacity) {
@@ -336,6 +354,22 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
     i = next;
   }
   return n;
+}
+
+/**
+ * The first byte of base[from, end) at most the byte repeated in `atMost` or at least the one in `atLeast` (unsigned),
+ * or `end`: the end of a run of bytes between them, 16 at a time.
+ */
+function firstOutside(base: usize, from: i32, end: i32, atMost: v128, atLeast: v128): i32 {
+  for (let i = from; i < end; i += 16) {
+    const v = v128.load(base + (i as usize));
+    const m = i8x16.bitmask(v128.or(i8x16.le_u(v, atMost), i8x16.ge_u(v, atLeast)));
+    if (m != 0) {
+      const k = i + ctz(m);
+      return k < end ? k : end;
+    }
+  }
+  return end;
 }
 
 // @ts-ignore: decorator
@@ -373,12 +407,13 @@ function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: us
   if (x >= 0) return 0;
   // Six fields, each a run of printable non-space ASCII followed by exactly the next ` name=`.
   const fields = literals + 512;
+  const space = v128.load(literals, 784);
+  const del = v128.load(literals, 816);
   let i = h + MARK_LENGTH;
   for (let f = 0; f < 6; f++) {
     const s = i;
-    let c = at(base, i);
-    while (c > 32 && c < 127 && i < e) c = at(base, ++i);
-    if (i >= e || c != 32) return 0;
+    i = firstOutside(base, i, e, space, del);
+    if (i >= e || at(base, i) != 32) return 0;
     // instance= may be empty; the others may not.
     if (i == s && f != 3) return 0;
     store<i32>(fields + (f << 3), s);
@@ -386,14 +421,13 @@ function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: us
     const lit = literals + 32 + ((f << 4) as usize);
     const n = load<u8>(literals + 128 + (f as usize)) as i32;
     if (i + n > e) return 0;
-    for (let k = 1; k < n; k++) if (at(base, i + k) != (load<u8>(lit + (k as usize)) as i32)) return 0;
+    // The name (at most 16 bytes, its slot padded) in one comparison; the bytes past it are not counted.
+    const same = i8x16.bitmask(i8x16.eq(v128.load(base + (i as usize)), v128.load(lit)));
+    if ((~same & ((1 << n) - 1)) != 0) return 0;
     i += n;
   }
   // reason=(.*)$ trimmed: printable ASCII to the end.
-  for (let k = i; k < e; k++) {
-    const c = at(base, k);
-    if (c < 32 || c > 126) return 0;
-  }
+  if (firstOutside(base, i, e, v128.load(literals, 800), del) < e) return 0;
   let rs = i;
   let re = e;
   while (rs < re && at(base, rs) == 32) rs++;

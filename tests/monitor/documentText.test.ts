@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RunModel } from '../../src/services/monitor/runModel.js';
+import fc from '../helpers/property.js';
+import { RunModel, metricsJson } from '../../src/services/monitor/runModel.js';
+import { parsePyDictAt, toJsonSafe, type PyDict, type PyValue } from '../../src/services/monitor/pyReprParse.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { metricLine, pyLog, RM, sampleLine, type Py } from './builders.js';
@@ -116,4 +118,33 @@ test('the --once --json scan on workers settles texts as segments arrive; the do
   } finally {
     await removeDir(dir);
   }
+});
+
+// Values as the dict parser gives them: finite and non-finite numbers (-0 too), strings, booleans, None, lists and
+// dicts at any depth, keys that look like numbers. Never an own `__proto__` key: the parser's assignment sets the
+// prototype instead, and its JSON reading steps aside (toJsonSafe's copy would drop such a key, JSON.stringify not).
+const key = fc.oneof(fc.string(), fc.constantFrom('0', '10', '-1', 'train/loss')).filter((k) => k !== '__proto__');
+const pyValue: fc.Arbitrary<PyValue> = fc.letrec<{ value: PyValue }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.double(),
+    fc.constantFrom(NaN, Infinity, -Infinity, -0, 1e21, 5e-324),
+    fc.string({ unit: 'binary' }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+test('fast-check: metricsJson writes a parsed dict as JSON.stringify(toJsonSafe(…)) does, non-finite numbers as null at any depth', () => {
+  fc.assert(
+    fc.property(fc.dictionary(key, pyValue, { maxKeys: 8 }), (dict) => {
+      assert.equal(metricsJson(dict as PyDict), JSON.stringify(toJsonSafe(dict)));
+    }),
+    { numRuns: 2000 },
+  );
+  const parsed = parsePyDictAt("{'a': nan, 'b': [inf, {'c': -inf}], 'd': (1, -0.0), 'e': None, 'f': 'x'}", 0)?.dict as PyDict;
+  assert.equal(metricsJson(parsed), '{"a":null,"b":[null,{"c":null}],"d":[1,0],"e":null,"f":"x"}');
+  assert.equal(metricsJson(parsed), JSON.stringify(toJsonSafe(parsed)));
 });

@@ -2,6 +2,7 @@
 // line starts for any bytes and any window, whatever the fingerprint table says; its per-sample reader against
 // readSampleBytes. That the committed module is the one its source compiles to is the typecheck stage's (build-wasm --check).
 import { test } from 'node:test';
+import fc from '../helpers/property.js';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,6 +30,7 @@ import {
   R_SAMPLE,
   R_START,
   R_ESCAPE,
+  R_SUMMARY,
   R_TEXTS_HIGH,
   R_TEXTS_LOW,
   markedLineSearch,
@@ -37,7 +39,7 @@ import { emptySampleBytes, isOne, readSampleBytes } from '../../src/services/mon
 import { fuzzSampleLines, hardSampleLines, usualSampleLines } from './sampleLineCases.js';
 import { EFFECTIVE_LINES, metricLine, sampleLine, stepMetrics } from './builders.js';
 import { MARKER_FINGERPRINTS } from '../../src/services/monitor/markerFingerprints.js';
-import { shapeHolds, shapeOf } from '../../src/services/monitor/markerShapes.js';
+import { shapeHolds, shapeOf, summaryShapeHolds } from '../../src/services/monitor/markerShapes.js';
 
 /** The marker text in the least of its shape that ends where the text ends, or after it (markerShapes.ts). */
 function shaped(text: string): string {
@@ -52,6 +54,13 @@ function shaped(text: string): string {
 function holds(line: string, text: string): boolean {
   const buf = Buffer.from(line, 'latin1');
   for (let at = line.indexOf(text); at >= 0; at = line.indexOf(text, at + 1)) if (shapeHolds(buf, shapeOf(text), at, 0, buf.length)) return true;
+  return false;
+}
+
+/** Does some `: {` of `line` have SUMMARY's shape on its own (markerShapes.ts summaryShapeHolds)? */
+function holdsSummaryShape(line: string): boolean {
+  const buf = Buffer.from(line, 'latin1');
+  for (let at = line.indexOf(': {'); at >= 0; at = line.indexOf(': {', at + 1)) if (summaryShapeHolds(buf, at, 0, buf.length)) return true;
   return false;
 }
 
@@ -221,6 +230,40 @@ test('per-sample lines read by the WebAssembly reader: the answers and fields of
   assert.ok(accepted > 4000, `a good share is read on the bytes (${accepted})`);
 });
 
+test("fast-check: per-sample lines of any bytes, fields long and short, read by the WebAssembly reader as readSampleBytes reads them", () => {
+  const scan = wasmScan();
+  // Bytes at the edges of the reader's classes (control, space, DEL, ≥ 0x80) among printable ones, in runs that cross
+  // its 16-byte loads.
+  const byte = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, { weight: 1, arbitrary: fc.constantFrom(0x00, 0x09, 0x0d, 0x1b, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff) });
+  const field = fc.oneof({ weight: 6, arbitrary: fc.array(fc.integer({ min: 0x21, max: 0x7e }), { maxLength: 40 }) }, { weight: 1, arbitrary: fc.array(byte, { maxLength: 40 }) }).map((b) => Buffer.from(b).toString('latin1'));
+  const name = (n: string) => fc.oneof({ weight: 12, arbitrary: fc.constant(n) }, { weight: 1, arbitrary: fc.constantFrom(n.slice(0, -1), n.toUpperCase(), ` ${n}`) });
+  let accepted = 0;
+  fc.assert(
+    fc.property(fc.constantFrom('', 'x ', '(RolloutManager pid=1, ip=2) ', '\u001b[36m(R pid=1)\u001b[0m '), fc.array(field, { minLength: 8, maxLength: 8 }), fc.tuple(name(' raw='), name(' instance='), name(' reason=')), (prefix, f, [raw, instance, reason]) => {
+      const line = `${prefix}SWE-Gym reward=${f[0]}${raw}${f[1]} integrity=${f[2]}${instance}${f[3]} f2p=${f[4]} p2p=${f[5]}${reason}${f[6]}${f[7]}`.replace(/\n/g, ' ');
+      const head = Buffer.from('GET /health 200 OK\n');
+      const body = Buffer.from(line, 'latin1');
+      const buf = Buffer.concat([head, body, Buffer.from('\nGET /x')]);
+      const start = head.length;
+      const end = start + body.length;
+      const want = emptySampleBytes();
+      const ok = readSampleBytes(buf, start, end, want);
+      let record: number[] | undefined;
+      scan.lines(buf, 0, buf.length, true, (r, count) => {
+        for (let k = 0; k < count; k++) if (r[k * RECORD + R_START] === start) record = Array.from(r.subarray(k * RECORD, (k + 1) * RECORD));
+      });
+      if (!record) return assert.equal(ok, false, JSON.stringify(line));
+      assert.equal(record[R_SAMPLE], ok ? 1 : 0, JSON.stringify(line));
+      if (!ok) return;
+      accepted++;
+      assert.deepStrictEqual([record[R_INSTANCE_START], record[R_INSTANCE_END], record[R_REASON_START], record[R_REASON_END]], [want.instanceStart, want.instanceEnd, want.reasonStart, want.reasonEnd], JSON.stringify(line));
+      assert.equal(isOne(buf, record[R_REWARD_START] as number, record[R_REWARD_END] as number), want.rewardOne);
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(accepted > 600, `lines read as samples (${accepted})`);
+});
+
 test('without per-sample reading, records say nothing of samples', () => {
   const scan = wasmScan();
   const buf = Buffer.from(usualSampleLines().join('\n'));
@@ -234,9 +277,11 @@ test('without per-sample reading, records say nothing of samples', () => {
 test('each record names every marker text its line holds and where its first escape byte is', () => {
   const rnd = rng(2024);
   const texts = LINE_MARKERS.map(([t]) => t);
-  const pieces = [...texts, ...texts.map((t) => t.slice(1)), '\u001b[0m', '\u001b', 'x', ' ', 'é'];
+  const pieces = [...texts, ...texts.map((t) => t.slice(1)), '\u001b[0m', '\u001b', 'x', ' ', 'é', 'Memory-Usage', ' step 3', "{'a': 1}", " step 3: {'a': 1}", "[Rank 1] Memory-Usage x: {'a': 1}"];
   const scan = wasmScan();
   let multi = 0;
+  let summaries = 0;
+  let memoryOnly = 0;
   for (let round = 0; round < 200; round++) {
     const lines = Array.from({ length: 1 + Math.floor(rnd() * 30) }, () => {
       let s = '';
@@ -257,12 +302,17 @@ test('each record names every marker text its line holds and where its first esc
         });
         assert.deepStrictEqual([rec[R_TEXTS_LOW], rec[R_TEXTS_HIGH]], [low | 0, high | 0], `texts of ${JSON.stringify(line)}`);
         if ((low & (low - 1)) !== 0 || high !== 0) multi++;
+        const summary = holdsSummaryShape(line);
+        assert.equal(rec[R_SUMMARY], summary ? 1 : 0, `summary shape of ${JSON.stringify(line)}`);
+        if (summary) summaries++;
+        else if (line.includes(': {') && line.includes('Memory-Usage')) memoryOnly++;
         const esc = buf.indexOf(27, rec[R_START]);
         assert.equal(rec[R_ESCAPE], esc >= 0 && esc < (rec[R_END] as number) ? esc : -1, `escape of ${JSON.stringify(line)}`);
       }
     });
   }
   assert.ok(multi > 100, `lines with several texts were tried (${multi})`);
+  assert.ok(summaries > 20 && memoryOnly > 20, `both readings of \`: {\` were drawn (summary shape ${summaries}, Memory-Usage only ${memoryOnly})`);
 });
 
 test('lines holding only DROPPED_MARKERS texts classify as nothing or as kinds the --json document never prints', () => {
@@ -371,10 +421,14 @@ test('a line the --once scan drops on its bytes gives no event the document keep
     ...kept.map((t) => t.slice(0, Math.ceil(t.length / 2))), ...kept.map((t) => t.slice(Math.ceil(t.length / 2))),
     // Shapes cut where a colour code may go: the exception's name, a metric line's word and number, an evaluator's text.
     'ray.exce', 'ptions.RayTaskError: boom', 'ray.exceptions.RayTask', 'Error: boom', ' step', ' 1', '2: {\'a\': 1}', 'SWE-Gym evaluator poll', ' failed; retrying: session_id=s-2 attempt=1 error=x',
+    // Memory lines, whole and cut where a colour code may go, next to a metric line's parts.
+    "[Rank 3] Memory-Usage after offload model: {'gpu': '0', 'used_GB': 41.7}", 'Memory-Usage before wake_up', "Memory-Usage after init model: {'gpu': '1'}", ': {', "{'a': 1}", 'Memory-', 'Usage', 'rollout 4', ' eval 2', " step 3: {'a': 1}", "rollout 4: {'x': 0.5}",
   ];
   const prefixes = ['', '\u001b[36m(RolloutManager pid=1, ip=10.0.0.1)\u001b[0m [2026-11-20 08:18:22] fresh_eval.py:318 - ', '(RolloutManager pid=1, ip=2) ', '2026-08-01 12:00:00,1 INFO x '];
   const scan = wasmScan();
   let droppedSweGym = 0;
+  let droppedMemory = 0;
+  let keptSummaries = 0;
   let dropped = 0;
   let keptKinds = 0;
   for (let round = 0; round < 400; round++) {
@@ -393,13 +447,15 @@ test('a line the --once scan drops on its bytes gives no event the document keep
         const ev = parseLine(line).event;
         if (!droppableInDocument(buf, r[k + R_START] as number, r[k + R_END] as number, r, k)) {
           if (ev && !NOT_IN_DOCUMENT.has(ev.kind)) keptKinds++;
+          if (ev?.kind === 'summary') keptSummaries++;
           continue;
         }
         dropped++;
         if (line.includes('SWE-Gym ')) droppedSweGym++;
+        if (line.includes('Memory-Usage') && line.includes(': {')) droppedMemory++;
         assert.ok(ev === undefined || NOT_IN_DOCUMENT.has(ev.kind), `dropped, but ${JSON.stringify(line)} gives ${ev?.kind}`);
       }
     });
   }
-  assert.ok(dropped > 1_000 && droppedSweGym > 300 && keptKinds > 300, `both kinds of line were drawn (${dropped} dropped, ${droppedSweGym} of them evaluator lines; ${keptKinds} kept events)`);
+  assert.ok(dropped > 1_000 && droppedSweGym > 300 && droppedMemory > 300 && keptKinds > 300 && keptSummaries > 100, `both kinds of line were drawn (${dropped} dropped, ${droppedSweGym} of them evaluator lines, ${droppedMemory} memory lines; ${keptKinds} kept events, ${keptSummaries} summaries)`);
 });

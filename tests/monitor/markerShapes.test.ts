@@ -8,9 +8,10 @@ import path from 'node:path';
 import fc from '../helpers/property.js';
 import { LINE_MARKERS, parseLine } from '../../src/services/monitor/lines.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
-import { MarkerScan } from '../../src/services/monitor/markerScan.js';
-import { MARKER_SHAPES } from '../../src/services/monitor/markerShapes.js';
+import { MarkerScan, RECORD, R_START, R_END, R_SUMMARY } from '../../src/services/monitor/markerScan.js';
+import { MARKER_SHAPES, summaryShapeHolds } from '../../src/services/monitor/markerShapes.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
+import { NOT_IN_DOCUMENT, droppableInDocument } from '../../src/services/monitor/segmentScan.js';
 import { RunModel as MonitorModel } from '../../src/services/monitor/runModel.js';
 import { lookAlikeMessage } from '../../src/services/simulator/lookAlikes.js';
 import { Rng } from '../../src/services/simulator/rng.js';
@@ -144,4 +145,42 @@ test('a simulated run with look-alikes: the --json document of classifying every
   } finally {
     await removeDir(dir);
   }
+});
+
+/** Does some `: {` of `line` have SUMMARY's shape on its own (not only `Memory-Usage` before it)? */
+function summaryShapeIn(line: string): boolean {
+  const buf = Buffer.from(line);
+  for (let at = buf.indexOf(': {'); at >= 0; at = buf.indexOf(': {', at + 1)) if (summaryShapeHolds(buf, at, 0, buf.length)) return true;
+  return false;
+}
+
+test("fast-check: a record says whether a `: {` had SUMMARY's shape, as markerShapes.ts reads it; where none had, the line is no summary, and a line --once drops gives no kept event", () => {
+  assert.ok(scan, 'Node 22+ runs WebAssembly SIMD');
+  let summaries = 0;
+  let memoryOnly = 0;
+  let dropped = 0;
+  fc.assert(
+    fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), (lines) => {
+      const buf = Buffer.from(lines.join('\n'));
+      scan.lines(buf, 0, buf.length, true, (r, count) => {
+        for (let k = 0; k < count * RECORD; k += RECORD) {
+          const text = buf.toString('utf8', r[k + R_START], r[k + R_END]);
+          assert.equal(r[k + R_SUMMARY], summaryShapeIn(text) ? 1 : 0, JSON.stringify(text));
+          const ev = parseLine(text).event;
+          if (droppableInDocument(buf, r[k + R_START] as number, r[k + R_END] as number, r, k)) {
+            dropped++;
+            assert.ok(ev === undefined || NOT_IN_DOCUMENT.has(ev.kind), `dropped, but ${JSON.stringify(text)} gives ${ev?.kind}`);
+          }
+          if (r[k + R_SUMMARY] === 1) {
+            if (ev?.kind === 'summary') summaries++;
+            continue;
+          }
+          if (text.includes('Memory-Usage') && text.includes(': {')) memoryOnly++;
+          assert.notEqual(ev?.kind, 'summary', `a summary without its shape: ${JSON.stringify(text)}`);
+        }
+      });
+    }),
+    { numRuns: 1000, seed: 2030 },
+  );
+  assert.ok(summaries > 100 && memoryOnly > 100 && dropped > 100, `both kinds were drawn (summaries ${summaries}, \`: {\` after Memory-Usage only ${memoryOnly}, dropped ${dropped})`);
 });

@@ -32,7 +32,7 @@ const BUCKETS = 8;
  * end); then, when per-sample lines were asked for, R_SAMPLE = 1 if the line certainly is one (readSampleBytes's
  * answer; else 0 and nothing more), and its fields: the reward's and raw's ranges, integrity's truth (1 for
  * `True`), the instance's range and the trimmed reason's; then, always, the marker texts in the line and its first
- * escape byte; then the sample's f2p and p2p ranges.
+ * escape byte; then the sample's f2p and p2p ranges; then whether a `: {` has SUMMARY's shape.
  */
 export const R_START = 0;
 export const R_END = 1;
@@ -56,6 +56,11 @@ export const R_F2P_START = 15;
 export const R_F2P_END = 16;
 export const R_P2P_START = 17;
 export const R_P2P_END = 18;
+/**
+ * 1 when a `: {` of the line has SUMMARY's shape (markerShapes.ts summaryShapeHolds), 0 when each one it holds
+ * counts only for the `Memory-Usage` before it (or it holds none): such a line gives a memory event or none.
+ */
+export const R_SUMMARY = 19;
 
 interface MarkerScanExports {
   configure(tables: number, texts: number, literals: number, out: number, capacity: number): void;
@@ -176,6 +181,8 @@ export class MarkerScan {
     const mark = enc.encode(SAMPLE_MARK);
     u8.set(mark, LITERALS);
     u8.set(enc.encode(REPEATED_FOLD), LITERALS + 16);
+    // wasm/markerScan.ts compares a name as one 16-byte load.
+    if (SAMPLE_FIELDS.some((name) => name.length > 16)) throw new Error('a per-sample field name is longer than its 16-byte slot');
     SAMPLE_FIELDS.forEach((name, f) => {
       u8.set(enc.encode(name), LITERALS + 32 + 16 * f);
       u8[LITERALS + 128 + f] = name.length;
@@ -192,6 +199,10 @@ export class MarkerScan {
     if (MEMORY_USAGE.length !== 12 || RAY_EXCEPTIONS.length !== 15 || SWE_GYM_FOLLOWERS.map((f) => f.length).join() !== '7,31,44') throw new Error('the shape literals changed: update wasm/markerScan.ts');
     [672, 688, 720].forEach((at, k) => u8.set(enc.encode(SWE_GYM_FOLLOWERS[k] as string), LITERALS + at));
     u8.fill(MEMORY_USAGE.charCodeAt(0), LITERALS + 768, LITERALS + 784);
+    // The per-sample reader's byte classes: a field ends at a byte ≤ 32 or ≥ 127, the reason holds none < 32 or ≥ 127.
+    u8.fill(32, LITERALS + 784, LITERALS + 800);
+    u8.fill(31, LITERALS + 800, LITERALS + 816);
+    u8.fill(127, LITERALS + 816, LITERALS + 832);
     this.exports.configure(TABLES, TEXTS, LITERALS, OUT, OUT_CAPACITY);
   }
 

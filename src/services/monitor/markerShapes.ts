@@ -113,8 +113,18 @@ function wordEndingWith(c: number): Uint8Array | undefined {
   return c === 112 ? STEP : c === 116 ? ROLLOUT : c === 102 ? PERF : c === 108 ? EVAL : undefined;
 }
 
-function summaryDict(buf: Uint8Array, s: number, ls: number, le: number): boolean {
+/** MEMORY's alternative of SHAPE_SUMMARY_DICT: `Memory-Usage` somewhere before the `: {` at s. */
+function memoryBefore(buf: Uint8Array, s: number, ls: number): boolean {
   for (let q = ls; q + MEMORY.length <= s; q++) if (bytesAt(buf, q, MEMORY, s)) return true;
+  return false;
+}
+
+/**
+ * SUMMARY's alternative of SHAPE_SUMMARY_DICT alone: does the `: {` at buf[s, …) follow a summary word and number
+ * (or a walk over escapes this cannot read), and end its line with a dict's end? Where it fails and the line holds
+ * `: {` for `Memory-Usage` only, classifyMessage gives a memory event or none (its `: {` branch returns).
+ */
+export function summaryShapeHolds(buf: Uint8Array, s: number, ls: number, le: number): boolean {
   let e = le;
   while (e > s && isAsciiSpace(buf[e - 1] as number)) e--;
   const last = buf[e - 1] as number;
@@ -160,7 +170,7 @@ function sweGym(buf: Uint8Array, s: number, le: number): boolean {
  * of the data)? Always true for SHAPE_NONE.
  */
 export function shapeHolds(buf: Uint8Array, shape: number, s: number, ls: number, le: number): boolean {
-  if (shape === SHAPE_SUMMARY_DICT) return summaryDict(buf, s, ls, le);
+  if (shape === SHAPE_SUMMARY_DICT) return memoryBefore(buf, s, ls) || summaryShapeHolds(buf, s, ls, le);
   if (shape === SHAPE_RAY_EXCEPTION) return rayException(buf, s, ls);
   if (shape === SHAPE_SWE_GYM) return sweGym(buf, s, le);
   return true;

@@ -623,7 +623,7 @@ export class RunModel {
   settleDocumentText(): void {
     const cache = this.metricsText;
     if (!cache) return;
-    for (const m of this.changedBefore) if (!this.changedNow.has(m)) cache.set(m, JSON.stringify(toJsonSafe(m)));
+    for (const m of this.changedBefore) if (!this.changedNow.has(m)) cache.set(m, metricsJson(m));
     this.changedBefore = this.changedNow;
     this.changedNow = new Set();
   }
@@ -664,7 +664,7 @@ export class RunModel {
     if (keys.some((k) => !/^[a-z_]+$/.test(k) || DOCUMENT_KEYS.has(k))) return JSON.stringify({ ...(this.toJson() as Record<string, unknown>), ...extra });
     const p = this.documentParts();
     const cache = this.metricsText;
-    const metrics = (m: PyDict) => cache?.get(m) ?? JSON.stringify(toJsonSafe(m));
+    const metrics = (m: PyDict) => cache?.get(m) ?? metricsJson(m);
     const out: string[] = [`{"run":${JSON.stringify(p.run)},"effective":${JSON.stringify(this.effective)},"steps":[`];
     // Pieces pushed one by one (not templates): join then copies flat strings.
     let sep = '{"step":';
@@ -690,6 +690,14 @@ export class RunModel {
 }
 
 const DOCUMENT_KEYS = new Set(['run', 'effective', 'steps', 'rollouts', 'in_progress', 'samples', 'series']);
+
+/**
+ * `JSON.stringify(toJsonSafe(m))` without the copy and its check of every value: JSON.stringify itself writes a
+ * non-finite number as null, at any depth, which is all toJsonSafe changes in a parsed value.
+ */
+export function metricsJson(m: PyDict): string {
+  return JSON.stringify(m);
+}
 
 export function zeroStdGroups(metrics: PyDict): number {
   let n = 0;

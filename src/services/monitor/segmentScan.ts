@@ -20,6 +20,7 @@ import {
   R_SAMPLE,
   R_START,
   R_ESCAPE,
+  R_SUMMARY,
   R_TEXTS_HIGH,
   R_TEXTS_LOW,
   markedLineSearch,
@@ -128,16 +129,20 @@ const KEPT_TEXTS = [
 const KEPT_PAIRS = adjacentPairs(KEPT_TEXTS, { words: true });
 /** `SWE-Gym `'s bit: of the kinds the document keeps, that text leads only to a sample, which needs SAMPLE_MARK. */
 const SWE_GYM_BIT = 1 << LINE_MARKERS.findIndex(([text]) => text === 'SWE-Gym ');
+/** `: {`'s bit: it leads to a kept kind (summary) only where SUMMARY's shape holds, not for `Memory-Usage` alone. */
+const SUMMARY_DICT_BIT = 1 << LINE_MARKERS.findIndex(([text]) => text === ': {');
 const SAMPLE_MARK_BYTES = Buffer.from(SAMPLE_MARK);
 
 /**
  * With documentOnly: whether a marked line (record k of r) can be dropped undecoded because it can give no event
- * the document keeps: it holds only DROPPED_MARKERS texts, or (an evaluator's retry or failure line) `SWE-Gym ` but
- * not as a sample the byte reader took and without SAMPLE_MARK; and removing its escapes joins none of those texts.
- * tests/monitor/markerScan.test.ts holds both claims on the classifier.
+ * the document keeps: it holds only DROPPED_MARKERS texts, `: {` only after `Memory-Usage` (a memory line: the
+ * summary shape holds at none of its `: {`), or (an evaluator's retry or failure line) `SWE-Gym ` but not as a sample
+ * the byte reader took and without SAMPLE_MARK; and removing its escapes joins none of those texts.
+ * tests/monitor/markerScan.test.ts holds these claims on the classifier.
  */
 export function droppableInDocument(buf: Buffer, s: number, le: number, r: Int32Array, k: number): boolean {
-  const low = (r[k + R_TEXTS_LOW] as number) & KEPT_LOW;
+  let low = (r[k + R_TEXTS_LOW] as number) & KEPT_LOW;
+  if (r[k + R_SUMMARY] === 0) low &= ~SUMMARY_DICT_BIT;
   if (((r[k + R_TEXTS_HIGH] as number) & KEPT_HIGH) !== 0) return false;
   if (low !== 0 && (low !== SWE_GYM_BIT || r[k + R_SAMPLE] === 1 || buf.subarray(s, le).indexOf(SAMPLE_MARK_BYTES) >= 0)) return false;
   const escape = r[k + R_ESCAPE] as number;
