@@ -51,6 +51,11 @@ export function baselineOf(results: readonly BenchResult[], recorded: string): B
   return { recorded, ratios };
 }
 
+/** The benchmark (`--only` name) that gives a headline ratio: ingestion gives one per log, start-up two. */
+export function benchmarkOf(ratioId: string): string {
+  return ratioId.replace(/^ingest-.*/, 'ingest').replace(/^startup-.*/, 'startup');
+}
+
 /** The verdicts as a table, and whether the check passes (nothing worse, nothing failed; not run is not a failure). */
 export function report(verdicts: readonly Verdict[]): { text: string; pass: boolean } {
   const f = (v: number | undefined) => (v === undefined ? '–' : `${v.toFixed(2)}×`);
@@ -82,7 +87,7 @@ function main(): void {
   const baseline = record && file ? undefined : (JSON.parse(readFileSync(BASELINE_FILE, 'utf8')) as Baseline);
   if (!file) {
     const runArgs = args.filter((a) => a !== '--record');
-    if (!runArgs.includes('--only') && baseline) runArgs.push('--only', [...new Set(Object.keys(baseline.ratios).map((id) => id.replace(/^ingest-.*/, 'ingest')))].join(','));
+    if (!runArgs.includes('--only') && baseline) runArgs.push('--only', [...new Set(Object.keys(baseline.ratios).map(benchmarkOf))].join(','));
     const t0 = Date.now();
     const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(HERE, 'run.ts'), ...runArgs], { stdio: 'inherit' });
     if (r.status !== 0) process.exit(r.status ?? 1);

@@ -103,7 +103,11 @@ async function main(): Promise<void> {
         r = rows[rows.length - 1] as BenchResult;
       }
       else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128, heap: values['dashboard-heap'] === true, speed: values['dashboard-speed'] ? int('dashboard-speed') : undefined, sampleEverySec: int('rss-every') }, log);
-      else if (id === 'startup') r = await benchStartup(bundle as Bundle, int('startup-runs'), log, values['startup-baseline']);
+      else if (id === 'startup') {
+        const [home, firstFrame] = await benchStartup(bundle as Bundle, int('startup-runs'), log, values['startup-baseline']);
+        results.push(home);
+        r = firstFrame;
+      }
       else if (id === 'parquet') r = await benchParquet(5, bundle?.bin);
       else if (id === 'sandbox') r = await benchLocalSandbox(5);
       else if (id === 'trajectories') r = await benchTrajectories(int('trajectory-sessions'));

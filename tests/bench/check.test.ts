@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { BASELINE_FILE, baselineOf, compareRatios, report, type Baseline } from '../../bench/check.js';
+import { BASELINE_FILE, baselineOf, benchmarkOf, compareRatios, report, type Baseline } from '../../bench/check.js';
 import { result, type BenchResult } from '../../bench/lib.js';
 
 function ran(id: string, value: number, status: BenchResult['status'] = 'ok'): BenchResult {
@@ -41,4 +41,10 @@ test('the committed baseline has ratios, each a finite positive number', () => {
   const b = JSON.parse(readFileSync(BASELINE_FILE, 'utf8')) as Baseline;
   assert.ok(Object.keys(b.ratios).length >= 3, 'ingestion and start-up at least');
   for (const [id, r] of Object.entries(b.ratios)) assert.ok(Number.isFinite(r.value) && r.value > 0, id);
+});
+
+test('each baseline ratio names the benchmark that gives it: one per ingestion log, two for start-up', () => {
+  assert.deepStrictEqual(['ingest-dense', 'ingest-sparse', 'startup', 'startup-home', 'dashboard-open', 'model-heap'].map(benchmarkOf), ['ingest', 'ingest', 'startup', 'startup', 'dashboard-open', 'model-heap']);
+  const b = JSON.parse(readFileSync(BASELINE_FILE, 'utf8')) as Baseline;
+  assert.ok('startup-home' in b.ratios, 'the home screen goal (≤ 4× bare node) is guarded too');
 });
