@@ -164,16 +164,52 @@ test('monitor --once --json through the built binary: the bundled scan workers g
         );
       });
       assert.equal(result.code, 0, result.stderr);
-      const scanned = /in (\d+) segments with 2 thread\(s\) \((\d+) by worker threads\), marker search: (\w+)/.exec(result.stderr);
+      const scanned = /in (\d+) segments with 2 thread\(s\) \((\d+) by worker threads(, one started by the entry)?\), marker search: (\w+)/.exec(result.stderr);
       assert.ok(scanned, result.stderr);
+      assert.equal(scanned[3], undefined, 'a log under 48 MiB: the entry starts no worker of its own');
       assert.ok(Number(scanned[1]) >= 3, 'several segments');
       assert.equal(scanned[2], scanned[1], 'every segment scanned by the bundled worker threads');
-      assert.equal(scanned[3], search);
+      assert.equal(scanned[4], search);
       // The model's document, plus the run's liveness (issue 18), which is not the model's.
       const { liveness, trajectories: _t, sandboxes: _s, cluster: _c, hangs: _h, log_since_record: _l, ...doc } = JSON.parse(result.stdout) as Record<string, unknown>;
       assert.equal((liveness as { state: string }).state, 'running');
       assert.deepEqual(doc, want, `marker search ${search} ${nodeFlags.join(' ')}`);
     }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('monitor LARGE_LOG --once --json through the built binary: the scan adopts the worker the entry started, same document', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, 'run.log');
+    const noise = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56';
+    const lines: string[] = [...EFFECTIVE_LINES];
+    for (let r = 0; r < 40; r++) for (const l of rolloutLines(r, 32)) lines.push(l, noise, noise);
+    const body = lines.join('\n') + '\n';
+    // Just past the 48 MiB from which the scan uses worker threads (and the entry starts one beforehand).
+    await writeFile(file, body.repeat(Math.ceil((48 * 1024 * 1024 + 1) / body.length)));
+    const { execFile } = await import('node:child_process');
+    const bin = path.resolve('bin/swegym-console');
+    const once = (env: NodeJS.ProcessEnv) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [bin, '--debug', 'monitor', file, '--once', '--json'], { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
+        );
+      });
+    // Two threads whatever the machine's cores (the main thread and one worker).
+    const parallel = await once({ SWEGYM_MONITOR_WORKERS: '2' });
+    assert.equal(parallel.code, 0, parallel.stderr);
+    assert.match(parallel.stderr, /with 2 thread\(s\) \([1-9]\d* by worker threads, one started by the entry\)/);
+    const alone = await once({ SWEGYM_MONITOR_WORKERS: '1' });
+    assert.equal(alone.code, 0, alone.stderr);
+    assert.match(alone.stderr, /with 1 thread\(s\) \(0 by worker threads\)/);
+    const doc = (text: string) => {
+      const { sandboxes: _s, liveness: _l, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      return rest;
+    };
+    assert.deepEqual(doc(parallel.stdout), doc(alone.stdout));
   } finally {
     await removeDir(dir);
   }

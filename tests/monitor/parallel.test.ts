@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { PARALLEL_MIN_BYTES, PRESTARTED_WORKER, WORKER_LIMITS, ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { RunModel } from '../../src/services/monitor/runModel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { EFFECTIVE_LINES, RM, metricLine, pyLog, rolloutLines, sampleLine } from './builders.js';
@@ -110,4 +112,41 @@ test('a log with more steps and rollouts than the limits: counts exact, series t
   } finally {
     await removeDir(dir);
   }
+});
+
+test('a scan worker started before its file is known (as bin/swegym-console starts one) is adopted by the scan, once', async () => {
+  const dir = await tempDir();
+  const slot = globalThis as { [PRESTARTED_WORKER]?: Worker };
+  try {
+    const file = path.join(dir, 'run.log');
+    const lines: string[] = [...EFFECTIVE_LINES];
+    for (let r = 0; r < 6; r++) for (const l of rolloutLines(r, 32)) lines.push(NOISE, l);
+    await writeFile(file, lines.join('\n') + '\n');
+    const seq = new RunModel();
+    for (const l of lines) seq.ingestLine(l);
+    const worker = new Worker(new URL('../../src/services/monitor/scanWorker.ts', import.meta.url), { workerData: { deferred: true }, resourceLimits: WORKER_LIMITS });
+    worker.unref();
+    slot[PRESTARTED_WORKER] = worker;
+    const adopted = await ingestOnceFile(file, { workers: 2, minBytes: 0, segmentBytes: 2048, mainScans: false });
+    assert.equal(adopted.adoptedPrestarted, true);
+    assert.equal(slot[PRESTARTED_WORKER], undefined, 'taken once');
+    assert.equal(adopted.segmentsByWorkers, adopted.segments);
+    assert.deepEqual(adopted.model.toJson(), seq.toJson());
+    const again = await ingestOnceFile(file, { workers: 2, minBytes: 0, segmentBytes: 2048, mainScans: false });
+    assert.equal(again.adoptedPrestarted, false, 'the next scan starts its own');
+    assert.deepEqual(again.model.toJson(), seq.toJson());
+  } finally {
+    slot[PRESTARTED_WORKER] = undefined;
+    await removeDir(dir);
+  }
+});
+
+test("the entry starts its scan worker with the scan's own limits, for logs as large as the scan's threshold", () => {
+  const entry = readFileSync('bin/swegym-console', 'utf8');
+  const threshold = /st\.size >= (\d+) \* (\d+) \* (\d+)\)/.exec(entry);
+  assert.ok(threshold, 'bin/swegym-console names the size');
+  assert.equal(Number(threshold[1]) * Number(threshold[2]) * Number(threshold[3]), PARALLEL_MIN_BYTES);
+  const limits = /resourceLimits: \{ maxOldGenerationSizeMb: (\d+), maxYoungGenerationSizeMb: (\d+) \}/.exec(entry);
+  assert.ok(limits, 'bin/swegym-console names the limits');
+  assert.deepEqual({ maxOldGenerationSizeMb: Number(limits[1]), maxYoungGenerationSizeMb: Number(limits[2]) }, WORKER_LIMITS);
 });

@@ -162,7 +162,7 @@ async function ingestOnce(ctx: CommandContext, file: string, name: string): Prom
   const markerSearch = setting(ctx.env, 'SWEGYM_MONITOR_MARKER_SEARCH');
   const mainScans = setting(ctx.env, 'SWEGYM_MONITOR_MAIN_SCANS');
   const r = await ingestOnceFile(file, { name, documentOnly: ctx.global.json === true, markerSearch, mainScans, ...(workers !== undefined ? { workers, ...(workers >= 2 ? { minBytes: 0 } : {}) } : {}) });
-  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s) (${r.segmentsByWorkers} by worker threads), marker search: ${r.markerSearch}`);
+  if (ctx.global.debug) note(ctx, `scanned ${r.bytes} bytes in ${r.segments} segments with ${r.workers} thread(s) (${r.segmentsByWorkers} by worker threads${r.adoptedPrestarted ? ', one started by the entry' : ''}), marker search: ${r.markerSearch}`);
   return r.model;
 }
 

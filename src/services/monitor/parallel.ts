@@ -9,14 +9,17 @@ import { stat } from 'node:fs/promises';
 import { RunModel } from './runModel.js';
 import { TaskTally } from './taskTally.js';
 import { SegmentReader, readSegmentOps, scanFileSegments, type SegmentResult } from './segmentScan.js';
-import type { ScanWorkerData, ScanWorkerReady, ScanWorkerRequest } from './scanWorker.js';
+import type { ScanWorkerData, ScanWorkerOpen, ScanWorkerReady, ScanWorkerRequest } from './scanWorker.js';
 import { markerSearchUsed, type MarkerSearch } from './markerScan.js';
 import { setting } from '../config/envSettings.js';
 
 /** Files smaller than this are scanned on the main thread (starting workers costs more). */
 export const PARALLEL_MIN_BYTES = 48 * 1024 * 1024;
 export const SEGMENT_BYTES = 2 * 1024 * 1024;
-const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
+/** bin/swegym-console gives a scan worker it starts the same limits (tests/monitor/parallel.test.ts compares them). */
+export const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
+/** Where bin/swegym-console leaves the scan worker it started for `monitor … --once`, until it is adopted. */
+export const PRESTARTED_WORKER = Symbol.for('swegym-console.scanWorker');
 /** Segments a worker may hold at once (its current one and the next). */
 const WORKER_QUEUE = 2;
 
@@ -49,6 +52,8 @@ export interface OnceIngestResult {
   markerSearch: MarkerSearch;
   /** Segments that worker threads scanned (the rest the main thread did). */
   segmentsByWorkers: number;
+  /** Whether one of them was the worker bin/swegym-console had started (adoptPrestartedWorker). */
+  adoptedPrestarted: boolean;
 }
 
 /** The worker's module: beside this one in the sources; the bundle's own entry in dist/. */
@@ -56,6 +61,22 @@ function workerUrl(): URL {
   const here = import.meta.url;
   if (here.endsWith('.ts')) return new URL('./scanWorker.ts', here);
   return new URL(/\/chunks\/[^/]*$/.test(here) ? '../monitor-scan-worker.mjs' : './monitor-scan-worker.mjs', here);
+}
+
+/**
+ * The scan worker bin/swegym-console started before the bundle loaded, if it is still there (it clears it when the
+ * worker exits), handed this scan's data: Node's bootstrap of a worker thread is ≈ 30–100 ms from its creation to its
+ * first segment, and a worker created here would start that only after the command's modules and the file's
+ * resolution. Taken once; a worker nobody adopts stays unreferenced and idle until the process exits.
+ */
+export function adoptPrestartedWorker(data: ScanWorkerData): Worker | undefined {
+  const slot = globalThis as { [PRESTARTED_WORKER]?: Worker };
+  const w = slot[PRESTARTED_WORKER];
+  if (!w) return undefined;
+  slot[PRESTARTED_WORKER] = undefined;
+  w.ref();
+  w.postMessage({ open: data } satisfies ScanWorkerOpen);
+  return w;
 }
 
 /** Applies segment results to one model, in file order; each scanner's local ids map to names and tally ids. */
@@ -113,23 +134,24 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   const sequential = () => {
     const a = new SegmentApplier(opts.name, opts.documentOnly);
     scanFileSegments(file, segmentBytes, (r) => a.apply(0, r), opts.documentOnly ?? false, opts.markerSearch ?? 'wasm');
-    return { model: a.model, bytes: size, workers: 1, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers: 0 };
+    return { model: a.model, bytes: size, workers: 1, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers: 0, adoptedPrestarted: false };
   };
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
   const applier = new SegmentApplier(opts.name, opts.documentOnly);
   let segmentsByWorkers = 0;
+  const started = { adoptedPrestarted: false };
   try {
     const data: ScanWorkerData = { file, segmentBytes, documentOnly: opts.documentOnly ?? false, markerSearch: opts.markerSearch ?? 'wasm' };
     // `cores` scanning threads: the main thread and cores - 1 workers (a worker costs ≈ 0.1 s of CPU to start,
     // during which the main thread scans instead of waiting), or `cores` workers.
     const mainScans = opts.mainScans ?? true;
-    segmentsByWorkers = await runWorkers(data, segments, mainScans ? cores - 1 : cores, mainScans, opts.aheadPerWorker ?? 2, applier);
+    segmentsByWorkers = await runWorkers(data, segments, mainScans ? cores - 1 : cores, mainScans, opts.aheadPerWorker ?? 2, applier, started);
   } catch (err) {
     if (setting(process.env, 'SWEGYM_DEBUG_SCAN')) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
     return sequential();
   }
-  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers };
+  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers, adoptedPrestarted: started.adoptedPrestarted };
 }
 
 /**
@@ -137,7 +159,7 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
  * the first segment while the workers start (≈ 0.1 s of CPU each before they can scan), then between their
  * results. Workers take segments once they say they are ready. Resolves with how many segments the workers scanned.
  */
-function runWorkers(data: ScanWorkerData, segments: number, workerCount: number, mainScans: boolean, aheadPerWorker: number, applier: SegmentApplier): Promise<number> {
+function runWorkers(data: ScanWorkerData, segments: number, workerCount: number, mainScans: boolean, aheadPerWorker: number, applier: SegmentApplier, started: { adoptedPrestarted: boolean }): Promise<number> {
   return new Promise((resolve, reject) => {
     let byWorkers = 0;
     const scanners = workerCount + (mainScans ? 1 : 0);
@@ -209,7 +231,9 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
     for (let i = 0; i < workerCount; i++) {
       // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
       // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.
-      const w = new Worker(workerUrl(), { workerData: data, resourceLimits: WORKER_LIMITS });
+      const prestarted = i === 0 ? adoptPrestartedWorker(data) : undefined;
+      if (prestarted) started.adoptedPrestarted = true;
+      const w = prestarted ?? new Worker(workerUrl(), { workerData: data, resourceLimits: WORKER_LIMITS });
       workers.push(w);
       queued.push(-1);
       w.on('message', (m: SegmentResult | ScanWorkerReady) => {
