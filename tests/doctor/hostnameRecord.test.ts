@@ -75,6 +75,10 @@ test('the key changes with an address, a flag, an interface or the binary, and i
     assert.ok(await key({ lo: { ...LO, operstate: 'down' }, eth0: ETH0 }));
     // sysfs of another network namespace: the interfaces differ from /proc/net/dev's.
     assert.equal(await key({ lo: LO, eth0: ETH0 }, { procNames: ['lo', 'eth0', 'veth9'] }), undefined);
+    // The bonding driver's control file beside the interfaces is no interface.
+    const bonded = await fakeNetwork(path.join(dir, 'bonded'), { lo: LO, eth0: ETH0 });
+    await writeFile(path.join(bonded.sysNet, 'bonding_masters'), '\n');
+    assert.equal(hostnameKey(bin, bonded), base, 'bonding_masters is not an interface');
     // Another binary at the same path.
     const later = new Date(Date.now() + 60_000);
     await utimes(bin, later, later);

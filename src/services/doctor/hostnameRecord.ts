@@ -78,7 +78,11 @@ export function hostnameKey(binary: string, net: NetworkSources = SYSTEM_NETWORK
   try {
     real = realpathSync(binary);
     st = statSync(real);
-    names = readdirSync(net.sysNet).sort();
+    // Interfaces are links (folders here); the bonding driver adds a plain file, bonding_masters, beside them.
+    names = readdirSync(net.sysNet, { withFileTypes: true })
+      .filter((e) => !e.isFile())
+      .map((e) => e.name)
+      .sort();
   } catch {
     return undefined;
   }
