@@ -138,18 +138,24 @@ test('monitor raysubmit_<id> --once --json reads `ray job logs <id>` (fake ray),
   }
 });
 
+/** 40 rollouts of 32 samples between Ray noise, repeated to at least `bytes`. */
+function runLogOf(bytes: number): string {
+  const noise = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56';
+  const lines: string[] = [...EFFECTIVE_LINES];
+  for (let r = 0; r < 40; r++) for (const l of rolloutLines(r, 32)) lines.push(l, noise, noise);
+  const body = lines.join('\n') + '\n';
+  return body.repeat(Math.ceil(bytes / body.length));
+}
+
 test('monitor --once --json through the built binary: the bundled scan workers give the document of classifying every line', async () => {
   const dir = await tempDir();
   try {
     const file = path.join(dir, 'run.log');
-    const noise = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56';
-    const lines: string[] = [...EFFECTIVE_LINES];
-    for (let r = 0; r < 40; r++) for (const l of rolloutLines(r, 32)) lines.push(l, noise, noise);
     // Several segments (2 MiB), so that both workers scan and the results are put back in order.
-    const body = lines.join('\n') + '\n';
-    await writeFile(file, body.repeat(Math.ceil((9 * 1024 * 1024) / body.length)));
+    const text = runLogOf(9 * 1024 * 1024);
+    await writeFile(file, text);
     const reference = new RunModel({ name: 'run.log' });
-    for (const l of (body.repeat(Math.ceil((9 * 1024 * 1024) / body.length))).split('\n').slice(0, -1)) reference.ingestLine(l);
+    for (const l of text.split('\n').slice(0, -1)) reference.ingestLine(l);
     const { execFile } = await import('node:child_process');
     const bin = path.resolve('bin/swegym-console');
     const want = JSON.parse(JSON.stringify(reference.toJson()));
@@ -184,12 +190,8 @@ test('monitor LARGE_LOG --once --json through the built binary: the scan adopts 
   const dir = await tempDir();
   try {
     const file = path.join(dir, 'run.log');
-    const noise = '(SGLangEngine pid=4, ip=10.0.0.3) [2026-08-01 12:00:00 TP0] Decode batch. #running-req: 12, gen throughput (token/s): 1234.56';
-    const lines: string[] = [...EFFECTIVE_LINES];
-    for (let r = 0; r < 40; r++) for (const l of rolloutLines(r, 32)) lines.push(l, noise, noise);
-    const body = lines.join('\n') + '\n';
     // Just past the 48 MiB from which the scan uses worker threads (and the entry starts one beforehand).
-    await writeFile(file, body.repeat(Math.ceil((48 * 1024 * 1024 + 1) / body.length)));
+    await writeFile(file, runLogOf(48 * 1024 * 1024 + 1));
     const { execFile } = await import('node:child_process');
     const bin = path.resolve('bin/swegym-console');
     const once = (env: NodeJS.ProcessEnv) =>

@@ -10,7 +10,8 @@
 // exists there is no key, and hostname runs. Interface flags come from /sys/class/net, which shows the network
 // namespace sysfs was mounted in: it must list the same interfaces as /proc/net/dev (this process's namespace).
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../workspace/atomic.js';
+import { doctorRecordFile } from './sitePackages.js';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 
@@ -43,8 +44,7 @@ interface HostnameRecordFile extends RecordedAnswer {
 
 /** Where the record is kept (none without HOME or XDG_CACHE_HOME: nothing is written then). */
 export function hostnameRecordFile(env: Record<string, string | undefined>): string | undefined {
-  const base = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, '.cache') : undefined);
-  return base ? path.join(base, 'swegym-console', 'hostname-I.json') : undefined;
+  return doctorRecordFile(env, 'hostname-I.json');
 }
 
 function readText(file: string): string | undefined {
@@ -117,10 +117,5 @@ export function recordedHostname(file: string | undefined, key: string | undefin
 export async function recordHostname(file: string | undefined, key: string | undefined, answer: RecordedAnswer): Promise<void> {
   if (!file || !key) return;
   const body: HostnameRecordFile = { key, exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(body));
-    await rename(tmp, file);
-  } catch {}
+  await writeFileAtomic(file, JSON.stringify(body)).catch(() => {});
 }

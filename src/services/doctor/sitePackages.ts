@@ -7,7 +7,7 @@
 // meta-path finder besides the standard ones, as editable installs through import hooks add; sitecustomize; a zip on
 // sys.path; two distributions of one name in one directory), the probe runs python3 as before.
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../workspace/atomic.js';
 import path from 'node:path';
 
 /** What python3 would answer for one package: whether it imports, its distribution, where it imports from. */
@@ -46,10 +46,15 @@ const STANDARD_FINDERS = new Set(['_frozen_importlib.BuiltinImporter', '_frozen_
 /** Environment variables that change sys.path or the user site. */
 const PATH_ENV = ['PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'PYTHONSAFEPATH', 'PYTHONPLATLIBDIR', 'VIRTUAL_ENV', 'HOME', 'PYENV_VERSION'];
 
-/** Where the probe keeps its record (none without HOME or XDG_CACHE_HOME: nothing is written then). */
-export function cacheFile(env: Record<string, string | undefined>): string | undefined {
+/** A record of the doctor's in the user's cache (none without HOME or XDG_CACHE_HOME: nothing is written then). */
+export function doctorRecordFile(env: Record<string, string | undefined>, name: string): string | undefined {
   const base = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, '.cache') : undefined);
-  return base ? path.join(base, 'swegym-console', 'python-probe.json') : undefined;
+  return base ? path.join(base, 'swegym-console', name) : undefined;
+}
+
+/** Where the probe keeps its record of python3's layout. */
+export function cacheFile(env: Record<string, string | undefined>): string | undefined {
+  return doctorRecordFile(env, 'python-probe.json');
 }
 
 function mtime(file: string): number {
@@ -139,12 +144,7 @@ export function cachedLayout(file: string | undefined, key: string | undefined, 
 export async function recordLayout(file: string | undefined, key: string | undefined, layout: PythonLayout, cwd: string): Promise<void> {
   if (!file || !key) return;
   const body: CacheFile = { key, stamps: stamps(layout, cwd), layout };
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(body));
-    await rename(tmp, file);
-  } catch {}
+  await writeFileAtomic(file, JSON.stringify(body)).catch(() => {});
 }
 
 function isDirectory(file: string): boolean {

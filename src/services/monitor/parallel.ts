@@ -138,30 +138,36 @@ export async function ingestOnceFile(file: string, opts: OnceIngestOptions = {})
   };
   if (cores < 2 || size < (opts.minBytes ?? PARALLEL_MIN_BYTES)) return sequential();
   const applier = new SegmentApplier(opts.name, opts.documentOnly);
-  let segmentsByWorkers = 0;
-  const started = { adoptedPrestarted: false };
+  let byWorkers: WorkersScanned = { segments: 0, adoptedPrestarted: false };
   try {
     const data: ScanWorkerData = { file, segmentBytes, documentOnly: opts.documentOnly ?? false, markerSearch: opts.markerSearch ?? 'wasm' };
     // `cores` scanning threads: the main thread and cores - 1 workers (a worker costs ≈ 0.1 s of CPU to start,
     // during which the main thread scans instead of waiting), or `cores` workers.
     const mainScans = opts.mainScans ?? true;
-    segmentsByWorkers = await runWorkers(data, segments, mainScans ? cores - 1 : cores, mainScans, opts.aheadPerWorker ?? 2, applier, started);
+    byWorkers = await runWorkers(data, segments, mainScans ? cores - 1 : cores, mainScans, opts.aheadPerWorker ?? 2, applier);
   } catch (err) {
     if (setting(process.env, 'SWEGYM_DEBUG_SCAN')) process.stderr.write(`parallel scan failed: ${(err as Error).stack}\n`);
     // The whole file again on this thread, into a fresh model (the first one may hold part of the file).
     return sequential();
   }
-  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers, adoptedPrestarted: started.adoptedPrestarted };
+  return { model: applier.model, bytes: size, workers: cores, segments, markerSearch: markerSearchUsed(opts.markerSearch), segmentsByWorkers: byWorkers.segments, adoptedPrestarted: byWorkers.adoptedPrestarted };
 }
 
 /**
  * Scans the segments with `workerCount` worker threads and, when `mainScans`, the main thread too: it scans from
  * the first segment while the workers start (≈ 0.1 s of CPU each before they can scan), then between their
- * results. Workers take segments once they say they are ready. Resolves with how many segments the workers scanned.
+ * results. Workers take segments once they say they are ready. Resolves with how many segments the workers scanned,
+ * and whether one of them was the entry's (adoptPrestartedWorker).
  */
-function runWorkers(data: ScanWorkerData, segments: number, workerCount: number, mainScans: boolean, aheadPerWorker: number, applier: SegmentApplier, started: { adoptedPrestarted: boolean }): Promise<number> {
+interface WorkersScanned {
+  segments: number;
+  adoptedPrestarted: boolean;
+}
+
+function runWorkers(data: ScanWorkerData, segments: number, workerCount: number, mainScans: boolean, aheadPerWorker: number, applier: SegmentApplier): Promise<WorkersScanned> {
   return new Promise((resolve, reject) => {
     let byWorkers = 0;
+    let adoptedPrestarted = false;
     const scanners = workerCount + (mainScans ? 1 : 0);
     const ahead = Math.max(scanners, aheadPerWorker * scanners);
     const waiting = new Map<number, { source: number; result: SegmentResult }>();
@@ -191,7 +197,7 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
         done = true;
         main?.close();
         for (const x of workers) x.postMessage({ stop: true } satisfies ScanWorkerRequest);
-        resolve(byWorkers);
+        resolve({ segments: byWorkers, adoptedPrestarted });
       }
     };
     // Credit: a segment is handed out only while the results ahead of the model stay under `ahead`.
@@ -232,7 +238,7 @@ function runWorkers(data: ScanWorkerData, segments: number, workerCount: number,
       // A worker's heap holds one segment's events at a time; left to V8's defaults each of them grew to ≈ 150 MB
       // on a 4 GB log (collected lazily). A line too long for these limits ends the worker: scanned again below.
       const prestarted = i === 0 ? adoptPrestartedWorker(data) : undefined;
-      if (prestarted) started.adoptedPrestarted = true;
+      if (prestarted) adoptedPrestarted = true;
       const w = prestarted ?? new Worker(workerUrl(), { workerData: data, resourceLimits: WORKER_LIMITS });
       workers.push(w);
       queued.push(-1);
