@@ -30,6 +30,7 @@ const { values } = parseArgs({
     'dashboard-seconds': { type: 'string', default: '60' },
     'htop-seconds': { type: 'string', default: '20' },
     'dashboard-heap': { type: 'boolean' },
+    'heap-early': { type: 'string' },
     'dashboard-speed': { type: 'string' },
     'rss-every': { type: 'string', default: '15' },
     'rows-seconds': { type: 'string', default: '60' },
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
         results.push(...rows.slice(0, -1));
         r = rows[rows.length - 1] as BenchResult;
       }
-      else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128, heap: values['dashboard-heap'] === true, speed: values['dashboard-speed'] ? int('dashboard-speed') : undefined, sampleEverySec: int('rss-every') }, log);
+      else if (id === 'dashboard') r = await benchDashboard(bundle as Bundle, { seconds: int('dashboard-seconds'), htopSeconds: int('htop-seconds'), linesPerSecond: int('lines-per-second'), sandboxes: 128, heap: values['dashboard-heap'] === true, speed: values['dashboard-speed'] ? int('dashboard-speed') : undefined, sampleEverySec: int('rss-every'), heapEarlySec: values['heap-early'] ? int('heap-early') : undefined }, log);
       else if (id === 'startup') {
         const [home, firstFrame] = await benchStartup(bundle as Bundle, int('startup-runs'), log, values['startup-baseline']);
         results.push(home);

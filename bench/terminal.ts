@@ -4,12 +4,12 @@
 //      frame, bytes/s written to the terminal — next to htop in the same pty size;
 //   3. start-up to first frame of the interactive console vs bare `node -e ''`.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LiveSimulator } from '../src/services/simulator/writer.js';
 import { heapGrowth, heapSnapshotFiles, summarizeHeapSnapshot } from './heap.js';
-import { NODE, OUT, timed, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, smapsByKind, smapsDiff, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
+import { NODE, OUT, REPO, timed, benchWorkspace, endSession, fmt, median, procSample, ptySpawn, result, sleep, smapsByKind, smapsDiff, stripAnsi, type BenchResult, type Bundle, type PtySession } from './lib.js';
 
 const COLS = 120;
 const ROWS = 40;
@@ -91,6 +91,8 @@ export interface DashboardOptions {
   speed?: number;
   /** Seconds between the RSS samples written to bench/out/dashboard-rss-<date>.csv (default 15). */
   sampleEverySec?: number;
+  /** With `heap`: seconds into the window of the first snapshot (default 30, or a quarter of a shorter window). */
+  heapEarlySec?: number;
 }
 
 export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log: (s: string) => void): Promise<BenchResult> {
@@ -136,7 +138,7 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
     const inFlight: number[] = [];
     const sampler = setInterval(() => inFlight.push(sim.snapshot().sandboxes.length), 1000);
     const pid = session.pid;
-    const early = Math.min(30, Math.floor(opts.seconds / 4));
+    const early = opts.heapEarlySec ?? Math.min(30, Math.floor(opts.seconds / 4));
     let smapsStart: Map<string, number> | undefined;
     const onSecond = (sec: number): void => {
       if (sec === 1) smapsStart = smapsByKind(pid);
@@ -221,6 +223,11 @@ async function heapReport(res: BenchResult, pid: number, heapDir: string, early:
     return;
   }
   log('  reading the heap snapshots …');
+  // Kept beside the results, for a diff by object and retainer.
+  const kept = path.join(OUT, `dashboard-heap-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  await mkdir(kept, { recursive: true });
+  for (const f of [files[0] as string, files[files.length - 1] as string]) await copyFile(f, path.join(kept, path.basename(f)));
+  res.notes.push(`heap snapshots kept in ${path.relative(REPO, kept)}`);
   const a = await summarizeHeapSnapshot(files[0] as string);
   const b = await summarizeHeapSnapshot(files[files.length - 1] as string);
   const mib = (x: number) => fmt(x / 1048576, 1);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CappedMap } from '../../src/services/monitor/ring.js';
+import fc from '../helpers/property.js';
+import { CappedMap, OutcomeStrip, Ring } from '../../src/services/monitor/ring.js';
 
 test('CappedMap forgets the oldest-inserted live key, across deletes, re-inserts and clear', () => {
   const m = new CappedMap<string, number>(3);
@@ -35,4 +36,20 @@ test('CappedMap over many evictions (far past V8 rehashes) keeps exactly the new
   const want: number[] = [];
   for (let i = 49_999; want.length < 1000; i--) if (!((i + 500) % 7 === 0 && i + 500 < 50_000)) want.unshift(i);
   assert.deepEqual(keys, want);
+});
+
+test('fast-check: a task\'s outcome strip reads as the newest outcomes kept whole would (·, ▄, █ oldest first)', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 9 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 0, max: 16 })), { maxLength: 40 }), (capacity, outcomes) => {
+      const strip = new OutcomeStrip(capacity);
+      const kept = new Ring<[number, number]>(capacity);
+      for (const [attempts, solved] of outcomes) {
+        const s = Math.min(solved, attempts);
+        strip.push(attempts, s);
+        kept.push([attempts, s]);
+        assert.equal(strip.size, kept.size);
+        assert.equal(strip.text(), kept.toArray().map(([n, k]) => (k === 0 ? '·' : k === n ? '█' : '▄')).join(''));
+      }
+    }),
+  );
 });

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from '../helpers/property.js';
 import { taskRowsOf } from '../../src/services/monitor/snapshotRows.js';
-import { Ring } from '../../src/services/monitor/ring.js';
+import { OutcomeStrip } from '../../src/services/monitor/ring.js';
 import type { TaskHistory } from '../../src/services/monitor/runModel.js';
 
 function plain(tasks: TaskHistory[]): string[] {
@@ -16,8 +16,8 @@ function plain(tasks: TaskHistory[]): string[] {
 }
 
 const task = (instance: string, attempts: number, solved: number): TaskHistory => {
-  const recent = new Ring<[number, number, number]>(8);
-  recent.push([0, attempts, solved]);
+  const recent = new OutcomeStrip(8);
+  recent.push(attempts, solved);
   return { instance, attempts, solved: Math.min(solved, attempts), recent };
 };
 

@@ -3,8 +3,9 @@
 import path from 'node:path';
 import type { RecipePaths } from '../workspace/paths.js';
 import type { ChartSeries, CurvesSnapshot } from '../../state/monitor.js';
-import { RunModel, type RolloutRecord, type StepRecord } from './runModel.js';
+import { RunModel, UNPACKED_RECORDS, type RolloutRecord, type StepRecord } from './runModel.js';
 import { metricNumber } from './lines.js';
+import { hasMetric, metricOf } from './packedHistory.js';
 import { modelLineScanner, scanFile } from './tail.js';
 import { listRegistryRuns, resolveMonitorTarget } from './resolve.js';
 import { ConsoleError } from '../errors.js';
@@ -37,14 +38,14 @@ export function metricSeries(recs: SortedRecords, source: 'step' | 'rollout', ke
     const steps = recs.steps.slice(-limit);
     for (const r of steps) {
       x.push(r.step / recs.stepsPerRollout);
-      const v = metricNumber(r.metrics[key]);
+      const v = metricNumber(metricOf(r, key));
       y.push(v === undefined ? NaN : v);
     }
   } else {
     for (const r of recs.rollouts.slice(-limit)) {
-      if (!(key in r.metrics)) continue;
+      if (!hasMetric(r, key)) continue;
       x.push(r.rollout);
-      const v = metricNumber(r.metrics[key]);
+      const v = metricNumber(metricOf(r, key));
       y.push(v === undefined ? NaN : v);
     }
   }
@@ -108,7 +109,7 @@ export class CurveView {
       // A log file is named as given (its base name alone, often run.log, says little).
       state.name = target.source === 'log-file' && target.logFile ? displayPath(target.logFile, paths.root) : target.name;
       if (!target.logFile) throw new Error(target.rayJob ? 'a Ray job cannot be compared (its log is streamed); compare its log file instead' : `${arg} has no run log to read`);
-      const model = new RunModel({ name: target.name });
+      const model = new RunModel({ name: target.name, unpackedRecords: UNPACKED_RECORDS });
       const scanner = modelLineScanner(model);
       await scanFile(target.logFile, scanner, { offset: 0 });
       scanner.end();
@@ -134,7 +135,7 @@ export class CurveView {
       .map(([key, source]) => {
         const rec = source === 'step' ? lastStep : lastRollout;
         const points = source === 'step' ? recs.steps.length : recs.rollouts.length;
-        return { key, source, last: rec ? metricNumber(rec.metrics[key]) : undefined, points };
+        return { key, source, last: rec ? metricNumber(metricOf(rec, key)) : undefined, points };
       });
     const labelOf = (key: string) => charts.find((c) => c[0] === key)?.[1] ?? key;
     const focusKey = this.focusKey;

@@ -5,7 +5,7 @@
 // liveness into its store. Neither face reads or follows a log on its own.
 import { stat } from 'node:fs/promises';
 import type { RecipePaths } from '../workspace/paths.js';
-import { RunModel } from './runModel.js';
+import { RunModel, UNPACKED_RECORDS } from './runModel.js';
 import { modelLineScanner, FileFollower, scanFile, followRayJob } from './tail.js';
 import { SkipFirstLine, statLogFile } from './ingest.js';
 import { isSimulatedRun, type MonitorTarget } from './resolve.js';
@@ -108,7 +108,7 @@ export class RunFollowJob {
   ) {
     this.clock = opts.clock ?? Date.now;
     this.emit = jobEmitter('monitor follow', opts.onEvent);
-    this.model = new RunModel({ name: target.runName ?? target.name, clock: this.clock });
+    this.model = new RunModel({ name: target.runName ?? target.name, clock: this.clock, unpackedRecords: UNPACKED_RECORDS });
   }
 
   get live(): boolean {
@@ -171,7 +171,7 @@ export class RunFollowJob {
     const reset: LogReset = { kind, at: this.clock(), samplesBefore: old.totals.total, rolloutsBefore: old.rollouts.count };
     this.logResets.push(reset);
     if (this.logResets.length > 20) this.logResets.shift();
-    this.model = new RunModel({ name: old.name, clock: this.clock });
+    this.model = new RunModel({ name: old.name, clock: this.clock, unpackedRecords: UNPACKED_RECORDS });
     this.lastVersion = -1;
     this.version++;
     return reset;

@@ -160,6 +160,44 @@ const SEEN_BITS_MAX = 1 << 26;
  * and always the newest key. `count` is the exact number of distinct keys ever set; `seen(key)` answers for dropped
  * ones too (a second summary line of a dropped rollout must not count as a new rollout).
  */
+/**
+ * A task's outcomes in its newest rollouts, one byte each (none / some / all of its samples solved), oldest first.
+ * Kept for every task of the run: as [rollout, attempts, solved] tuples it cost ≈ 70 B a rollout a task, growing
+ * until each ring filled, hours into a run.
+ */
+export class OutcomeStrip {
+  private readonly codes: Uint8Array;
+  private head = 0;
+  private count = 0;
+
+  constructor(readonly capacity: number) {
+    if (!(capacity > 0)) throw new Error('strip capacity must be positive');
+    this.codes = new Uint8Array(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  push(attempts: number, solved: number): void {
+    const code = solved === 0 ? 0 : solved >= attempts ? 2 : 1;
+    if (this.count < this.capacity) this.codes[(this.head + this.count++) % this.capacity] = code;
+    else {
+      this.codes[this.head] = code;
+      this.head = (this.head + 1) % this.capacity;
+    }
+  }
+
+  /** `·` none solved, `▄` some, `█` all, oldest first. */
+  text(): string {
+    let out = '';
+    for (let i = 0; i < this.count; i++) out += OUTCOME_MARKS[this.codes[(this.head + i) % this.capacity] as number];
+    return out;
+  }
+}
+
+const OUTCOME_MARKS = ['·', '▄', '█'] as const;
+
 export class ThinnedSeries<V> {
   private readonly kept = new Map<number, V>();
   private latestKey = -1;

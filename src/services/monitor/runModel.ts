@@ -3,8 +3,11 @@
 import type { PyDict } from './pyReprParse.js';
 import { toJsonSafe } from './pyReprParse.js';
 import { parseLine, metricNumber, type HangSignature, type LogEvent, type ParsedEvent, type SampleLine, type SummaryKind } from './lines.js';
-import { CappedMap, Ring, ThinnedSeries } from './ring.js';
+import { CappedMap, OutcomeStrip, Ring, ThinnedSeries } from './ring.js';
 import { TaskTally } from './taskTally.js';
+import { PackedHistory, PackedRollout, PackedStep, metricOf } from './packedHistory.js';
+import type { RolloutFailures, RolloutRecord, StepRecord } from './runRecords.js';
+export type { RolloutFailures, RolloutRecord, StepRecord } from './runRecords.js';
 import type { PhaseKind, SampleStats } from '../../state/types/monitor.js';
 import type { GroupTally } from '../../state/types/monitor.js';
 export type { GroupTally } from '../../state/types/monitor.js';
@@ -42,39 +45,8 @@ function closedStats(s: SampleStats): SampleStats {
   return { ...s, by_reason: byReason };
 }
 
-/** Failures that happen while a rollout generates, counted for that rollout. */
-export interface RolloutFailures {
-  /** `blackbox rollout failed` (sample aborted). */
-  aborted_samples: number;
-  /** `rollout group exhausted retries and will be marked failed`. */
-  failed_groups: number;
-  group_retries: number;
-  eval_failures: number;
-  early_stops: Record<string, number>;
-  transient_retries: number;
-}
-
 function emptyFailures(): RolloutFailures {
   return { aborted_samples: 0, failed_groups: 0, group_retries: 0, eval_failures: 0, early_stops: {}, transient_retries: 0 };
-}
-
-export interface RolloutRecord {
-  rollout: number;
-  metrics: PyDict;
-  samples: SampleStats;
-  failures: RolloutFailures;
-  /** Log time (or ingest time) of its first summary line. */
-  at: number | undefined;
-  /** Log time of its first sample line, when known. */
-  startedAt: number | undefined;
-  /** Its GRPO groups (one prompt = one instance, n samples each): per-sample rewards tallied per group. */
-  groups: GroupTally[];
-}
-
-export interface StepRecord {
-  step: number;
-  metrics: PyDict;
-  at: number | undefined;
 }
 
 export interface FeedItem {
@@ -94,8 +66,8 @@ export interface TaskHistory {
   instance: string;
   attempts: number;
   solved: number;
-  /** Per rollout: [rollout, attempts, solved], newest last. */
-  recent: Ring<[number, number, number]>;
+  /** Its outcome in each of its newest rollouts, oldest first. */
+  recent: OutcomeStrip;
 }
 
 export interface Phase {
@@ -161,6 +133,12 @@ export const DEFAULT_LIMITS: ModelLimits = {
   fatal: 50,
 };
 
+/**
+ * The records a followed run keeps as objects (the newest rollouts and steps): the rollouts table lists the newest
+ * 500 and reads every field of each at every snapshot; the packed ones behind them feed the curves.
+ */
+export const UNPACKED_RECORDS = 512;
+
 export class RunModel {
   readonly limits: ModelLimits;
   name: string | undefined;
@@ -221,8 +199,17 @@ export class RunModel {
   private changedNow = new Set<PyDict>();
   private changedBefore = new Set<PyDict>();
   private readonly unsettled = new WeakSet<PyDict>();
+  /** With `unpackedRecords`: where older records are packed, and the newest records' keys, oldest first. */
+  private readonly packed: PackedHistory | undefined;
+  private readonly unpackedRecords: number;
+  private readonly unpackedRollouts: number[] = [];
+  private readonly unpackedSteps: number[] = [];
 
-  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string; taskTally?: TaskTally; documentText?: boolean } = {}) {
+  /**
+   * `unpackedRecords`: the newest this many rollouts and steps stay objects, older ones are packed (packedHistory.ts:
+   * ≈ 0.7 KB instead of ≈ 3.9 KB a rollout), for a model that follows a run for days. Not with `documentText`.
+   */
+  constructor(opts: { limits?: Partial<ModelLimits>; clock?: () => number; name?: string; taskTally?: TaskTally; documentText?: boolean; unpackedRecords?: number } = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.clock = opts.clock ?? Date.now;
     this.name = opts.name;
@@ -234,6 +221,45 @@ export class RunModel {
     this.tasks = new CappedMap(this.limits.tasks);
     this.fatal = new Ring(this.limits.fatal);
     if (opts.documentText) this.metricsText = new WeakMap();
+    this.unpackedRecords = opts.unpackedRecords ?? Infinity;
+    if (opts.unpackedRecords !== undefined && !opts.documentText) this.packed = new PackedHistory();
+  }
+
+  /** Packs the records that have left the newest `unpackedRecords` (those thinned out meanwhile are gone already). */
+  private packOlder(): void {
+    const store = this.packed;
+    if (!store) return;
+    while (this.unpackedRollouts.length > this.unpackedRecords) {
+      const n = this.unpackedRollouts.shift() as number;
+      const rec = this.rollouts.get(n);
+      if (!rec || rec instanceof PackedRollout) continue;
+      const p = store.packRollout(rec);
+      if (p) this.rollouts.set(n, p);
+    }
+    while (this.unpackedSteps.length > this.unpackedRecords) {
+      const n = this.unpackedSteps.shift() as number;
+      const rec = this.steps.get(n);
+      if (rec && !(rec instanceof PackedStep)) this.steps.set(n, store.packStep(rec));
+    }
+  }
+
+  /** A record that a later line changes is an object again (rare: a run logs a record's lines together). */
+  private unpackedRollout(n: number): RolloutRecord | undefined {
+    const rec = this.rollouts.get(n);
+    if (!(rec instanceof PackedRollout)) return rec;
+    const full = rec.unpacked();
+    this.rollouts.set(n, full);
+    this.unpackedRollouts.push(n);
+    return full;
+  }
+
+  private unpackedStep(n: number): StepRecord | undefined {
+    const rec = this.steps.get(n);
+    if (!(rec instanceof PackedStep)) return rec;
+    const full = rec.unpacked();
+    this.steps.set(n, full);
+    this.unpackedSteps.push(n);
+    return full;
   }
 
   /** Samples per rollout: rollout_batch_size × n_samples_per_prompt from `effective_batch`, else 128. */
@@ -436,29 +462,37 @@ export class RunModel {
     this.progress();
     for (const k of Object.keys(metrics)) if (!this.metricKeys.has(k) && this.metricKeys.size < 4096) this.metricKeys.set(k, type === 'step' ? 'step' : 'rollout');
     if (type === 'step') {
-      const prev = this.steps.get(n);
+      const prev = this.unpackedStep(n);
       if (prev) prev.metrics = this.merged(prev.metrics, metrics);
       else if (!this.steps.seen(n)) {
         const rec: StepRecord = { step: n, metrics: { ...metrics }, at: time };
         this.steps.set(n, rec);
         this.changed(rec.metrics);
+        if (this.packed) {
+          this.unpackedSteps.push(n);
+          this.packOlder();
+        }
       }
       if (this.lastStep === undefined || n >= this.lastStep) this.lastStep = n;
       this.afterStep();
       return;
     }
-    let rec = this.rollouts.get(n);
+    let rec = this.unpackedRollout(n);
     // A rollout thinned out of the series was still seen: its later summary lines do not open it again.
     if (!rec && !this.rollouts.seen(n)) {
       // The first summary line of rollout n closes its sample window.
       rec = { rollout: n, metrics: { ...metrics }, samples: closedStats(this.pending), failures: this.pendingFailures, at: time ?? this.clock(), startedAt: this.pendingStartedAt, groups: this.pendingGroups(1024) };
       this.rollouts.set(n, rec);
-      this.closeTasks(n);
+      this.closeTasks();
       this.pending = emptyStats();
       this.pendingFailures = emptyFailures();
       this.pendingStartedAt = undefined;
       if (this.lastSummaryRollout === undefined || n > this.lastSummaryRollout) this.lastSummaryRollout = n;
       this.changed(rec.metrics);
+      if (this.packed) {
+        this.unpackedRollouts.push(n);
+        this.packOlder();
+      }
     } else if (rec) rec.metrics = this.merged(rec.metrics, metrics);
     // The rollout's train step has not been logged yet: it is training.
     if ((this.lastStep === undefined || this.lastStep < n) && n === this.lastSummaryRollout) {
@@ -488,17 +522,17 @@ export class RunModel {
     return g > 0 && per >= g && Number.isInteger(per / g) ? per / g : 1;
   }
 
-  private closeTasks(rollout: number): void {
+  private closeTasks(): void {
     this.taskTally?.closeRollout();
     for (const [instance, [attempts, solved]] of this.pendingTasks) {
       let h = this.tasks.get(instance);
       if (!h) {
-        h = { instance, attempts: 0, solved: 0, recent: new Ring(this.limits.taskHistory) };
+        h = { instance, attempts: 0, solved: 0, recent: new OutcomeStrip(this.limits.taskHistory) };
         this.tasks.set(instance, h);
       }
       h.attempts += attempts;
       h.solved += solved;
-      h.recent.push([rollout, attempts, solved]);
+      h.recent.push(attempts, solved);
     }
     this.pendingTasks.clear();
   }
@@ -575,7 +609,7 @@ export class RunModel {
     const x: number[] = [];
     const y: number[] = [];
     for (const r of recs.slice(-limit)) {
-      const v = metricNumber(r.metrics[key]);
+      const v = metricNumber(metricOf(r, key));
       x.push(source === 'step' ? (r as StepRecord).step : (r as RolloutRecord).rollout);
       y.push(v === undefined ? NaN : v);
     }

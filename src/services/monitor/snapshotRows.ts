@@ -72,10 +72,7 @@ export function taskRowsOf(ts: TaskSummary): TaskRow[] {
         instance: t.instance,
         attempts: t.attempts,
         solved: t.solved,
-        recent: t.recent
-          .toArray()
-          .map(([, n, s]) => (s === 0 ? '·' : s === n ? '█' : '▄'))
-          .join(''),
+        recent: t.recent.text(),
       }));
 }
 
