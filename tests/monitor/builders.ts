@@ -120,3 +120,23 @@ export function rolloutLines(r: number, samples = 128, opts: { sec?: number; mea
   out.push(metricLine('step', r, stepMetrics(r), base + samples + 3));
   return out;
 }
+
+/** A run log with what a packed model must get right: late lines of old records, extra keys, thinning, failures. */
+export function runWithLateLines(seed: number, rollouts: number): string[] {
+  const lines = [...EFFECTIVE_LINES];
+  let x = seed;
+  const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let r = 0; r < rollouts; r++) {
+    lines.push(...rolloutLines(r, 16 + Math.floor(rand() * 20), { mean: rand() }));
+    // Some with the integrity scan's verdict: raw 1, reward 0.
+    if (rand() < 0.3) lines.push(sampleLine({ reward: 0, raw: rand() < 0.5 ? 1 : 0, integrity: rand() < 0.5, reason: `reason_${Math.floor(rand() * 4)}`, instance: `other__t-${r % 5}` }, r * 3600 + 900));
+    // A line of an older record, after others: it merges into that record (a new key, and a changed value).
+    if (r > 4 && rand() < 0.3) {
+      const old = r - 1 - Math.floor(rand() * 4);
+      lines.push(metricLine('rollout', old, { 'rollout/late': rand(), 'rollout/raw_reward': rand() }, r * 3600 + 1000));
+      lines.push(metricLine('step', old, { ...stepMetrics(old), 'train/late': 'text' }, r * 3600 + 1001));
+    }
+    if (rand() < 0.2) lines.push(metricLine('perf', r, { ...perfMetrics(r), 'perf/flag': true, 'perf/none': null }, r * 3600 + 1002));
+  }
+  return lines;
+}

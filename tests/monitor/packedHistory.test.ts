@@ -4,7 +4,14 @@ import fc from '../helpers/property.js';
 import { PackedHistory, PackedRollout, PackedStep, hasMetric, metricOf } from '../../src/services/monitor/packedHistory.js';
 import { RunModel, type RolloutRecord, type StepRecord } from '../../src/services/monitor/runModel.js';
 import type { PyDict, PyValue } from '../../src/services/monitor/pyReprParse.js';
-import { EFFECTIVE_LINES, metricLine, perfMetrics, rolloutLines, sampleLine, stepMetrics } from './builders.js';
+import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { MonitorService } from '../../src/services/monitor/session.js';
+import { createMonitorStore } from '../../src/state/monitor.js';
+import { recipePaths } from '../../src/services/workspace/paths.js';
+import { tempDir, removeDir } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait.js';
+import { runWithLateLines } from './builders.js';
 
 /** A deep copy with ordinary prototypes and a `__proto__` key as data, as the log's dict reader builds a dict. */
 function plain<T>(v: T): T {
@@ -108,29 +115,10 @@ test('a count that is not a 32-bit integer leaves the record unpacked', () => {
   assert.ok(store.packRollout({ ...r, samples: { ...r.samples, total: 2 ** 31 - 1 } }));
 });
 
-/** A run log with what a packed model must get right: late lines of old records, extra keys, thinning, failures. */
-function runLines(seed: number, rollouts: number): string[] {
-  const lines = [...EFFECTIVE_LINES];
-  let x = seed;
-  const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  for (let r = 0; r < rollouts; r++) {
-    lines.push(...rolloutLines(r, 16 + Math.floor(rand() * 20), { mean: rand() }));
-    if (rand() < 0.3) lines.push(sampleLine({ reward: 0, reason: `reason_${Math.floor(rand() * 4)}`, instance: `other__t-${r % 5}` }, r * 3600 + 900));
-    // A line of an older record, after others: it merges into that record (a new key, and a changed value).
-    if (r > 4 && rand() < 0.3) {
-      const old = r - 1 - Math.floor(rand() * 4);
-      lines.push(metricLine('rollout', old, { 'rollout/late': rand(), 'rollout/raw_reward': rand() }, r * 3600 + 1000));
-      lines.push(metricLine('step', old, { ...stepMetrics(old), 'train/late': 'text' }, r * 3600 + 1001));
-    }
-    if (rand() < 0.2) lines.push(metricLine('perf', r, { ...perfMetrics(r), 'perf/flag': true, 'perf/none': null }, r * 3600 + 1002));
-  }
-  return lines;
-}
-
 test('a model that packs its older records answers as one that does not: document, curves, sorted records, tasks', () => {
   for (const seed of [1, 2, 3]) {
     for (const limits of [undefined, { rollouts: 16, steps: 16 }]) {
-      const lines = runLines(seed, 60);
+      const lines = runWithLateLines(seed, 60);
       const plain = new RunModel({ name: 'r', clock: () => 0, limits });
       for (const l of lines) plain.ingestLine(l);
       for (const unpacked of [0, 1, 7]) {
@@ -149,5 +137,37 @@ test('a model that packs its older records answers as one that does not: documen
         assert.equal(m.secondsPerRollout(), plain.secondsPerRollout(), what);
       }
     }
+  }
+});
+
+test('the dashboard of a followed run whose older records are packed shows what it shows with none packed', async () => {
+  const dir = await tempDir();
+  const log = path.join(dir, 'run.log');
+  await writeFile(log, runWithLateLines(7, 80).join('\n') + '\n');
+  const service = (unpackedRecords: number) =>
+    new MonitorService({ paths: recipePaths(dir), store: createMonitorStore(), clock: () => 1_790_000_000_000, unpackedRecords, rayDashboardUrl: 'http://127.0.0.1:1', gpuRunner: async () => ({ ok: false, stdout: '', error: 'none' }), provider: async () => undefined, pollMs: { log: 60_000, gpu: 60_000, proxy: 60_000, sandboxes: 60_000, ray: 60_000, stream: 60_000 } });
+  const packing = service(4);
+  const plain = service(Number.POSITIVE_INFINITY);
+  try {
+    await packing.open(log);
+    await plain.open(log);
+    await waitFor(() => packing.snapshot().header.rollout === 80 && plain.snapshot().header.rollout === 80, { timeoutMs: 20_000, message: () => 'the log was never read whole' });
+    const packed = [...(packing.model as RunModel).rollouts.values()].filter((r) => r instanceof PackedRollout).length;
+    assert.ok(packed >= 70, `${packed} rollouts packed`);
+    assert.equal([...(plain.model as RunModel).rollouts.values()].filter((r) => r instanceof PackedRollout).length, 0);
+    // The curve view's focus opens every metric's full series too.
+    for (const s of [packing, plain]) s.curves.focus('rollout/late');
+    // Everything read from the run model; the pollers' panels (GPUs, Ray, the proxy) answer on their own time.
+    const fromModel = (svc: MonitorService) => {
+      const { header, charts, curves, rollouts, feed, failures, totals, tasks, alerts } = svc.snapshot();
+      return { header, charts, curves, rollouts, feed, failures, totals, tasks, alerts };
+    };
+    const a = fromModel(packing);
+    assert.ok(a.rollouts.length === 80 && a.charts.some((c) => c.x.length === 80) && a.curves?.focus !== undefined, 'rows, charts and the focused curve are all there');
+    assert.deepEqual(a, fromModel(plain));
+  } finally {
+    await packing.close();
+    await plain.close();
+    await removeDir(dir);
   }
 });

@@ -63,6 +63,8 @@ export interface RunFollowOptions {
   readChunkBytes?: number;
   /** false: read what the log holds and stop (no follower, no pollers). */
   live?: boolean;
+  /** The newest records the model keeps as objects, older ones packed (RunModel; UNPACKED_RECORDS by default). */
+  unpackedRecords?: number;
   /** Ray dashboard address for `ray job logs --address`; the `ray` executable. */
   rayAddress?: string;
   rayBin?: string;
@@ -108,7 +110,7 @@ export class RunFollowJob {
   ) {
     this.clock = opts.clock ?? Date.now;
     this.emit = jobEmitter('monitor follow', opts.onEvent);
-    this.model = new RunModel({ name: target.runName ?? target.name, clock: this.clock, unpackedRecords: UNPACKED_RECORDS });
+    this.model = new RunModel({ name: target.runName ?? target.name, clock: this.clock, unpackedRecords: opts.unpackedRecords ?? UNPACKED_RECORDS });
   }
 
   get live(): boolean {
@@ -171,7 +173,7 @@ export class RunFollowJob {
     const reset: LogReset = { kind, at: this.clock(), samplesBefore: old.totals.total, rolloutsBefore: old.rollouts.count };
     this.logResets.push(reset);
     if (this.logResets.length > 20) this.logResets.shift();
-    this.model = new RunModel({ name: old.name, clock: this.clock, unpackedRecords: UNPACKED_RECORDS });
+    this.model = new RunModel({ name: old.name, clock: this.clock, unpackedRecords: this.opts.unpackedRecords ?? UNPACKED_RECORDS });
     this.lastVersion = -1;
     this.version++;
     return reset;

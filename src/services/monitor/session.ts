@@ -96,6 +96,8 @@ export interface MonitorServiceOptions {
   /** Start live reads this far from the end unless fromStart (1 GiB: whole-run curves for almost every run). */
   tailBytes?: number;
   pollMs?: { log?: number; gpu?: number; proxy?: number; sandboxes?: number; ray?: number; stream?: number; checkpoint?: number; agents?: number; trajectories?: number; sources?: number; writer?: number; cluster?: number };
+  /** The newest records of a followed run kept as objects (RunFollowOptions.unpackedRecords). */
+  unpackedRecords?: number;
   /** Agent sandboxes whose Claude Code log is read per refresh (steps, last tool call). */
   agentProgressBatch?: number;
 }
@@ -192,6 +194,7 @@ export class MonitorService {
       tailBytes: o.tailBytes ?? LIVE_TAIL_BYTES,
       readChunkBytes: o.readChunkBytes,
       live,
+      unpackedRecords: o.unpackedRecords,
       rayAddress: o.rayDashboardUrl,
       rayBin: o.rayBin ?? (o.env ? setting(o.env, 'SWEGYM_RAY_BIN') : undefined),
       pollMs: { log: o.pollMs?.log, writer: o.pollMs?.writer, ray: o.pollMs?.ray },
