@@ -196,12 +196,32 @@ export async function benchDashboard(bundle: Bundle, opts: DashboardOptions, log
       const second = Math.max(...w.rssTrend.slice(half));
       res.metrics.push({ label: 'RSS peak, first half → second half of the window', value: `${fmt(first, 0)} → ${fmt(second, 0)}`, unit: 'MiB' });
     }
+    // After the first 10 minutes (caches full; at --speed 60 the model's 512 unpacked records too), the least-squares
+    // slope of the samples: what one more hour of the same pace adds.
+    const settled = w.samples.filter((x) => x.t >= 600);
+    if (settled.length >= 10) {
+      const slope = leastSquaresSlope(settled.map((x) => x.t / 3600), settled.map((x) => x.rssMiB));
+      res.metrics.push({ label: `RSS slope from 10 min to the window's end (${settled.length} samples)`, value: fmt(slope, 2), unit: 'MiB an hour' });
+    }
     return res;
   } finally {
     if (session) await endSession(session);
     await sim.stop().catch(() => {});
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function leastSquaresSlope(x: number[], y: number[]): number {
+  const n = x.length;
+  const mx = x.reduce((a, b) => a + b, 0) / n;
+  const my = y.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += ((x[i] as number) - mx) * ((y[i] as number) - my);
+    sxx += ((x[i] as number) - mx) ** 2;
+  }
+  return sxx > 0 ? sxy / sxx : 0;
 }
 
 /** The second snapshot at the end of the window, then what grew between the two (heap totals and top kinds). */

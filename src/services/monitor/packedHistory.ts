@@ -120,7 +120,8 @@ export class PackedHistory {
     const s = this.schemas[schemaId] as Schema;
     const i = s.index.get(key);
     if (i === undefined) return undefined;
-    const other = this.others.get(at);
+    // Most runs log numbers only: no lookup then.
+    const other = this.others.size > 0 ? this.others.get(at) : undefined;
     if (other && Object.hasOwn(other, key)) return other[key];
     return this.doubles.chunk(at)[offsetOf(at) + skip + i] as number;
   }
