@@ -11,7 +11,7 @@ import { createMonitorStore } from '../../src/state/monitor.js';
 import { recipePaths } from '../../src/services/workspace/paths.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait.js';
-import { runWithLateLines } from './builders.js';
+import { rolloutLines, runWithLateLines } from './builders.js';
 
 /** A deep copy with ordinary prototypes and a `__proto__` key as data, as the log's dict reader builds a dict. */
 function plain<T>(v: T): T {
@@ -170,4 +170,21 @@ test('the dashboard of a followed run whose older records are packed shows what 
     await plain.close();
     await removeDir(dir);
   }
+});
+
+test('past the series\' limits the packed bytes stay bounded: a thinned-out record leaves nothing behind', () => {
+  const m = new RunModel({ clock: () => 0, limits: { rollouts: 64, steps: 64 }, unpackedRecords: 8 });
+  const plain = new RunModel({ clock: () => 0, limits: { rollouts: 64, steps: 64 } });
+  const bytes: number[] = [];
+  for (let r = 0; r < 2000; r++) {
+    for (const l of rolloutLines(r, 4)) {
+      m.ingestLine(l);
+      plain.ingestLine(l);
+    }
+    if (r % 250 === 249) bytes.push((m as unknown as { packed: PackedHistory }).packed.bytes);
+  }
+  // 2000 rollouts thinned to ≤ 65 kept: a chunk or two of each kind, however long the run.
+  assert.ok(Math.max(...bytes) <= 4 * 16_384 * 8, `packed bytes ${bytes.join(', ')}`);
+  assert.ok(m.rollouts.every >= 32);
+  assert.equal(m.toJsonText(), plain.toJsonText());
 });

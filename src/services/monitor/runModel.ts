@@ -200,7 +200,9 @@ export class RunModel {
   private changedBefore = new Set<PyDict>();
   private readonly unsettled = new WeakSet<PyDict>();
   /** With `unpackedRecords`: where older records are packed, and the newest records' keys, oldest first. */
-  private readonly packed: PackedHistory | undefined;
+  private packed: PackedHistory | undefined;
+  /** The series' thinning when the packed records were last written: thinned-out records leave their bytes behind. */
+  private packedEvery = { steps: 1, rollouts: 1 };
   private readonly unpackedRecords: number;
   private readonly unpackedRollouts: number[] = [];
   private readonly unpackedSteps: number[] = [];
@@ -241,6 +243,25 @@ export class RunModel {
       const rec = this.steps.get(n);
       if (rec && !(rec instanceof PackedStep)) this.steps.set(n, store.packStep(rec));
     }
+  }
+
+  /**
+   * After a series was thinned (every 2nd, 4th, … record kept), the packed records still kept are written into a new
+   * store: the old one's chunks held the dropped ones too, and would grow with the run past the limits.
+   */
+  private repackIfThinned(): void {
+    if (!this.packed || (this.steps.every === this.packedEvery.steps && this.rollouts.every === this.packedEvery.rollouts)) return;
+    this.packedEvery = { steps: this.steps.every, rollouts: this.rollouts.every };
+    const store = new PackedHistory();
+    for (const n of [...this.rollouts.keys()]) {
+      const rec = this.rollouts.get(n);
+      if (rec instanceof PackedRollout) this.rollouts.set(n, store.packRollout(rec.unpacked()) as PackedRollout);
+    }
+    for (const n of [...this.steps.keys()]) {
+      const rec = this.steps.get(n);
+      if (rec instanceof PackedStep) this.steps.set(n, store.packStep(rec.unpacked()));
+    }
+    this.packed = store;
   }
 
   /** A record that a later line changes is an object again (rare: a run logs a record's lines together). */
@@ -471,6 +492,7 @@ export class RunModel {
         if (this.packed) {
           this.unpackedSteps.push(n);
           this.packOlder();
+          this.repackIfThinned();
         }
       }
       if (this.lastStep === undefined || n >= this.lastStep) this.lastStep = n;
@@ -492,6 +514,7 @@ export class RunModel {
       if (this.packed) {
         this.unpackedRollouts.push(n);
         this.packOlder();
+        this.repackIfThinned();
       }
     } else if (rec) rec.metrics = this.merged(rec.metrics, metrics);
     // The rollout's train step has not been logged yet: it is training.
