@@ -22,8 +22,15 @@
 // instance and of the trimmed reason; then the set of marker texts in the line (bits by index: low, high 32) and
 // where its first escape byte is (-1: none); then (samples again) the ranges of f2p and p2p; then, always, 1 if a
 // `: {` of the line has SUMMARY's shape (not only `Memory-Usage` before it), else 0.
+//
+// With a run limit, consecutive per-sample lines (of at most that many bytes, both numbers 0 or 1 in a plain form,
+// the reason one of the table at `literals` + 1024) give one record for the run instead (RUN_* below): the caller
+// then handles one record per run of sample lines, not one per line.
 
 const RECORD: i32 = 20;
+/** A run record: R_SAMPLE holds RUN; its lines, reward=1, raw=1, integrity=True counts; then (slot, lines) pairs. */
+const RUN: i32 = 2;
+const RUN_PAIRS: i32 = 6;
 
 let tables: usize = 0;
 let texts: usize = 0;
@@ -39,7 +46,10 @@ let candidateCount: i32 = 0;
 // +576 16 newlines, +592 16 escape bytes, +608 16 × `S`, +624 16 × `[` (loaded: V8 rebuilds a v128 constant at
 // each use inside a loop); the shapes' literals: +640 `Memory-Usage`, +656 `ray.exceptions.`, +672 `reward=`,
 // +688 `evaluation failed for instance=`, +720 `evaluator poll failed; retrying: session_id=`, +768 16 × `M`; the
-// per-sample reader's byte classes: +784 16 × 32, +800 16 × 31, +816 16 × 127.
+// per-sample reader's byte classes: +784 16 × 32, +800 16 × 31, +816 16 × 127; the second bytes of `[repeated ` and
+// `SWE-Gym reward=`: +832 16 × `r`, +848 16 × `W`; +960 u32 the reasons in the table, and
+// from +1024 the table: per reason 64 bytes, its length (u32) then at +16 its text (at most REASON_MAX bytes).
+const REASON_MAX: i32 = 48;
 const MARK_LENGTH: i32 = 15;
 const FOLD_LENGTH: i32 = 10;
 
@@ -128,6 +138,26 @@ function lineStart(base: usize, pos: i32, from: i32, newline: v128): i32 {
   return from;
 }
 
+/**
+ * findLiteral for a literal of at least 2 bytes, its first two bytes compared 16 places at a time (`first`, `second`:
+ * 16 of each): a line's `[` and `S` bytes that start no literal cost nothing more.
+ */
+function findLiteral2(base: usize, from: i32, end: i32, lit: usize, n: i32, first: v128, second: v128): i32 {
+  for (let i = from; i + n <= end; i += 16) {
+    const p = base + (i as usize);
+    let m = i8x16.bitmask(v128.and(i8x16.eq(v128.load(p), first), i8x16.eq(v128.load(p, 1), second)));
+    while (m != 0) {
+      const h = i + ctz(m);
+      m &= m - 1;
+      if (h + n > end) return -1;
+      let k = 2;
+      while (k < n && load<u8>(base + ((h + k) as usize)) == load<u8>(lit + (k as usize))) k++;
+      if (k == n) return h;
+    }
+  }
+  return -1;
+}
+
 /** The first place in base[from, end) where the n bytes at `lit` lie whole, or -1 (`first`: 16 of its first byte). */
 function findLiteral(base: usize, from: i32, end: i32, lit: usize, n: i32, first: v128): i32 {
   for (let i = from; i + n <= end; ) {
@@ -175,14 +205,15 @@ function literalAt(base: usize, pos: i32, from: i32, end: i32, lit: usize, n: i3
  * window [from, end))?
  */
 function shapeHolds(base: usize, shape: u32, s: i32, len: i32, from: i32, end: i32): bool {
+  if (shape == SHAPE_SWE_GYM) {
+    // Its followers hold no newline: one that matches inside the window lies inside the line.
+    const f = s + 8;
+    return literalAt(base, f, from, end, literals + 672, 7) || literalAt(base, f, from, end, literals + 688, 31) || literalAt(base, f, from, end, literals + 720, 44);
+  }
   const newline = v128.load(literals, 576);
   const ls = lineStart(base, s, from, newline);
   let le = firstByte(base, s + len, end, newline);
   if (le < 0) le = end;
-  if (shape == SHAPE_SWE_GYM) {
-    const f = s + 8;
-    return literalAt(base, f, from, le, literals + 672, 7) || literalAt(base, f, from, le, literals + 688, 31) || literalAt(base, f, from, le, literals + 720, 44);
-  }
   const escape = v128.load(literals, 592);
   if (shape == SHAPE_RAY_EXCEPTION) {
     let p = s;
@@ -279,10 +310,11 @@ function unsure(): bool {
 /**
  * Writes to `out` a record for each line of base[from, end) that holds a marker text, in increasing order, once each;
  * returns how many. base[end] is a newline or the end of the data; 19 bytes past `end` and 16 before `from` must be
- * readable (their values do not matter). `samples`: read per-sample lines too. When `out` fills up, resume() says
- * where to go on.
+ * readable (their values do not matter). `samples`: read per-sample lines too. `runLimit` > 0: per-sample lines of at
+ * most that many bytes that runRecord takes are counted into run records. When `out` fills up, resume() says where
+ * to go on.
  */
-export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
+export function find(base: usize, from: i32, end: i32, samples: bool, runLimit: i32): i32 {
   const lo0 = v128.load(tables);
   const hi0 = v128.load(tables, 16);
   const lo1 = v128.load(tables, 32);
@@ -297,6 +329,8 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
   const scratch = tables + 192;
   let n = 0;
   let i = from;
+  // The open run record (-1: none): only the records just before a new one can grow.
+  let run = -1;
   resumeAt = -1;
   while (i < end) {
     const m = fingerprintsAt(base + (i as usize), lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, nibble);
@@ -320,6 +354,23 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
       const start = lineStart(base, pos, from, newline);
       let nl = firstByte(base, pos, end, newline);
       if (nl < 0) nl = end;
+      next = nl + 1;
+      const esc = firstByte(base, start, nl, escape);
+      const rec = out + ((n * RECORD) as usize) * 4;
+      const sample = samples ? readSample(base, start, nl, esc, rec) : 0;
+      // A line a run takes needs no more (its other texts are for lines that are not samples).
+      if (sample == 1 && runLimit > 0 && nl - start <= runLimit) {
+        const taken = runRecord(base, rec, run >= 0 ? out + ((run * RECORD) as usize) * 4 : 0, start, nl);
+        if (taken == 1) break;
+        if (taken == 2) {
+          run = n++;
+          if (n == outCapacity) {
+            resumeAt = next < end ? next : -1;
+            return n;
+          }
+          break;
+        }
+      }
       // Every other marker text of the line.
       for (let q = pos + 1; q < nl; q += 16) {
         const mq = fingerprintsAt(base + (q as usize), lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, nibble);
@@ -334,17 +385,15 @@ export function find(base: usize, from: i32, end: i32, samples: bool): i32 {
           found |= textsAt(base, q + kq, load<u8>(scratch + (kq as usize)), from, end);
         }
       }
-      const esc = firstByte(base, start, nl, escape);
-      const rec = out + ((n * RECORD) as usize) * 4;
+      run = -1;
       store<i32>(rec, start);
       store<i32>(rec, nl, 4);
-      store<i32>(rec, samples ? readSample(base, start, nl, esc, rec) : 0, 8);
+      store<i32>(rec, sample, 8);
       store<u32>(rec, found as u32, 48);
       store<u32>(rec, (found >> 32) as u32, 52);
       store<i32>(rec, esc, 56);
       store<i32>(rec, summaryHeld ? 1 : 0, 76);
       n++;
-      next = nl + 1;
       if (n == outCapacity) {
         resumeAt = next < end ? next : -1;
         return n;
@@ -386,10 +435,10 @@ function at(base: usize, i: i32): i32 {
 function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: usize): i32 {
   let e = end;
   if (e > start && at(base, e - 1) == 13) e--;
-  const h = findLiteral(base, start, e, literals, MARK_LENGTH, v128.load(literals, 608));
+  const h = findLiteral2(base, start, e, literals, MARK_LENGTH, v128.load(literals, 608), v128.load(literals, 848));
   if (h < 0) return 0;
   // A `[repeated …]` fold would cut the line.
-  if (findLiteral(base, start, e, literals + 16, FOLD_LENGTH, v128.load(literals, 624)) >= 0) return 0;
+  if (findLiteral2(base, start, e, literals + 16, FOLD_LENGTH, v128.load(literals, 624), v128.load(literals, 832)) >= 0) return 0;
   // Only complete colour codes before the marker, none of them between two marker bytes; no escape after it.
   const inMark = literals + 256;
   const escape = v128.load(literals, 592);
@@ -402,9 +451,9 @@ function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: us
     while (j < h && b >= 32 && b <= 47) b = at(base, ++j);
     if (j >= h || b < 64 || b > 126) return 0;
     if (x > start && load<u8>(inMark + at(base, x - 1)) == 1 && load<u8>(inMark + at(base, j + 1)) == 1) return 0;
-    x = firstByte(base, j + 1, e, escape);
+    // Only escapes before the marker are walked: after it, the field and reason checks below reject any byte < 32.
+    x = firstByte(base, j + 1, h, escape);
   }
-  if (x >= 0) return 0;
   // Six fields, each a run of printable non-space ASCII followed by exactly the next ` name=`.
   const fields = literals + 512;
   const space = v128.load(literals, 784);
@@ -448,4 +497,75 @@ function readSample(base: usize, start: i32, end: i32, firstEscape: i32, rec: us
   store<i32>(rec, load<i32>(fields, 40), 68);
   store<i32>(rec, load<i32>(fields, 44), 72);
   return 1;
+}
+
+/** A number field 0 or 1 in the forms isOne (sampleBytes.ts) reads without pyNum: `0`, `1`, `0.0`, `1.0`; else -1. */
+function plainBit(base: usize, s: i32, e: i32): i32 {
+  const c = at(base, s);
+  if (c != 48 && c != 49) return -1;
+  if (e - s == 1 || (e - s == 3 && at(base, s + 1) == 46 && at(base, s + 2) == 48)) return c - 48;
+  return -1;
+}
+
+/** The slot of the reason base[s, e) in the table, or -1. */
+function reasonSlot(base: usize, s: i32, e: i32): i32 {
+  const n = e - s;
+  if (n > REASON_MAX) return -1;
+  const count = load<i32>(literals, 960);
+  for (let t = 0; t < count; t++) {
+    const entry = literals + 1024 + ((t << 6) as usize);
+    if (load<i32>(entry) != n) continue;
+    // 16 bytes at a time; the line's bytes past the reason are read (the window's slack) and not counted.
+    let k = 0;
+    for (; k < n; k += 16) {
+      const want = n - k >= 16 ? 0xffff : (1 << (n - k)) - 1;
+      if ((i8x16.bitmask(i8x16.eq(v128.load(base + ((s + k) as usize)), v128.load(entry + 16 + (k as usize)))) & want) != want) break;
+    }
+    if (k >= n) return t;
+  }
+  return -1;
+}
+
+/**
+ * The per-sample line base[start, nl) whose fields readSample wrote at `rec` (the next free record), counted into the
+ * run record at `run` (0: none open): 1 if counted there, 2 if `rec` became a new run record holding it, 0 if the
+ * line needs its own record (a number in another form, a reason not in the table).
+ */
+function runRecord(base: usize, rec: usize, run: usize, start: i32, nl: i32): i32 {
+  const reward = plainBit(base, load<i32>(rec, 12), load<i32>(rec, 16));
+  const raw = plainBit(base, load<i32>(rec, 20), load<i32>(rec, 24));
+  if (reward < 0 || raw < 0) return 0;
+  const slot = reasonSlot(base, load<i32>(rec, 40), load<i32>(rec, 44));
+  if (slot < 0) return 0;
+  const integrity = load<i32>(rec, 28);
+  let into = run;
+  let p = 0;
+  if (into != 0) {
+    const pairs = load<i32>(into, 28);
+    while (p < pairs && load<i32>(into + 32 + ((p << 3) as usize)) != slot) p++;
+    // A seventh reason: a new run record.
+    if (p == RUN_PAIRS) into = 0;
+  }
+  let opened = 0;
+  if (into == 0) {
+    into = rec;
+    store<i32>(into, start);
+    store<i32>(into, RUN, 8);
+    for (let f = 12; f < 32; f += 4) store<i32>(into + (f as usize), 0);
+    p = 0;
+    opened = 1;
+  }
+  store<i32>(into, nl, 4);
+  store<i32>(into, load<i32>(into, 12) + 1, 12);
+  store<i32>(into, load<i32>(into, 16) + reward, 16);
+  store<i32>(into, load<i32>(into, 20) + raw, 20);
+  store<i32>(into, load<i32>(into, 24) + integrity, 24);
+  const pair = into + 32 + ((p << 3) as usize);
+  if (p == load<i32>(into, 28)) {
+    store<i32>(into, p + 1, 28);
+    store<i32>(pair, slot);
+    store<i32>(pair, 0, 4);
+  }
+  store<i32>(pair, load<i32>(pair, 4) + 1, 4);
+  return opened + 1;
 }

@@ -10,7 +10,7 @@ import { LINE_MARKERS, parseLine, type ParsedEvent } from '../../src/services/mo
 import { LineScanner } from '../../src/services/monitor/tail.js';
 import { RunModel } from '../../src/services/monitor/runModel.js';
 import { generateOffline } from '../../src/services/simulator/writer.js';
-import { DROPPED_MARKERS, NOT_IN_DOCUMENT, droppableInDocument } from '../../src/services/monitor/segmentScan.js';
+import { DROPPED_MARKERS, NOT_IN_DOCUMENT, SegmentScanner, droppableInDocument } from '../../src/services/monitor/segmentScan.js';
 import { ingestOnceFile } from '../../src/services/monitor/parallel.js';
 import { tempDir, removeDir } from '../helpers/workspace.js';
 import { compileMarkers, findMarkedLines } from '../../src/services/monitor/markers.js';
@@ -18,15 +18,26 @@ import {
   MarkerScan,
   RECORD,
   R_END,
+  R_F2P_END,
+  R_F2P_START,
   R_INSTANCE_END,
   R_INSTANCE_START,
   R_INTEGRITY,
+  R_P2P_END,
+  R_P2P_START,
   R_RAW_END,
   R_RAW_START,
   R_REASON_END,
   R_REASON_START,
   R_REWARD_END,
   R_REWARD_START,
+  R_RUN,
+  R_RUN_INTEGRITY,
+  R_RUN_LINES,
+  R_RUN_PAIRS,
+  R_RUN_RAW_ONE,
+  R_RUN_REASONS,
+  R_RUN_REWARD_ONE,
   R_SAMPLE,
   R_START,
   R_ESCAPE,
@@ -458,4 +469,108 @@ test('a line the --once scan drops on its bytes gives no event the document keep
     });
   }
   assert.ok(dropped > 1_000 && droppedSweGym > 300 && droppedMemory > 300 && keptKinds > 300 && keptSummaries > 100, `both kinds of line were drawn (${dropped} dropped, ${droppedSweGym} of them evaluator lines, ${droppedMemory} memory lines; ${keptKinds} kept events, ${keptSummaries} summaries)`);
+});
+
+/** A record's fields that hold something: a line that is not a sample's leaves the sample fields as they were. */
+function meaningful(rec: number[]): number[] {
+  const sampleFields = [R_REWARD_START, R_REWARD_END, R_RAW_START, R_RAW_END, R_INTEGRITY, R_INSTANCE_START, R_INSTANCE_END, R_REASON_START, R_REASON_END, R_F2P_START, R_F2P_END, R_P2P_START, R_P2P_END];
+  return rec.map((v, f) => (rec[R_SAMPLE] !== 1 && sampleFields.includes(f) ? 0 : v));
+}
+
+/** Per-sample lines for the run records: plain and other number forms, reasons in the table or not, among other lines. */
+function runCaseLine(): fc.Arbitrary<string> {
+  const num = fc.oneof({ weight: 12, arbitrary: fc.constantFrom('0', '1', '0.0', '1.0') }, { weight: 1, arbitrary: fc.constantFrom('1.00', '0.5', '+1', '1e0') });
+  const reason = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom('fail_to_pass_failure', 'passed', '', 'timeout', 'prohibited_test_modification', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7') },
+    { weight: 1, arbitrary: fc.constantFrom('x'.repeat(47), 'y'.repeat(48), 'z'.repeat(49), 'a b  c', ' padded ') },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 60 }).map((n) => `many_${n}`) },
+  );
+  const sample = fc
+    .tuple(num, num, fc.boolean(), reason, fc.constantFrom('', 'x ', '\u001b[36m(RolloutManager pid=1, ip=2)\u001b[0m ', '\u001b[31'))
+    .map(([rw, raw, integrity, why, prefix]) => `${prefix}SWE-Gym reward=${rw} raw=${raw} integrity=${integrity ? 'True' : 'False'} instance=a__b-1 f2p=1/2 p2p=3/3 reason=${why}`);
+  const other = fc.constantFrom(
+    'GET /health 200 OK',
+    "rollout 3: {'rollout/raw_reward_trajectory_mean': 0.5}",
+    'harvesting blackbox rollout after agent early stop: session_id=s-1 kind=max_steps_exceeded',
+    'fresh SWE-Gym evaluation failed for instance=a__b-1: boom',
+    `SWE-Gym reward=1 raw=1 integrity=False instance=a f2p=1 p2p=1 reason=x [repeated 2x across cluster]`,
+  );
+  return fc.oneof({ weight: 8, arbitrary: sample }, { weight: 1, arbitrary: other });
+}
+
+test('fast-check: run records count the per-sample lines they stand for, in order; every other line keeps its own record', () => {
+  let runs = 0;
+  let longest = 0;
+  fc.assert(
+    fc.property(fc.array(runCaseLine(), { minLength: 1, maxLength: 80 }), fc.constantFrom(0, 2, 8, 40), (lines, known) => {
+      const scan = wasmScan();
+      // Some reasons in the table before the search (as a scanner puts them there after a line's own record).
+      ['fail_to_pass_failure', 'passed', '', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'x'.repeat(47), 'y'.repeat(48), 'z'.repeat(49), ...Array.from({ length: 40 }, (_, n) => `many_${n}`)]
+        .slice(0, known)
+        .forEach((reason) => {
+          const b = Buffer.from(reason);
+          scan.addReason(b, 0, b.length);
+        });
+      const buf = Buffer.from(lines.join('\n'));
+      const each: number[][] = [];
+      scan.lines(buf, 0, buf.length, true, (r, count) => {
+        for (let k = 0; k < count; k++) each.push(Array.from(r.subarray(k * RECORD, (k + 1) * RECORD)));
+      });
+      const got: number[][] = [];
+      scan.lines(buf, 0, buf.length, true, (r, count) => {
+        for (let k = 0; k < count; k++) got.push(Array.from(r.subarray(k * RECORD, (k + 1) * RECORD)));
+      }, 1 << 20);
+      let i = 0;
+      for (const rec of got) {
+        if (rec[R_SAMPLE] !== R_RUN) {
+          assert.deepStrictEqual(meaningful(rec), meaningful(each[i] as number[]), `own record of ${JSON.stringify(buf.toString('latin1', rec[R_START], rec[R_END]))}`);
+          i++;
+          continue;
+        }
+        runs++;
+        const lines = rec[R_RUN_LINES] as number;
+        longest = Math.max(longest, lines);
+        const taken = each.slice(i, i + lines);
+        i += lines;
+        assert.equal(taken.length, lines);
+        assert.deepStrictEqual([rec[R_START], rec[R_END]], [taken[0]?.[R_START], taken[lines - 1]?.[R_END]]);
+        const reasons = new Map<string, number>();
+        let [rewardOne, rawOne, integrity] = [0, 0, 0];
+        for (const t of taken) {
+          assert.equal(t[R_SAMPLE], 1, 'a run takes per-sample lines only');
+          if (isOne(buf, t[R_REWARD_START] as number, t[R_REWARD_END] as number)) rewardOne++;
+          if (isOne(buf, t[R_RAW_START] as number, t[R_RAW_END] as number)) rawOne++;
+          integrity += t[R_INTEGRITY] as number;
+          const reason = buf.toString('latin1', t[R_REASON_START], t[R_REASON_END]);
+          reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+        }
+        assert.deepStrictEqual([rec[R_RUN_REWARD_ONE], rec[R_RUN_RAW_ONE], rec[R_RUN_INTEGRITY]], [rewardOne, rawOne, integrity]);
+        const pairs: [string, number][] = [];
+        for (let p = 0; p < (rec[R_RUN_REASONS] as number); p++) pairs.push([scan.reasonText(rec[R_RUN_PAIRS + 2 * p] as number), rec[R_RUN_PAIRS + 2 * p + 1] as number]);
+        // In order of first appearance, as the scanner's own run keeps them.
+        assert.deepStrictEqual(pairs, [...reasons]);
+      }
+      assert.equal(i, each.length, 'every line of the per-line reading is accounted for');
+    }),
+    { numRuns: 400 },
+  );
+  assert.ok(runs > 300 && longest >= 6, `runs were drawn (${runs}, the longest ${longest} lines)`);
+});
+
+test('fast-check: the --json scan of segments gives the results of the JavaScript search line by line, runs or not', () => {
+  fc.assert(
+    fc.property(fc.array(runCaseLine(), { minLength: 1, maxLength: 120 }), fc.integer({ min: 1, max: 4 }), (lines, cuts) => {
+      const buf = Buffer.from(lines.join('\n') + '\n');
+      // One scanner of each search over the same segments, cut at line starts.
+      const wasm = new SegmentScanner(true, 'wasm');
+      const js = new SegmentScanner(true, 'js');
+      const starts = [0, ...[...buf.keys()].filter((i) => buf[i - 1] === 10 && i < buf.length)];
+      const at = [...new Set([0, ...Array.from({ length: cuts }, (_, k) => starts[Math.floor((k * starts.length) / cuts)] as number)])].sort((a, b) => a - b);
+      at.forEach((from, k) => {
+        const stop = k + 1 < at.length ? (at[k + 1] as number) - 1 : buf.length - 1;
+        assert.deepStrictEqual(wasm.scan(k, buf, from, stop), js.scan(k, buf, from, stop), `segment ${k}`);
+      });
+    }),
+    { numRuns: 300 },
+  );
 });

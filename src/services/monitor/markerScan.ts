@@ -62,9 +62,30 @@ export const R_P2P_END = 18;
  */
 export const R_SUMMARY = 19;
 
+/**
+ * With a run limit (`lines`), R_SAMPLE = R_RUN marks a record of consecutive per-sample lines (R_START: the first
+ * one's start, R_END: the last one's end): their count, the counts of reward 1, raw 1 and integrity `True`, and
+ * RUN_REASONS (reason slot, lines) pairs in order of first appearance (MarkerScan.reasonText names a slot). A run
+ * takes the lines whose numbers are `0`, `1`, `0.0` or `1.0` and whose reason is in the table (addReason); any other
+ * per-sample line gets its own record and ends the run.
+ */
+export const R_RUN = 2;
+export const R_RUN_LINES = 3;
+export const R_RUN_REWARD_ONE = 4;
+export const R_RUN_RAW_ONE = 5;
+export const R_RUN_INTEGRITY = 6;
+export const R_RUN_REASONS = 7;
+/** The first (slot, lines) pair. */
+export const R_RUN_PAIRS = 8;
+/** Reasons the table holds, and their greatest length (wasm/markerScan.ts REASON_MAX). */
+const REASON_SLOTS = 32;
+const REASON_MAX = 48;
+const REASON_COUNT = LITERALS + 960;
+const REASON_TABLE = LITERALS + 1024;
+
 interface MarkerScanExports {
   configure(tables: number, texts: number, literals: number, out: number, capacity: number): void;
-  find(base: number, from: number, end: number, samples: number): number;
+  find(base: number, from: number, end: number, samples: number, runLimit: number): number;
   resume(): number;
   candidates(): number;
 }
@@ -111,6 +132,9 @@ function guessFingerprint(bytes: Uint8Array): number {
 export class MarkerScan {
   private u8: Uint8Array;
   private view: DataView;
+  /** The reason table's texts, by slot, and their slots. */
+  private readonly reasons: string[] = [];
+  private readonly reasonSlots = new Map<string, number>();
 
   private constructor(
     private readonly memory: WasmMemory,
@@ -192,6 +216,8 @@ export class MarkerScan {
     u8.fill(27, LITERALS + 592, LITERALS + 608);
     u8.fill(mark[0] as number, LITERALS + 608, LITERALS + 624);
     u8.fill(REPEATED_FOLD.charCodeAt(0), LITERALS + 624, LITERALS + 640);
+    u8.fill(REPEATED_FOLD.charCodeAt(1), LITERALS + 832, LITERALS + 848);
+    u8.fill(mark[1] as number, LITERALS + 848, LITERALS + 864);
     // The shapes' literals (markerShapes.ts).
     u8.set(enc.encode(MEMORY_USAGE), LITERALS + 640);
     u8.set(enc.encode(RAY_EXCEPTIONS), LITERALS + 656);
@@ -204,6 +230,30 @@ export class MarkerScan {
     u8.fill(31, LITERALS + 800, LITERALS + 816);
     u8.fill(127, LITERALS + 816, LITERALS + 832);
     this.exports.configure(TABLES, TEXTS, LITERALS, OUT, OUT_CAPACITY);
+  }
+
+  /**
+   * Puts the reason buf[s, e) (printable ASCII) in the table that run records take, while it has room; the runs
+   * of later searches count the lines with it. Its slot, or -1.
+   */
+  addReason(buf: Uint8Array, s: number, e: number): number {
+    const text = Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('latin1');
+    const known = this.reasonSlots.get(text);
+    if (known !== undefined) return known;
+    if (e - s > REASON_MAX || this.reasons.length === REASON_SLOTS) return -1;
+    const slot = this.reasons.length;
+    const entry = REASON_TABLE + 64 * slot;
+    this.view.setInt32(entry, e - s, true);
+    for (let k = 0; k < e - s; k++) this.u8[entry + 16 + k] = text.charCodeAt(k);
+    this.reasons.push(text);
+    this.reasonSlots.set(text, slot);
+    this.view.setInt32(REASON_COUNT, this.reasons.length, true);
+    return slot;
+  }
+
+  /** The reason text of a run record's slot. */
+  reasonText(slot: number): string {
+    return this.reasons[slot] as string;
   }
 
   /** Fingerprint hits compared in full so far (a measure of how well the fingerprints fit a log). */
@@ -221,8 +271,9 @@ export class MarkerScan {
   /**
    * The lines of buf[from, end) that hold a marker, as records (R_*; offsets into buf), handed to `visit`
    * a batch at a time: `records` is valid only during the call. `samples`: read per-sample lines on the bytes too.
+   * `runLimit` > 0 (with `samples`): per-sample lines of at most that many bytes come in run records (R_RUN).
    */
-  lines(buf: Uint8Array, from: number, end: number, samples: boolean, visit: (records: Int32Array, count: number) => void): void {
+  lines(buf: Uint8Array, from: number, end: number, samples: boolean, visit: (records: Int32Array, count: number) => void, runLimit = 0): void {
     const n = end - from;
     if (n <= 0) return;
     let base = DATA;
@@ -239,7 +290,7 @@ export class MarkerScan {
     const records = new Int32Array(this.memory.buffer, OUT, OUT_CAPACITY * RECORD);
     let at = from;
     for (;;) {
-      const found = this.exports.find(base, at, end, samples ? 1 : 0);
+      const found = this.exports.find(base, at, end, samples ? 1 : 0, samples ? runLimit : 0);
       visit(records, found);
       const next = this.exports.resume();
       if (next < 0) return;

@@ -17,6 +17,13 @@ import {
   R_REASON_START,
   R_REWARD_END,
   R_REWARD_START,
+  R_RUN,
+  R_RUN_INTEGRITY,
+  R_RUN_LINES,
+  R_RUN_PAIRS,
+  R_RUN_RAW_ONE,
+  R_RUN_REASONS,
+  R_RUN_REWARD_ONE,
   R_SAMPLE,
   R_START,
   R_ESCAPE,
@@ -208,6 +215,9 @@ export class SegmentScanner {
 
   private readonly reasonIds = new Map<string, number>();
   private nextReason = 0;
+  /** The reason ids of the WebAssembly search's reason slots (run records), as they come; and the reasons offered to it. */
+  private readonly slotReasons: number[] = [];
+  private readonly offeredReasons = new Set<number>();
 
   // Per segment:
   private ops = new Float64Array(4096);
@@ -282,7 +292,8 @@ export class SegmentScanner {
   private window(buf: Buffer, from: number, end: number): void {
     if (this.wasm) {
       this.buf = buf;
-      this.wasm.lines(buf, from, end, true, this.visitRecords);
+      // Without the task tally (documentOnly) a sample line is only counted: the search counts runs of them.
+      this.wasm.lines(buf, from, end, true, this.visitRecords, this.documentOnly ? MAX_LINE_BYTES : 0);
       return;
     }
     const starts = this.starts;
@@ -309,6 +320,10 @@ export class SegmentScanner {
   private readonly visitRecords = (r: Int32Array, count: number): void => {
     const buf = this.buf;
     for (let k = 0; k < count * RECORD; k += RECORD) {
+      if (r[k + R_SAMPLE] === R_RUN) {
+        this.sampleRun(r, k);
+        continue;
+      }
       const s = r[k + R_START] as number;
       const le = r[k + R_END] as number;
       if (le - s > MAX_LINE_BYTES) continue;
@@ -317,18 +332,55 @@ export class SegmentScanner {
       if (r[k + R_SAMPLE] === 1) {
         const rewardOne = isOne(buf, r[k + R_REWARD_START] as number, r[k + R_REWARD_END] as number);
         const rawOne = isOne(buf, r[k + R_RAW_START] as number, r[k + R_RAW_END] as number);
-        this.sampleOnBytes(buf, rewardOne, rawOne, r[k + R_INTEGRITY] === 1, r[k + R_INSTANCE_START] as number, r[k + R_INSTANCE_END] as number, r[k + R_REASON_START] as number, r[k + R_REASON_END] as number);
+        const reasonStart = r[k + R_REASON_START] as number;
+        const reasonEnd = r[k + R_REASON_END] as number;
+        const reason = this.sampleOnBytes(buf, rewardOne, rawOne, r[k + R_INTEGRITY] === 1, r[k + R_INSTANCE_START] as number, r[k + R_INSTANCE_END] as number, reasonStart, reasonEnd);
+        // Its reason into the search's table, so that later lines with it come in runs.
+        if (this.documentOnly && !this.offeredReasons.has(reason)) {
+          this.offeredReasons.add(reason);
+          const slot = (this.wasm as MarkerScan).addReason(buf, reasonStart, reasonEnd);
+          if (slot >= 0) this.slotReasons[slot] = reason;
+        }
         continue;
       }
       this.markedLine(buf, s, le);
     }
   };
 
-  /** A per-sample line read on its bytes. */
-  private sampleOnBytes(buf: Buffer, rewardOne: boolean, rawOne: boolean, integrity: boolean, instanceStart: number, instanceEnd: number, reasonStart: number, reasonEnd: number): void {
+  /** A per-sample line read on its bytes; its reason's id. */
+  private sampleOnBytes(buf: Buffer, rewardOne: boolean, rawOne: boolean, integrity: boolean, instanceStart: number, instanceEnd: number, reasonStart: number, reasonEnd: number): number {
     if (this.run < 0) this.openRun(false, 0);
-    this.addSample(1, rewardOne, rawOne, integrity, this.reasonAt(buf, reasonStart, reasonEnd));
+    const reason = this.reasonAt(buf, reasonStart, reasonEnd);
+    this.addSample(1, rewardOne, rawOne, integrity, reason);
     if (!this.documentOnly) this.taskBytes(buf, instanceStart, instanceEnd, 1, rewardOne ? 1 : 0);
+    return reason;
+  }
+
+  /** A run record of the WebAssembly search (R_RUN): as sampleOnBytes for each of its lines, in order. */
+  private sampleRun(r: Int32Array, k: number): void {
+    const lines = r[k + R_RUN_LINES] as number;
+    this.candidates += lines;
+    if (this.run < 0) this.openRun(false, 0);
+    const o = this.ops;
+    const at = this.run;
+    o[at + 1] = (o[at + 1] as number) + lines;
+    o[at + 2] = (o[at + 2] as number) + (r[k + R_RUN_REWARD_ONE] as number);
+    o[at + 3] = (o[at + 3] as number) + (r[k + R_RUN_RAW_ONE] as number);
+    o[at + 4] = (o[at + 4] as number) + (r[k + R_RUN_INTEGRITY] as number);
+    const rr = this.runReasons;
+    const pairs = r[k + R_RUN_REASONS] as number;
+    for (let p = k + R_RUN_PAIRS; p < k + R_RUN_PAIRS + 2 * pairs; p += 2) {
+      const slot = r[p] as number;
+      // The table is the thread's, shared by its scanners: a slot another scanner filled gets its id here.
+      const reason = this.slotReasons[slot] ?? (this.slotReasons[slot] = this.reasonId((this.wasm as MarkerScan).reasonText(slot)));
+      const times = r[p + 1] as number;
+      let j = 0;
+      while (j < rr.length && rr[j] !== reason) j++;
+      if (j === rr.length) {
+        rr.push(reason);
+        this.runCounts.push(times);
+      } else this.runCounts[j] = (this.runCounts[j] as number) + times;
+    }
   }
 
   /** Any other marked line: decoded and classified by parseLine. */
