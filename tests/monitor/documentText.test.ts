@@ -121,9 +121,8 @@ test('the --once --json scan on workers settles texts as segments arrive; the do
 });
 
 // Values as the dict parser gives them: finite and non-finite numbers (-0 too), strings, booleans, None, lists and
-// dicts at any depth, keys that look like numbers. Never an own `__proto__` key: the parser's assignment sets the
-// prototype instead, and its JSON reading steps aside (toJsonSafe's copy would drop such a key, JSON.stringify not).
-const key = fc.oneof(fc.string(), fc.constantFrom('0', '10', '-1', 'train/loss')).filter((k) => k !== '__proto__');
+// dicts at any depth, keys that look like numbers, and `__proto__` as a key (data, as in Python).
+const key = fc.oneof(fc.string(), fc.constantFrom('0', '10', '-1', 'train/loss', '__proto__'));
 const pyValue: fc.Arbitrary<PyValue> = fc.letrec<{ value: PyValue }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -147,4 +146,14 @@ test('fast-check: metricsJson writes a parsed dict as JSON.stringify(toJsonSafe(
   const parsed = parsePyDictAt("{'a': nan, 'b': [inf, {'c': -inf}], 'd': (1, -0.0), 'e': None, 'f': 'x'}", 0)?.dict as PyDict;
   assert.equal(metricsJson(parsed), '{"a":null,"b":[null,{"c":null}],"d":[1,0],"e":null,"f":"x"}');
   assert.equal(metricsJson(parsed), JSON.stringify(toJsonSafe(parsed)));
+  // `__proto__` is a key like any other, the last of two equal keys wins (Python's dict), in both writers.
+  for (const [repr, json] of [
+    ["{'__proto__': None, '__proto__': {}}", '{"__proto__":{}}'],
+    ["{'__proto__': 1, 'a': nan}", '{"__proto__":1,"a":null}'],
+    ["{'x': {'__proto__': [inf]}}", '{"x":{"__proto__":[null]}}'],
+  ] as const) {
+    const d = parsePyDictAt(repr, 0)?.dict as PyDict;
+    assert.equal(metricsJson(d), json, repr);
+    assert.equal(JSON.stringify(toJsonSafe(d)), json, repr);
+  }
 });

@@ -58,7 +58,10 @@ class Parser {
       this.i++;
       const v = this.value();
       if (v === undefined) return undefined;
-      out[keyText(k)] = v;
+      const name = keyText(k);
+      // A `__proto__` key is data, as in Python (an assignment would set the dict's prototype and lose the key).
+      if (name === '__proto__') Object.defineProperty(out, name, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[name] = v;
       this.ws();
       const c = this.s[this.i];
       if (c === ',') {
@@ -400,7 +403,7 @@ export function parsePyDictAt(text: string, start: number): { dict: PyDict; end:
  *   - flat (no `{` after the first, no `[`): no depth limit, no tuples or sets to read differently;
  *   - no nan/inf, True/False/None (JSON has none; JSON.parse fails on them and on any other Python form) and no
  *     bare true/false/null (JSON's literals are Python identifiers, which the parser keeps as text);
- *   - no `__proto__` (JSON.parse makes it a key; an assignment sets the prototype);
+ *   - no `__proto__` (left to the parser, which makes it a key as JSON.parse does, but in its own way);
  *   - no run of 65 number characters (the parser reads at most 64 of a number, so a longer one fails there).
  * JSON numbers are a subset of Python's, read to the same double.
  */
@@ -480,7 +483,11 @@ export function toJsonSafe(v: PyValue): unknown {
     // document holds thousands of them). The result may then be the dict itself, as `samples` already is.
     if (flatAndFinite(v)) return v;
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toJsonSafe(x);
+    for (const [k, x] of Object.entries(v)) {
+      // A `__proto__` key is data (as the dict reader made it), not the copy's prototype.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: toJsonSafe(x), enumerable: true, writable: true, configurable: true });
+      else out[k] = toJsonSafe(x);
+    }
     return out;
   }
   return v;
