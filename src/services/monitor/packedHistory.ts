@@ -58,6 +58,12 @@ interface Schema {
 
 const fitsInt32 = (x: number): boolean => (x | 0) === x;
 
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** `o[k] = v` where a `__proto__` key is data, as the log's dict reader makes it (pyjson.ts), not the prototype. */
 function put<V>(o: Record<string, V>, k: string, v: V): void {
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -69,12 +75,23 @@ export class PackedHistory {
   private readonly ints = new ChunkedNumbers((n) => new Int32Array(n));
   private readonly schemas: Schema[] = [];
   private readonly schemaByKeys = new Map<string, Schema>();
+  /** The last few key lists packed, newest first. */
+  private readonly recentSchemas: Schema[] = [];
   private readonly names: string[] = [];
   private readonly nameIds = new Map<string, number>();
   /** Metric values that are not numbers (strings, booleans, None, lists, dicts), by the record's double address. */
   private readonly others = new Map<number, PyDict>();
 
   private schemaOf(keys: string[]): Schema {
+    // Records come with a few key lists over and over (a rollout's, a step's): those are compared key by key first.
+    for (const s of this.recentSchemas) if (sameKeys(s.keys, keys)) return s;
+    const s = this.schemaByText(keys);
+    this.recentSchemas.unshift(s);
+    if (this.recentSchemas.length > 4) this.recentSchemas.pop();
+    return s;
+  }
+
+  private schemaByText(keys: string[]): Schema {
     const text = JSON.stringify(keys);
     let s = this.schemaByKeys.get(text);
     if (!s) {
