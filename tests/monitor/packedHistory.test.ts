@@ -54,6 +54,7 @@ function assertSameRollout(packed: RolloutRecord, r: RolloutRecord): void {
   assert.deepEqual(packed.samples, r.samples);
   assert.deepEqual(Object.keys(packed.samples.by_reason), Object.keys(r.samples.by_reason));
   assert.deepEqual(packed.failures, r.failures);
+  assert.equal(JSON.stringify(packed.failures), JSON.stringify(r.failures), 'in the same key order');
   assert.deepEqual(packed.groups, r.groups);
   assert.equal(packed.at, r.at);
   assert.equal(packed.startedAt, r.startedAt);
