@@ -11,7 +11,7 @@
 // namespace sysfs was mounted in: it must list the same interfaces as /proc/net/dev (this process's namespace).
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { writeFileAtomic } from '../workspace/atomic.js';
-import { doctorRecordFile } from './sitePackages.js';
+import { doctorRecordFile, readDoctorRecord } from './sitePackages.js';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 
@@ -102,14 +102,8 @@ export function hostnameKey(binary: string, net: NetworkSources = SYSTEM_NETWORK
 
 /** The recorded answer, when it was recorded under `key`. */
 export function recordedHostname(file: string | undefined, key: string | undefined): RecordedAnswer | undefined {
-  if (!file || !key) return undefined;
-  let r: HostnameRecordFile;
-  try {
-    r = JSON.parse(readFileSync(file, 'utf8')) as HostnameRecordFile;
-  } catch {
-    return undefined;
-  }
-  if (r?.key !== key || !Array.isArray(r.stdout) || !Array.isArray(r.stderr)) return undefined;
+  const r = readDoctorRecord<HostnameRecordFile>(file, key);
+  if (!r || !Array.isArray(r.stdout) || !Array.isArray(r.stderr)) return undefined;
   return { exitCode: typeof r.exitCode === 'number' ? r.exitCode : undefined, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -52,6 +52,17 @@ export function doctorRecordFile(env: Record<string, string | undefined>, name: 
   return base ? path.join(base, 'swegym-console', name) : undefined;
 }
 
+/** A doctor's record written under `key`, parsed; undefined when missing, unreadable or written under another key. */
+export function readDoctorRecord<R extends { key: string }>(file: string | undefined, key: string | undefined): R | undefined {
+  if (!file || !key) return undefined;
+  try {
+    const r = JSON.parse(readFileSync(file, 'utf8')) as R | null;
+    return r?.key === key ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Where the probe keeps its record of python3's layout. */
 export function cacheFile(env: Record<string, string | undefined>): string | undefined {
   return doctorRecordFile(env, 'python-probe.json');
@@ -126,14 +137,8 @@ function exact(layout: PythonLayout): boolean {
 
 /** The layout recorded for this interpreter, environment and directory, while nothing it depends on changed. */
 export function cachedLayout(file: string | undefined, key: string | undefined, cwd: string): PythonLayout | undefined {
-  if (!file || !key) return undefined;
-  let c: CacheFile;
-  try {
-    c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
-  } catch {
-    return undefined;
-  }
-  if (c.key !== key || !c.layout || !exact(c.layout)) return undefined;
+  const c = readDoctorRecord<CacheFile>(file, key);
+  if (!c?.layout || !exact(c.layout)) return undefined;
   const now = stamps(c.layout, cwd);
   const a = Object.keys(now);
   if (a.length !== Object.keys(c.stamps ?? {}).length || a.some((k) => c.stamps[k] !== now[k])) return undefined;

@@ -209,22 +209,43 @@ export class PackedHistory {
   }
 }
 
-/** A rollout record packed by PackedHistory: each field read is built from the packed numbers. */
-export class PackedRollout implements RolloutRecord {
+/** What a packed rollout and a packed step share: metrics after `skip` leading times, the first time its `at`. */
+abstract class PackedRecord {
   constructor(
-    private readonly store: PackedHistory,
-    readonly rollout: number,
+    protected readonly store: PackedHistory,
     private readonly schema: number,
-    private readonly doublesAt: number,
-    private readonly intsAt: number,
+    protected readonly doublesAt: number,
+    private readonly skip: number,
   ) {}
 
   get metrics(): PyDict {
-    return this.store.metricsAt(this.schema, this.doublesAt, 2);
+    return this.store.metricsAt(this.schema, this.doublesAt, this.skip);
   }
 
   get at(): number | undefined {
     return this.store.timeAt(this.doublesAt, 0);
+  }
+
+  metric(key: string): PyValue | undefined {
+    return this.store.metricAt(this.schema, this.doublesAt, this.skip, key);
+  }
+
+  hasMetric(key: string): boolean {
+    return this.store.hasMetric(this.schema, key);
+  }
+}
+
+/** A rollout record packed by PackedHistory: each field read is built from the packed numbers. */
+export class PackedRollout extends PackedRecord implements RolloutRecord {
+  constructor(
+    store: PackedHistory,
+    readonly rollout: number,
+    schema: number,
+    doublesAt: number,
+    private readonly intsAt: number,
+  ) {
+    // Its doubles: at, startedAt, then the metrics.
+    super(store, schema, doublesAt, 2);
   }
 
   get startedAt(): number | undefined {
@@ -243,14 +264,6 @@ export class PackedRollout implements RolloutRecord {
     return this.store.countsAt(this.intsAt).groups;
   }
 
-  metric(key: string): PyValue | undefined {
-    return this.store.metricAt(this.schema, this.doublesAt, 2, key);
-  }
-
-  hasMetric(key: string): boolean {
-    return this.store.hasMetric(this.schema, key);
-  }
-
   /** The record as objects again (a later summary line of it merges into those). */
   unpacked(): RolloutRecord {
     const { samples, failures, groups } = this.store.countsAt(this.intsAt);
@@ -259,28 +272,15 @@ export class PackedRollout implements RolloutRecord {
 }
 
 /** A train step's record packed by PackedHistory. */
-export class PackedStep implements StepRecord {
+export class PackedStep extends PackedRecord implements StepRecord {
   constructor(
-    private readonly store: PackedHistory,
+    store: PackedHistory,
     readonly step: number,
-    private readonly schema: number,
-    private readonly doublesAt: number,
-  ) {}
-
-  get metrics(): PyDict {
-    return this.store.metricsAt(this.schema, this.doublesAt, 1);
-  }
-
-  get at(): number | undefined {
-    return this.store.timeAt(this.doublesAt, 0);
-  }
-
-  metric(key: string): PyValue | undefined {
-    return this.store.metricAt(this.schema, this.doublesAt, 1, key);
-  }
-
-  hasMetric(key: string): boolean {
-    return this.store.hasMetric(this.schema, key);
+    schema: number,
+    doublesAt: number,
+  ) {
+    // Its doubles: at, then the metrics.
+    super(store, schema, doublesAt, 1);
   }
 
   unpacked(): StepRecord {
@@ -290,9 +290,9 @@ export class PackedStep implements StepRecord {
 
 /** A record's metric `key` without building its metrics object when it is packed. */
 export function metricOf(r: RolloutRecord | StepRecord, key: string): PyValue | undefined {
-  return r instanceof PackedRollout || r instanceof PackedStep ? r.metric(key) : r.metrics[key];
+  return r instanceof PackedRecord ? r.metric(key) : r.metrics[key];
 }
 
 export function hasMetric(r: RolloutRecord | StepRecord, key: string): boolean {
-  return r instanceof PackedRollout || r instanceof PackedStep ? r.hasMetric(key) : key in r.metrics;
+  return r instanceof PackedRecord ? r.hasMetric(key) : key in r.metrics;
 }

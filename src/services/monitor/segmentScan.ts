@@ -367,19 +367,12 @@ export class SegmentScanner {
     o[at + 2] = (o[at + 2] as number) + (r[k + R_RUN_REWARD_ONE] as number);
     o[at + 3] = (o[at + 3] as number) + (r[k + R_RUN_RAW_ONE] as number);
     o[at + 4] = (o[at + 4] as number) + (r[k + R_RUN_INTEGRITY] as number);
-    const rr = this.runReasons;
     const pairs = r[k + R_RUN_REASONS] as number;
     for (let p = k + R_RUN_PAIRS; p < k + R_RUN_PAIRS + 2 * pairs; p += 2) {
       const slot = r[p] as number;
       // The table is the thread's, shared by its scanners: a slot another scanner filled gets its id here.
       const reason = this.slotReasons[slot] ?? (this.slotReasons[slot] = this.reasonId((this.wasm as MarkerScan).reasonText(slot)));
-      const times = r[p + 1] as number;
-      let j = 0;
-      while (j < rr.length && rr[j] !== reason) j++;
-      if (j === rr.length) {
-        rr.push(reason);
-        this.runCounts.push(times);
-      } else this.runCounts[j] = (this.runCounts[j] as number) + times;
+      this.countReason(reason, r[p + 1] as number);
     }
   }
 
@@ -434,6 +427,11 @@ export class SegmentScanner {
     if (rewardOne) o[r + 2] = (o[r + 2] as number) + times;
     if (rawOne) o[r + 3] = (o[r + 3] as number) + times;
     if (integrity) o[r + 4] = (o[r + 4] as number) + times;
+    this.countReason(reason, times);
+  }
+
+  /** The open run's count of `reason`, in the order its reasons first came. */
+  private countReason(reason: number, times: number): void {
     const rr = this.runReasons;
     let k = 0;
     while (k < rr.length && rr[k] !== reason) k++;
