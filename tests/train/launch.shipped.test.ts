@@ -307,15 +307,18 @@ test('a stop asked while the launch is still spawning waits for the pid instead 
 
 test('a stop is not "stopped" while the rest of the process group still lives, even once the launcher has exited', { timeout: TIMEOUT }, async () => {
   const w = await workspace();
-  // The launcher ends on TERM; a child that ignores TERM outlives it by a few seconds (a dying Ray worker, say).
+  // The launcher ends on TERM; a child that ignores TERM outlives it (a dying Ray worker, say) until the test lets it
+  // go: a fixed `sleep 4` once ended on its own before the launcher's exit was seen on a loaded machine.
   const { writeFile } = await import('node:fs/promises');
-  await writeFile(w.paths.launcherScript, "#!/bin/bash\n(trap '' TERM; sleep 4) &\ntrap 'exit 0' TERM\necho started\nwhile :; do sleep 0.2; done\n");
+  const release = path.join(w.root, 'release-the-child');
+  await writeFile(w.paths.launcherScript, `#!/bin/bash\n(trap '' TERM; while [ ! -e ${JSON.stringify(release)} ]; do sleep 0.1; done) &\ntrap 'exit 0' TERM\necho started\nwhile :; do sleep 0.2; done\n`);
   const run = await launch(w, {});
   await waitFor(async () => (await logText(run)).includes('started'), { timeoutMs: 30_000 });
   const stopping = stopRun(w.paths, run.name, { graceMs: 20_000 });
   await waitFor(async () => (await readFile(run.exitFile, 'utf8').catch(() => '')) !== '', { timeoutMs: 20_000 });
   assert.ok(isGroupAlive(run.pgid!), 'the TERM-ignoring child is still alive');
   assert.notEqual((await status(w, run.name)).status, 'stopped');
+  await writeFile(release, '');
   const r = await stopping;
   assert.equal(r.run.status, 'stopped');
   assert.equal(isGroupAlive(run.pgid!), false);
